@@ -1,0 +1,30 @@
+//! `vpsim trace`: one game, step by step.
+
+use std::path::PathBuf;
+
+use crate::engine::{Game, TextTrace};
+use crate::error::Result;
+
+/// Tell one game step by step.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 42")]
+pub struct Args {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Master seed (as given to `run`).
+    #[arg(long, short = 's', default_value_t = 1)]
+    pub seed: u64,
+    /// Game index (0-based, as in `run`).
+    #[arg(long, short = 'g', default_value_t = 0)]
+    pub game: u64,
+}
+
+/// Runs `vpsim trace`.
+pub fn run(a: Args) -> Result<()> {
+    let model = crate::scenario::load(&a.scenario)?;
+    let mut game = Game::with_tracer(&model, TextTrace::default());
+    let played = game.play(a.seed, a.game);
+    // Print the story so far even when the game faulted: it shows what led there.
+    super::out(&game.tracer.text)?;
+    played.map(|_| ()).map_err(|f| crate::runner::fault_error(&model, a.seed, a.game, f))
+}

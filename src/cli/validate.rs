@@ -1,0 +1,81 @@
+//! `vpsim validate`: check a scenario and summarise the compiled model.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::error::Result;
+use crate::model::{Model, Policy, Timing};
+
+/// Check a scenario file and print a summary of the compiled model.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  vpsim validate scenarios/twilight_imperium_4.toml")]
+pub struct Args {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+}
+
+/// Runs `vpsim validate`.
+pub fn run(a: Args) -> Result<()> {
+    let model = crate::scenario::load(&a.scenario)?;
+    super::out(&describe(&model))
+}
+
+/// A plain-text summary of a compiled model.
+pub fn describe(m: &Model) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: OK ({}, hash {})", m.file, m.title, m.hash);
+    let _ = writeln!(s, "rounds: {} (ages: {})", m.rounds, m.age_of_round.iter().skip(1).max().copied().unwrap_or(1));
+    let _ = writeln!(s, "factions ({}):", m.nfactions());
+    for (f, a) in m.factions.iter().zip(&m.agents) {
+        let policy = match a.policy {
+            Policy::Weighted => "weighted",
+            Policy::Greedy => "greedy",
+            Policy::Priority => "priority",
+        };
+        let side = f.side.as_deref().map(|x| format!(", side {x}")).unwrap_or_default();
+        let player = if f.player { "" } else { ", non-player" };
+        let _ = writeln!(s, "  {} ({}{side}{player}), agent {policy}", f.name, f.label);
+    }
+    let _ = writeln!(s, "state: {} variables in {} slots", m.vars.len(), m.slots);
+    for v in &m.vars {
+        let scope = if v.faction { "faction" } else { "global" };
+        let over = v.set.map(|i| format!(" over {}", m.sets[i as usize].0)).unwrap_or_default();
+        let lo = m.tables.var_min[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
+        let hi = m.tables.var_max[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
+        let bounds = match (lo, hi) {
+            (i64::MIN, i64::MAX) => String::new(),
+            (i64::MIN, h) => format!(", max {h}"),
+            (l, i64::MAX) => format!(", min {l}"),
+            (l, h) => format!(", {l}..={h}"),
+        };
+        let _ = writeln!(s, "  {} ({scope}{over}{bounds})", v.name);
+    }
+    for (d, cards) in &m.decks {
+        let _ = writeln!(s, "deck {d}: {} cards", cards.len());
+    }
+    let phases: Vec<String> = m.phases.iter().map(|p| format!("{}{}", p.name, if p.faction { " (each faction)" } else { "" })).collect();
+    let _ = writeln!(s, "phases: {}", phases.join(", "));
+    let actions: Vec<&str> = m.actions.iter().map(|a| a.name.as_str()).collect();
+    let _ = writeln!(s, "actions ({}): {}", actions.len(), actions.join(", "));
+    let events: Vec<&str> = m.events.iter().map(|e| e.name.as_str()).collect();
+    let _ = writeln!(s, "events ({}): {}", events.len(), events.join(", "));
+    let _ = writeln!(s, "end reasons:");
+    for (i, r) in m.reasons.iter().enumerate() {
+        let when: Vec<&str> = m
+            .checks
+            .iter()
+            .filter(|c| c.reason as usize == i)
+            .map(|c| match c.timing {
+                Timing::Immediate => "checked immediately",
+                Timing::TurnStart => "checked at turn start",
+                Timing::RoundStart => "checked at round start",
+                Timing::RoundEnd => "checked at round end",
+            })
+            .collect();
+        let how = if when.is_empty() { "by statement".to_string() } else { when.join(", ") };
+        let _ = writeln!(s, "  {} ({how}{})", r.name, if r.draw { "; a draw" } else { "" });
+    }
+    let chain: Vec<String> = (0..m.ranking.tiebreak.len()).map(|k| m.ranking.link_name(k)).collect();
+    let _ = writeln!(s, "ranking: by score, then {}{}", chain.join(", then "), if m.ranking.shared { "; remaining ties shared" } else { "" });
+    s
+}

@@ -1,0 +1,758 @@
+//! The game engine: plays one game of a [`Model`] from its random stream to an [`Outcome`].
+//!
+//! Owns the order of play (setup, rounds, events, phases, faction turns, agent decisions,
+//! statements, end checks) and the final ranking with its tie-break chain. It knows no game:
+//! everything it does is read from the model. A [`Game`] is built once per worker and reused,
+//! so playing a game allocates nothing; tracing is a type parameter that compiles away.
+
+pub mod trace;
+
+use rand::RngExt;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::expr::{AssignOp, Env, Expr, Fault, LValue, Stmt};
+use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
+use crate::rng::{Rng, game_rng};
+use crate::state::{MAX_FACTIONS, State};
+pub use trace::{NoTrace, TextTrace, Tracer};
+
+/// How a game's winner was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decider {
+    /// The top score was not tied (or the game was a draw).
+    Score,
+    /// A link of the tie-break chain separated the top faction (index into the chain).
+    Link(u8),
+    /// The tie at the top survived the chain: a shared win.
+    Shared,
+}
+
+/// The result of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Result {
+    /// One winner.
+    Win(u8),
+    /// Several factions share first place (bit mask).
+    Shared(u32),
+    /// Nobody wins.
+    Draw,
+}
+
+/// Everything the statistics need from one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// End reason id.
+    pub reason: u16,
+    /// Rounds played (the round in which the game ended).
+    pub rounds: u32,
+    /// Final score of each faction.
+    pub scores: [i64; MAX_FACTIONS],
+    /// Final rank of each faction, 1-based; tied factions share a rank.
+    pub ranks: [u8; MAX_FACTIONS],
+    /// Who won.
+    pub result: Result,
+    /// How the winner was decided.
+    pub decided_by: Decider,
+}
+
+#[derive(Clone, Copy)]
+struct Bind {
+    me: u8,
+    bound: u8,
+    target: u8,
+}
+
+impl Bind {
+    fn faction(f: u8) -> Bind {
+        Bind { me: f, bound: f, target: f }
+    }
+    fn global() -> Bind {
+        Bind { me: 0, bound: 0, target: 0 }
+    }
+}
+
+type Step<T = ()> = std::result::Result<T, Fault>;
+
+/// A reusable game player for one model.
+pub struct Game<'m, T: Tracer = NoTrace> {
+    m: &'m Model,
+    st: State,
+    rng: Rng,
+    opts: Vec<(u16, u8, f64)>,
+    ended: Option<u16>,
+    /// The tracer (a [`TextTrace`] collects the story of the game).
+    pub tracer: T,
+}
+
+impl<'m> Game<'m, NoTrace> {
+    /// A game player without tracing.
+    pub fn new(m: &'m Model) -> Self {
+        Game::with_tracer(m, NoTrace)
+    }
+}
+
+impl<'m, T: Tracer> Game<'m, T> {
+    /// A game player with the given tracer.
+    pub fn with_tracer(m: &'m Model, tracer: T) -> Self {
+        Game {
+            m,
+            st: State::new(m.slots, &m.tables),
+            rng: game_rng(0, 0),
+            opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
+            ended: None,
+            tracer,
+        }
+    }
+
+    /// Random words (32-bit) the last game consumed.
+    pub fn words_used(&self) -> u128 {
+        crate::rng::words_used(&self.rng)
+    }
+
+    /// The state after the last game (for tests and examples).
+    pub fn state(&self) -> &State {
+        &self.st
+    }
+
+    /// Plays game `game` of master seed `seed`.
+    pub fn play(&mut self, seed: u64, game: u64) -> Step<Outcome> {
+        self.rng = game_rng(seed, game);
+        self.st.reset(&self.m.tables);
+        self.ended = None;
+        if T::ON {
+            self.tracer.line(format_args!("game {game} of seed {seed}: {}", self.m.title));
+        }
+        self.setup()?;
+        let m = self.m;
+        let mut round = 0;
+        while round < m.rounds && self.ended.is_none() {
+            round += 1;
+            self.st.round = round as i64;
+            self.st.age = m.age_of_round[round as usize];
+            if T::ON {
+                self.tracer.line(format_args!("round {round} (age {})", self.st.age));
+            }
+            self.round()?;
+        }
+        let reason = self.ended.unwrap_or(m.last_round_reason);
+        if T::ON {
+            let r = &m.reasons[reason as usize];
+            self.tracer.line(format_args!("game ends in round {round}: {}{}", r.name, if r.draw { " (a draw)" } else { "" }));
+        }
+        let mut out = self.rank(reason)?;
+        out.rounds = round;
+        Ok(out)
+    }
+
+    fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
+        let mut env = Env { st: &self.st, t: &self.m.tables, rng: &mut self.rng, me: b.me, bound: b.bound, target: b.target, elem: 0, fault: None };
+        let v = e.eval(&mut env);
+        match env.fault {
+            None => Ok(v),
+            Some(f) => Err(f),
+        }
+    }
+
+    fn setup(&mut self) -> Step {
+        let m = self.m;
+        self.st.vals.fill(0);
+        for (vi, v) in m.vars.iter().enumerate() {
+            let owners = if v.faction { m.nfactions() } else { 1 };
+            for f in 0..owners {
+                let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+                let b = Bind::faction(f as u8);
+                for e in 0..v.width {
+                    let x = self.eval(init, b)?;
+                    let lv = LValue {
+                        var: vi as u16,
+                        base: v.base,
+                        fstride: v.fstride,
+                        who: if v.faction { crate::expr::Who::Fixed(f as u8) } else { crate::expr::Who::None },
+                        elem: if v.set.is_some() { crate::expr::Elem::Fixed(e as u16) } else { crate::expr::Elem::None },
+                    };
+                    let slot = self.slot(&lv, b);
+                    self.st.vals[slot] = self.store(lv.var, x, init.loc)?;
+                    if T::ON && init.is_random() {
+                        let name = m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
+                        self.tracer.line(format_args!("  setup: {name} = {} (drawn)", self.st.vals[slot]));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn round(&mut self) -> Step {
+        let m = self.m;
+        self.events(EventAt::RoundStart)?;
+        self.checks(Timing::RoundStart, Bind::global())?;
+        for p in &m.phases {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if let Some(w) = &p.when
+                && self.eval(w, Bind::global())? == 0.0
+            {
+                continue;
+            }
+            if T::ON {
+                self.tracer.line(format_args!(" phase {}", p.name));
+            }
+            if !p.faction {
+                self.run(&p.effects, Bind::global())?;
+                continue;
+            }
+            let mut order = [0u8; MAX_FACTIONS];
+            let n = m.nfactions();
+            self.sorted_order(&p.order, &mut order[..n])?;
+            for &f in &order[..n] {
+                if self.ended.is_some() {
+                    return Ok(());
+                }
+                let b = Bind::faction(f);
+                if let Some(k) = &p.actions {
+                    self.checks(Timing::TurnStart, b)?;
+                    if self.ended.is_some() {
+                        return Ok(());
+                    }
+                    let count = self.eval(k, b)?.max(0.0) as u32;
+                    for _ in 0..count {
+                        if self.ended.is_some() {
+                            return Ok(());
+                        }
+                        self.decide(f)?;
+                    }
+                }
+                self.run(&p.effects, b)?;
+            }
+        }
+        if self.ended.is_none() {
+            self.events(EventAt::RoundEnd)?;
+            self.checks(Timing::RoundEnd, Bind::global())?;
+        }
+        Ok(())
+    }
+
+    /// Fills `order` with faction indices sorted ascending by `keys` (ties by seat).
+    fn sorted_order(&mut self, keys: &[Expr], order: &mut [u8]) -> Step {
+        let n = order.len();
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i as u8;
+        }
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut k = [[0.0f64; 4]; MAX_FACTIONS];
+        let nk = keys.len().min(4);
+        for f in 0..n {
+            for (j, e) in keys.iter().take(nk).enumerate() {
+                k[f][j] = self.eval(e, Bind::faction(f as u8))?;
+            }
+        }
+        // Insertion sort: stable, no allocation, n <= 16.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && less(&k[order[j] as usize][..nk], &k[order[j - 1] as usize][..nk]) {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn events(&mut self, at: EventAt) -> Step {
+        let m = self.m;
+        for e in m.events.iter().filter(|e| e.at == at) {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if let Some(w) = &e.when
+                && self.eval(w, Bind::global())? == 0.0
+            {
+                continue;
+            }
+            let p = self.eval(&e.probability, Bind::global())?;
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Fault { loc: e.probability.loc, what: format!("event probability {p} is outside 0..1") });
+            }
+            if self.rng.random_bool(p) {
+                if T::ON {
+                    self.tracer.line(format_args!("  event {} (p = {p})", e.name));
+                }
+                self.run(&e.effects, Bind::global())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn checks(&mut self, timing: Timing, b: Bind) -> Step {
+        let m = self.m;
+        for (i, c) in m.checks.iter().enumerate() {
+            if c.timing == timing {
+                self.check(i as u16, b)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check(&mut self, i: u16, b: Bind) -> Step {
+        let m = self.m;
+        if self.ended.is_some() {
+            return Ok(());
+        }
+        let c = &m.checks[i as usize];
+        if self.eval(&c.when, b)? != 0.0 {
+            self.ended = Some(c.reason);
+            if T::ON {
+                self.tracer.line(format_args!("  end condition met: {}", m.reasons[c.reason as usize].name));
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, stmts: &[Stmt], b: Bind) -> Step {
+        for s in stmts {
+            if self.ended.is_some() {
+                break;
+            }
+            self.exec(s, b)?;
+        }
+        Ok(())
+    }
+
+    fn slot(&mut self, lv: &LValue, b: Bind) -> usize {
+        let env = Env { st: &self.st, t: &self.m.tables, rng: &mut self.rng, me: b.me, bound: b.bound, target: b.target, elem: 0, fault: None };
+        lv.slot(&env)
+    }
+
+    fn store(&self, var: u16, x: f64, loc: u32) -> Step<i64> {
+        if !x.is_finite() {
+            return Err(Fault { loc, what: format!("value {x} cannot be stored in `{}`", self.m.vars[var as usize].name) });
+        }
+        let t = &self.m.tables;
+        Ok((x.floor() as i64).clamp(t.var_min[var as usize], t.var_max[var as usize]))
+    }
+
+    fn assign(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step {
+        let slot = self.slot(lv, b);
+        let old = self.st.vals[slot];
+        let x = match op {
+            AssignOp::Set => x,
+            AssignOp::Add => old as f64 + x.floor(),
+            AssignOp::Sub => old as f64 - x.floor(),
+        };
+        let new = self.store(lv.var, x, loc)?;
+        self.st.vals[slot] = new;
+        if T::ON {
+            let who = match lv.who {
+                crate::expr::Who::None => None,
+                crate::expr::Who::Bound => Some(b.bound as usize),
+                crate::expr::Who::Me => Some(b.me as usize),
+                crate::expr::Who::Target => Some(b.target as usize),
+                crate::expr::Who::Fixed(f) => Some(f as usize),
+            };
+            let elem = match lv.elem {
+                crate::expr::Elem::Fixed(e) => Some(e as usize),
+                _ => None,
+            };
+            let name = self.m.slot_name(lv.var, who, elem);
+            let sym = match op {
+                AssignOp::Set => "=",
+                AssignOp::Add => "+=",
+                AssignOp::Sub => "-=",
+            };
+            let shown = if op == AssignOp::Set { x } else { (x - old as f64).abs() };
+            self.tracer.line(format_args!("    {name} {sym} {shown} -> {new} (was {old})"));
+        }
+        Ok(())
+    }
+
+    fn after_change(&mut self, var: u16) -> Step {
+        let m = self.m;
+        for &c in &m.immediate_by_var[var as usize] {
+            self.check(c, Bind::global())?;
+        }
+        Ok(())
+    }
+
+    fn exec(&mut self, s: &Stmt, b: Bind) -> Step {
+        match s {
+            Stmt::Assign { lv, op, value } => {
+                let x = self.eval(value, b)?;
+                self.assign(lv, *op, x, b, value.loc)?;
+                self.after_change(lv.var)?;
+            }
+            Stmt::If { cond, then } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.exec(then, b)?;
+                }
+            }
+            Stmt::Each { others, body } => self.each(*others, body, b)?,
+            Stmt::End(r) => {
+                if self.ended.is_none() {
+                    self.ended = Some(*r);
+                    if T::ON {
+                        self.tracer.line(format_args!("  end: {}", self.m.reasons[*r as usize].name));
+                    }
+                }
+            }
+            Stmt::Draw(d) => self.draw(*d)?,
+            Stmt::Order { lv, keys } => {
+                let n = self.m.nfactions();
+                let mut order = [0u8; MAX_FACTIONS];
+                self.sorted_order(keys, &mut order[..n])?;
+                for (pos, &f) in order[..n].iter().enumerate() {
+                    let fb = Bind { bound: f, ..b };
+                    let slot = self.slot(lv, fb);
+                    self.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
+                }
+                if T::ON {
+                    let list: Vec<String> = order[..n].iter().map(|&f| self.m.factions[f as usize].name.clone()).collect();
+                    self.tracer.line(format_args!("    order {}: {}", self.m.vars[lv.var as usize].name, list.join(", ")));
+                }
+                self.after_change(lv.var)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `each`: every faction's condition and value are evaluated against the state before any
+    /// assignment is made, so "all tied leaders gain 1" is simultaneous.
+    fn each(&mut self, others: bool, body: &Stmt, b: Bind) -> Step {
+        let n = self.m.nfactions();
+        let outer = b.bound;
+        let Some((lv, op, value)) = simple_assign(body) else {
+            for f in 0..n as u8 {
+                if (others && f == outer) || self.ended.is_some() {
+                    continue;
+                }
+                self.exec(body, Bind { bound: f, ..b })?;
+            }
+            return Ok(());
+        };
+        let mut planned = [None::<f64>; MAX_FACTIONS];
+        for f in 0..n as u8 {
+            if others && f == outer {
+                continue;
+            }
+            planned[f as usize] = self.plan(body, Bind { bound: f, ..b })?;
+        }
+        let mut changed = false;
+        for f in 0..n as u8 {
+            if let Some(x) = planned[f as usize] {
+                self.assign(lv, op, x, Bind { bound: f, ..b }, value.loc)?;
+                changed = true;
+            }
+        }
+        if changed {
+            self.after_change(lv.var)?;
+        }
+        Ok(())
+    }
+
+    fn plan(&mut self, s: &Stmt, b: Bind) -> Step<Option<f64>> {
+        match s {
+            Stmt::If { cond, then } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.plan(then, b)
+                } else {
+                    Ok(None)
+                }
+            }
+            Stmt::Assign { value, .. } => Ok(Some(self.eval(value, b)?)),
+            _ => Ok(None),
+        }
+    }
+
+    fn draw(&mut self, d: u16) -> Step {
+        let t = &self.m.tables;
+        let left = self.st.deck_left[d as usize];
+        if left == 0 {
+            self.st.card = None;
+            if T::ON {
+                self.tracer.line(format_args!("    draw {}: the deck is empty", self.m.decks[d as usize].0));
+            }
+        } else {
+            let start = t.deck_start[d as usize] as usize;
+            let i = self.rng.random_range(0..left) as usize;
+            let card = self.st.pool[start + i];
+            self.st.pool.swap(start + i, start + left as usize - 1);
+            self.st.deck_left[d as usize] = left - 1;
+            self.st.card = Some(card);
+            if T::ON {
+                let deck = &self.m.decks[d as usize];
+                let name = &deck.1[card as usize - start];
+                self.tracer.line(format_args!("    draw {}: {name} ({} left)", deck.0, left - 1));
+            }
+        }
+        let m = self.m;
+        for &c in &m.immediate_on_draw {
+            self.check(c, Bind::global())?;
+        }
+        Ok(())
+    }
+
+    /// One agent decision for faction `f`.
+    fn decide(&mut self, f: u8) -> Step {
+        let m = self.m;
+        let agent = &m.agents[f as usize];
+        let noise = if agent.policy == Policy::Greedy { self.eval(&agent.noise, Bind::faction(f))? } else { 0.0 };
+        let mut opts = std::mem::take(&mut self.opts);
+        opts.clear();
+        let n = m.nfactions() as u8;
+        let result = (|| -> Step {
+            for (ai, a) in m.actions.iter().enumerate() {
+                if a.allowed & (1 << f) == 0 {
+                    continue;
+                }
+                if agent.policy == Policy::Priority && agent.priority[ai] == u16::MAX {
+                    continue;
+                }
+                let (lo, hi) = if a.targeted { (0, n) } else { (f, f + 1) };
+                for t in lo..hi {
+                    if a.targeted && t == f {
+                        continue;
+                    }
+                    let b = Bind { me: f, bound: f, target: t };
+                    if let Some(w) = &a.when
+                        && self.eval(w, b)? == 0.0
+                    {
+                        continue;
+                    }
+                    if let Some(w) = &a.target_when
+                        && self.eval(w, b)? == 0.0
+                    {
+                        continue;
+                    }
+                    let mut affordable = true;
+                    for (lv, amount) in &a.cost {
+                        let need = self.eval(amount, b)?;
+                        let slot = self.slot(lv, b);
+                        if (self.st.vals[slot] as f64) < need {
+                            affordable = false;
+                            break;
+                        }
+                    }
+                    if !affordable {
+                        continue;
+                    }
+                    let score = match agent.policy {
+                        Policy::Weighted => {
+                            let w = self.eval(&a.weight, b)?;
+                            if w <= 0.0 {
+                                continue;
+                            }
+                            w
+                        }
+                        Policy::Greedy => {
+                            let v = self.eval(&a.value, b)?;
+                            if noise > 0.0 {
+                                let z: f64 = StandardNormal.sample(&mut self.rng);
+                                v + noise * z
+                            } else {
+                                v
+                            }
+                        }
+                        Policy::Priority => -(agent.priority[ai] as f64),
+                    };
+                    opts.push((ai as u16, t, score));
+                }
+            }
+            Ok(())
+        })();
+        let chosen = match result {
+            Ok(()) => self.choose(agent.policy, &opts),
+            Err(e) => {
+                self.opts = opts;
+                return Err(e);
+            }
+        };
+        self.opts = opts;
+        let Some((ai, t)) = chosen else {
+            if T::ON {
+                self.tracer.line(format_args!("  {}: no action available, passes", m.factions[f as usize].name));
+            }
+            return Ok(());
+        };
+        let a = &m.actions[ai as usize];
+        if T::ON {
+            let tgt = if a.targeted { format!(" targeting {}", m.factions[t as usize].name) } else { String::new() };
+            self.tracer.line(format_args!("  {}: {}{tgt}", m.factions[f as usize].name, a.name));
+        }
+        let b = Bind { me: f, bound: f, target: t };
+        for (lv, amount) in &a.cost {
+            let x = self.eval(amount, b)?;
+            self.assign(lv, AssignOp::Sub, x, b, amount.loc)?;
+            self.after_change(lv.var)?;
+        }
+        self.run(&a.effects, b)
+    }
+
+    fn choose(&mut self, policy: Policy, opts: &[(u16, u8, f64)]) -> Option<(u16, u8)> {
+        if opts.is_empty() {
+            return None;
+        }
+        match policy {
+            Policy::Weighted => {
+                let total: f64 = opts.iter().map(|o| o.2).sum();
+                let mut x = self.rng.random::<f64>() * total;
+                for o in opts {
+                    if x < o.2 {
+                        return Some((o.0, o.1));
+                    }
+                    x -= o.2;
+                }
+                opts.last().map(|o| (o.0, o.1))
+            }
+            Policy::Greedy => {
+                let best = opts.iter().fold(opts[0], |a, o| if o.2 > a.2 { *o } else { a });
+                Some((best.0, best.1))
+            }
+            Policy::Priority => {
+                let top = opts.iter().map(|o| o.2).fold(f64::NEG_INFINITY, f64::max);
+                let count = opts.iter().filter(|o| o.2 == top).count();
+                let pick = if count > 1 { self.rng.random_range(0..count) } else { 0 };
+                opts.iter().filter(|o| o.2 == top).nth(pick).map(|o| (o.0, o.1))
+            }
+        }
+    }
+
+    /// Final ranking: score (higher first), then the tie-break chain.
+    fn rank(&mut self, reason: u16) -> Step<Outcome> {
+        let m = self.m;
+        let n = m.nfactions();
+        let mut scores = [0i64; MAX_FACTIONS];
+        for (f, s) in scores.iter_mut().enumerate().take(n) {
+            let x = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
+            if !x.is_finite() {
+                return Err(Fault { loc: m.ranking.score.loc, what: format!("score {x} is not a number") });
+            }
+            *s = x.floor() as i64;
+        }
+        let mut order = [0u8; MAX_FACTIONS];
+        for (i, o) in order.iter_mut().enumerate().take(n) {
+            *o = i as u8;
+        }
+        // Stable insertion sort by score, descending.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && scores[order[j] as usize] > scores[order[j - 1] as usize] {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        // `tied[i]`: position i stays tied with position i - 1 after the chain.
+        let mut tied = [false; MAX_FACTIONS];
+        let mut decided_by = Decider::Score;
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && scores[order[end] as usize] == scores[order[start] as usize] {
+                end += 1;
+            }
+            if end - start > 1 {
+                self.break_ties(&mut order[..n], start, end, 0, &mut tied, &mut decided_by)?;
+            }
+            start = end;
+        }
+        let mut ranks = [0u8; MAX_FACTIONS];
+        for i in 0..n {
+            ranks[order[i] as usize] = if i > 0 && tied[i] { ranks[order[i - 1] as usize] } else { i as u8 + 1 };
+        }
+        let result = if m.reasons[reason as usize].draw {
+            Result::Draw
+        } else if n > 1 && tied[1] {
+            decided_by = Decider::Shared;
+            let mut mask = 0u32;
+            for f in 0..n {
+                if ranks[f] == 1 {
+                    mask |= 1 << f;
+                }
+            }
+            Result::Shared(mask)
+        } else {
+            Result::Win(order[0])
+        };
+        if result == Result::Draw {
+            decided_by = Decider::Score;
+        }
+        if T::ON {
+            let list: Vec<String> =
+                order[..n].iter().map(|&f| format!("{}. {} ({})", ranks[f as usize], m.factions[f as usize].name, scores[f as usize])).collect();
+            self.tracer.line(format_args!("final ranking: {}", list.join(", ")));
+            match decided_by {
+                Decider::Link(k) => self.tracer.line(format_args!("tie at the top broken by `{}`", m.ranking.link_name(k as usize))),
+                Decider::Shared => self.tracer.line(format_args!("tie at the top is not broken: first place is shared")),
+                Decider::Score => {}
+            }
+            match result {
+                Result::Win(f) => self.tracer.line(format_args!("winner: {}", m.factions[f as usize].name)),
+                Result::Shared(_) => self.tracer.line(format_args!("shared win")),
+                Result::Draw => self.tracer.line(format_args!("draw: nobody wins")),
+            }
+        }
+        Ok(Outcome { reason, rounds: 0, scores, ranks, result, decided_by })
+    }
+
+    /// Orders `order[start..end]` (tied so far) by chain link `k` and recurses into groups
+    /// still tied.
+    fn break_ties(&mut self, order: &mut [u8], start: usize, end: usize, k: usize, tied: &mut [bool; MAX_FACTIONS], decided: &mut Decider) -> Step {
+        let m = self.m;
+        if k >= m.ranking.tiebreak.len() {
+            for t in tied.iter_mut().take(end).skip(start + 1) {
+                *t = true;
+            }
+            return Ok(());
+        }
+        let mut key = [0.0f64; MAX_FACTIONS];
+        for &f in &order[start..end] {
+            key[f as usize] = match &m.ranking.tiebreak[k] {
+                TieBreak::Expr(e, _) => self.eval(e, Bind::faction(f))?,
+                TieBreak::Die => self.rng.random::<u64>() as f64,
+            };
+        }
+        for i in start + 1..end {
+            let mut j = i;
+            while j > start && key[order[j] as usize] > key[order[j - 1] as usize] {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        let mut s = start;
+        while s < end {
+            let mut e = s + 1;
+            while e < end && key[order[e] as usize] == key[order[s] as usize] {
+                e += 1;
+            }
+            if s == 0 && e == 1 && start == 0 {
+                *decided = Decider::Link(k as u8);
+            }
+            if e - s > 1 {
+                self.break_ties(order, s, e, k + 1, tied, decided)?;
+            }
+            s = e;
+        }
+        Ok(())
+    }
+}
+
+fn less(a: &[f64], b: &[f64]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x < y {
+            return true;
+        }
+        if x > y {
+            return false;
+        }
+    }
+    false
+}
+
+/// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is.
+fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr)> {
+    match s {
+        Stmt::Assign { lv, op, value } => Some((lv, *op, value)),
+        Stmt::If { then, .. } => simple_assign(then),
+        _ => None,
+    }
+}

@@ -1,0 +1,699 @@
+//! Compiled expressions and statements, and the stack machine that runs them.
+//!
+//! Owns the executable form of every formula in a scenario: an [`Expr`] is a flat slice of
+//! [`Op`]s over indexed state slots (no names, no allocation while it runs), a [`Stmt`] is an
+//! effect built from expressions. Parsing lives in [`parse`], name resolution and code
+//! generation in [`compile`]; the engine decides when statements run.
+
+pub mod compile;
+pub mod parse;
+
+use rand::RngExt;
+use rand_distr::Distribution;
+
+use crate::rng::Rng;
+use crate::state::{State, Tables};
+
+pub use parse::{AssignOp, BinOp};
+
+/// Which faction a reference is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    /// Not a faction variable.
+    None,
+    /// The faction bound by the innermost context (the acting faction, or the faction an
+    /// aggregation is iterating over).
+    Bound,
+    /// The acting faction (`me.x`), even inside an aggregation.
+    Me,
+    /// The action's target faction (`target.x`).
+    Target,
+    /// A faction named in the scenario.
+    Fixed(u8),
+}
+
+/// Which element of a set an indexed reference is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    /// Not an indexed variable.
+    None,
+    /// The element bound by the innermost set aggregation.
+    Bound,
+    /// An element named in the scenario.
+    Fixed(u16),
+}
+
+/// Aggregation kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agg {
+    /// Sum of the body.
+    Sum,
+    /// Largest value of the body.
+    Max,
+    /// Smallest value of the body.
+    Min,
+    /// How many times the body is true.
+    Count,
+}
+
+/// Pure functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    /// `min(a, ...)`
+    Min,
+    /// `max(a, ...)`
+    Max,
+    /// `abs(x)`
+    Abs,
+    /// `floor(x)`
+    Floor,
+    /// `ceil(x)`
+    Ceil,
+    /// `round(x)`, halves away from zero
+    Round,
+    /// `clamp(x, lo, hi)`
+    Clamp,
+}
+
+/// Random draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandFn {
+    /// `uniform(a, b)`: integer uniform on `a..=b`.
+    Uniform,
+    /// `random()`: real uniform on `[0, 1)`.
+    Random,
+    /// `bernoulli(p)`: 1 with probability p.
+    Bernoulli,
+    /// `binomial(n, p)`.
+    Binomial,
+    /// `poisson(lambda)`.
+    Poisson,
+    /// `normal(mean, sd)`, real.
+    Normal,
+    /// `roll(n, sides)`: sum of n dice.
+    Roll,
+    /// `choice(v1, v2, ...)`: one of the values, uniformly.
+    Choice,
+    /// `weighted(w1, v1, w2, v2, ...)`: one of the values with probability proportional to its
+    /// weight.
+    Weighted,
+}
+
+/// One instruction of the stack machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// Push a constant.
+    Const(f64),
+    /// Push variable slot `base + faction * fstride + element`.
+    Load {
+        /// First slot of the variable.
+        base: u32,
+        /// Slots per faction (0 for a global variable).
+        fstride: u32,
+        /// Whose value.
+        who: Who,
+        /// Which element.
+        elem: Elem,
+    },
+    /// Push the round number.
+    Round,
+    /// Push the age number.
+    Age,
+    /// Push the number of factions.
+    NFactions,
+    /// Push a faction's seat (1-based).
+    Seat(Who),
+    /// Push a faction's side id (1-based, 0 for none).
+    Side(Who),
+    /// Push 1 for a player faction, 0 for a non-player.
+    Player(Who),
+    /// Push 1 when the last `draw` produced a card.
+    Drawn,
+    /// Push an attribute of the last drawn card (0 when none).
+    CardAttr(u16),
+    /// Push the number of cards left in a deck.
+    DeckLeft(u16),
+    /// Negate the top.
+    Neg,
+    /// Logical not of the top.
+    Not,
+    /// Turn the top into 0 or 1.
+    Bool,
+    /// Pop two, push the result.
+    Bin(BinOp),
+    /// Pop; jump to the absolute position when it was 0.
+    JumpIfFalse(u32),
+    /// Jump to the absolute position.
+    Jump(u32),
+    /// Pop `n` arguments, push the function's value.
+    Call(Func, u8),
+    /// Pop `n` arguments, push a random draw.
+    Rand(RandFn, u8),
+    /// Push the sum of `n` dice with `s` sides.
+    Dice(u32, u32),
+    /// Run the next `len` ops once per faction (skipping the bound one when `others`) and
+    /// push the aggregate.
+    AggFactions {
+        /// Sum, max, min or count.
+        kind: Agg,
+        /// Skip the faction bound outside.
+        others: bool,
+        /// Length of the body that follows.
+        len: u32,
+    },
+    /// Run the next `len` ops once per element of a set of `n` elements.
+    AggSet {
+        /// Sum, max, min or count.
+        kind: Agg,
+        /// Number of elements.
+        n: u16,
+        /// Length of the body that follows.
+        len: u32,
+    },
+}
+
+/// Deepest value stack an expression may use; checked when it is compiled.
+pub const STACK: usize = 32;
+
+/// A run-time fault: something the scenario asked for that has no meaning (a probability of
+/// 1.7, a division by zero). The game stops and the run reports where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    /// Index of the source location in the model.
+    pub loc: u32,
+    /// What happened.
+    pub what: String,
+}
+
+/// A compiled expression.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    code: Box<[Op]>,
+    konst: Option<f64>,
+    /// Source location index (for faults and traces).
+    pub loc: u32,
+}
+
+impl Expr {
+    /// An expression from code; folds it when it reads neither state nor randomness.
+    pub fn new(code: Vec<Op>, loc: u32) -> Expr {
+        let konst = if code.iter().all(is_pure) { const_eval(&code) } else { None };
+        Expr { code: code.into_boxed_slice(), konst, loc }
+    }
+
+    /// A constant expression.
+    pub fn constant(v: f64) -> Expr {
+        Expr { code: Box::new([Op::Const(v)]), konst: Some(v), loc: 0 }
+    }
+
+    /// The value when it is a compile-time constant.
+    pub fn as_const(&self) -> Option<f64> {
+        self.konst
+    }
+
+    /// The instructions (for the model summary and tests).
+    pub fn code(&self) -> &[Op] {
+        &self.code
+    }
+
+    /// Whether the expression draws random numbers.
+    pub fn is_random(&self) -> bool {
+        self.code.iter().any(|op| matches!(op, Op::Rand(..) | Op::Dice(..)))
+    }
+
+    /// Evaluates the expression; a fault is recorded in `env` and yields 0.
+    #[inline]
+    pub fn eval(&self, env: &mut Env<'_>) -> f64 {
+        if let Some(c) = self.konst {
+            return c;
+        }
+        let v = exec(&self.code, env);
+        if let Some(f) = env.fault.as_mut()
+            && f.loc == u32::MAX
+        {
+            f.loc = self.loc;
+        }
+        v
+    }
+}
+
+fn is_pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const(_) | Op::Neg | Op::Not | Op::Bool | Op::Bin(_) | Op::JumpIfFalse(_) | Op::Jump(_) | Op::Call(..)
+    )
+}
+
+fn const_eval(code: &[Op]) -> Option<f64> {
+    let st = State { vals: Vec::new(), round: 0, age: 1, card: None, deck_left: Vec::new(), pool: Vec::new() };
+    let t = Tables::default();
+    let mut rng = crate::rng::game_rng(0, 0);
+    let mut env = Env::new(&st, &t, &mut rng);
+    let v = exec(code, &mut env);
+    if env.fault.is_some() { None } else { Some(v) }
+}
+
+/// Everything an expression can see while it runs.
+pub struct Env<'a> {
+    /// The game's state.
+    pub st: &'a State,
+    /// The model's static tables.
+    pub t: &'a Tables,
+    /// The game's random stream.
+    pub rng: &'a mut Rng,
+    /// The acting faction.
+    pub me: u8,
+    /// The faction bound by the innermost context.
+    pub bound: u8,
+    /// The action's target.
+    pub target: u8,
+    /// The element bound by the innermost set aggregation.
+    pub elem: u16,
+    /// The first fault raised, if any.
+    pub fault: Option<Fault>,
+}
+
+impl<'a> Env<'a> {
+    /// An environment with faction 0 bound and no fault.
+    pub fn new(st: &'a State, t: &'a Tables, rng: &'a mut Rng) -> Env<'a> {
+        Env { st, t, rng, me: 0, bound: 0, target: 0, elem: 0, fault: None }
+    }
+
+    /// Binds the acting faction (and the bound faction to it).
+    pub fn with_me(mut self, f: u8) -> Self {
+        self.me = f;
+        self.bound = f;
+        self
+    }
+
+    #[inline]
+    fn who(&self, w: Who) -> usize {
+        match w {
+            Who::None => 0,
+            Who::Bound => self.bound as usize,
+            Who::Me => self.me as usize,
+            Who::Target => self.target as usize,
+            Who::Fixed(f) => f as usize,
+        }
+    }
+
+    fn fault(&mut self, what: String) -> f64 {
+        if self.fault.is_none() {
+            self.fault = Some(Fault { loc: u32::MAX, what });
+        }
+        0.0
+    }
+}
+
+/// The slot an `Op::Load` / `LValue` refers to.
+#[inline]
+pub fn slot(env_who: usize, base: u32, fstride: u32, elem: usize) -> usize {
+    base as usize + env_who * fstride as usize + elem
+}
+
+#[inline]
+fn truth(v: f64) -> f64 {
+    if v != 0.0 { 1.0 } else { 0.0 }
+}
+
+fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
+    match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => env.fault(format!("division by zero ({a} by 0)")),
+        BinOp::Div => a / b,
+        BinOp::FloorDiv => (a / b).floor(),
+        BinOp::Mod => a - b * (a / b).floor(),
+        BinOp::Eq => truth((a == b) as u8 as f64),
+        BinOp::Ne => truth((a != b) as u8 as f64),
+        BinOp::Lt => truth((a < b) as u8 as f64),
+        BinOp::Le => truth((a <= b) as u8 as f64),
+        BinOp::Gt => truth((a > b) as u8 as f64),
+        BinOp::Ge => truth((a >= b) as u8 as f64),
+        // Compiled to jumps; never reaches the machine as a `Bin`.
+        BinOp::And => truth(a) * truth(b),
+        BinOp::Or => truth(((a != 0.0) || (b != 0.0)) as u8 as f64),
+    }
+}
+
+fn check_p(p: f64, env: &mut Env<'_>) -> Option<f64> {
+    if (0.0..=1.0).contains(&p) {
+        Some(p)
+    } else {
+        env.fault(format!("probability {p} is outside 0..1"));
+        None
+    }
+}
+
+fn rand_fn(f: RandFn, args: &[f64], env: &mut Env<'_>) -> f64 {
+    match f {
+        RandFn::Uniform => {
+            let (a, b) = (args[0].round() as i64, args[1].round() as i64);
+            if a > b {
+                return env.fault(format!("uniform({a}, {b}): the low end is above the high end"));
+            }
+            env.rng.random_range(a..=b) as f64
+        }
+        RandFn::Random => env.rng.random::<f64>(),
+        RandFn::Bernoulli => match check_p(args[0], env) {
+            Some(p) => env.rng.random_bool(p) as u8 as f64,
+            None => 0.0,
+        },
+        RandFn::Binomial => {
+            let n = args[0];
+            if n < 0.0 {
+                return env.fault(format!("binomial: negative count {n}"));
+            }
+            match check_p(args[1], env) {
+                Some(p) => match rand_distr::Binomial::new(n as u64, p) {
+                    Ok(d) => d.sample(env.rng) as f64,
+                    Err(e) => env.fault(format!("binomial({n}, {p}): {e}")),
+                },
+                None => 0.0,
+            }
+        }
+        RandFn::Poisson => {
+            let l = args[0];
+            if l == 0.0 {
+                return 0.0;
+            }
+            match rand_distr::Poisson::new(l) {
+                Ok(d) => d.sample(env.rng).round(),
+                Err(e) => env.fault(format!("poisson({l}): {e}")),
+            }
+        }
+        RandFn::Normal => match rand_distr::Normal::new(args[0], args[1]) {
+            Ok(d) => d.sample(env.rng),
+            Err(e) => env.fault(format!("normal({}, {}): {e}", args[0], args[1])),
+        },
+        RandFn::Roll => {
+            let (n, s) = (args[0].round() as i64, args[1].round() as i64);
+            if n < 0 || s < 1 {
+                return env.fault(format!("roll({n}, {s}): need n >= 0 dice with at least 1 side"));
+            }
+            (0..n).map(|_| env.rng.random_range(1..=s)).sum::<i64>() as f64
+        }
+        RandFn::Choice => args[env.rng.random_range(0..args.len())],
+        RandFn::Weighted => {
+            let total: f64 = args.chunks(2).map(|c| c[0]).sum();
+            if args.chunks(2).any(|c| c[0] < 0.0 || !c[0].is_finite()) || total <= 0.0 {
+                return env.fault("weighted(...): weights must be non-negative and not all zero".into());
+            }
+            let mut x = env.rng.random::<f64>() * total;
+            for c in args.chunks(2) {
+                if x < c[0] {
+                    return c[1];
+                }
+                x -= c[0];
+            }
+            // Rounding can leave x a hair above the last cumulative weight.
+            args.chunks(2).rev().find(|c| c[0] > 0.0).map_or(0.0, |c| c[1])
+        }
+    }
+}
+
+fn func(f: Func, a: &[f64]) -> f64 {
+    match f {
+        Func::Min => a.iter().copied().fold(f64::INFINITY, f64::min),
+        Func::Max => a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Func::Abs => a[0].abs(),
+        Func::Floor => a[0].floor(),
+        Func::Ceil => a[0].ceil(),
+        Func::Round => a[0].round(),
+        Func::Clamp => a[0].max(a[1]).min(a[2]),
+    }
+}
+
+fn agg_step(kind: Agg, acc: f64, v: f64) -> f64 {
+    match kind {
+        Agg::Sum => acc + v,
+        Agg::Max => acc.max(v),
+        Agg::Min => acc.min(v),
+        Agg::Count => acc + truth(v),
+    }
+}
+
+fn agg_start(kind: Agg) -> f64 {
+    match kind {
+        Agg::Sum | Agg::Count => 0.0,
+        Agg::Max => f64::NEG_INFINITY,
+        Agg::Min => f64::INFINITY,
+    }
+}
+
+fn agg_finish(acc: f64) -> f64 {
+    // An aggregate over nothing (`max_others` with one faction) is 0, not infinity.
+    if acc.is_finite() { acc } else { 0.0 }
+}
+
+/// Runs a code slice to completion and returns the value left on the stack.
+fn exec(code: &[Op], env: &mut Env<'_>) -> f64 {
+    let mut stack = [0.0f64; STACK];
+    let mut sp = 0usize;
+    let mut pc = 0usize;
+    while pc < code.len() {
+        match code[pc] {
+            Op::Const(v) => {
+                stack[sp] = v;
+                sp += 1;
+            }
+            Op::Load { base, fstride, who, elem } => {
+                let e = match elem {
+                    Elem::None => 0,
+                    Elem::Bound => env.elem as usize,
+                    Elem::Fixed(i) => i as usize,
+                };
+                stack[sp] = env.st.vals[slot(env.who(who), base, fstride, e)] as f64;
+                sp += 1;
+            }
+            Op::Round => {
+                stack[sp] = env.st.round as f64;
+                sp += 1;
+            }
+            Op::Age => {
+                stack[sp] = env.st.age as f64;
+                sp += 1;
+            }
+            Op::NFactions => {
+                stack[sp] = env.t.nfactions as f64;
+                sp += 1;
+            }
+            Op::Seat(w) => {
+                stack[sp] = (env.who(w) + 1) as f64;
+                sp += 1;
+            }
+            Op::Side(w) => {
+                stack[sp] = env.t.side[env.who(w)] as f64;
+                sp += 1;
+            }
+            Op::Player(w) => {
+                stack[sp] = env.t.player[env.who(w)] as f64;
+                sp += 1;
+            }
+            Op::Drawn => {
+                stack[sp] = env.st.card.is_some() as u8 as f64;
+                sp += 1;
+            }
+            Op::CardAttr(a) => {
+                stack[sp] = match env.st.card {
+                    Some(c) => env.t.card_attrs[c as usize * env.t.n_attrs + a as usize] as f64,
+                    None => 0.0,
+                };
+                sp += 1;
+            }
+            Op::DeckLeft(d) => {
+                stack[sp] = env.st.deck_left[d as usize] as f64;
+                sp += 1;
+            }
+            Op::Neg => stack[sp - 1] = -stack[sp - 1],
+            Op::Not => stack[sp - 1] = 1.0 - truth(stack[sp - 1]),
+            Op::Bool => stack[sp - 1] = truth(stack[sp - 1]),
+            Op::Bin(op) => {
+                sp -= 1;
+                stack[sp - 1] = binop(op, stack[sp - 1], stack[sp], env);
+            }
+            Op::JumpIfFalse(to) => {
+                sp -= 1;
+                if stack[sp] == 0.0 {
+                    pc = to as usize;
+                    continue;
+                }
+            }
+            Op::Jump(to) => {
+                pc = to as usize;
+                continue;
+            }
+            Op::Call(f, n) => {
+                let n = n as usize;
+                let v = func(f, &stack[sp - n..sp]);
+                sp -= n;
+                stack[sp] = v;
+                sp += 1;
+            }
+            Op::Rand(f, n) => {
+                let n = n as usize;
+                let mut args = [0.0f64; STACK];
+                args[..n].copy_from_slice(&stack[sp - n..sp]);
+                let v = rand_fn(f, &args[..n], env);
+                sp -= n;
+                stack[sp] = v;
+                sp += 1;
+            }
+            Op::Dice(n, s) => {
+                let mut t = 0u64;
+                for _ in 0..n {
+                    t += env.rng.random_range(1..=s as u64);
+                }
+                stack[sp] = t as f64;
+                sp += 1;
+            }
+            Op::AggFactions { kind, others, len } => {
+                let body = &code[pc + 1..pc + 1 + len as usize];
+                let outer = env.bound;
+                let mut acc = agg_start(kind);
+                for f in 0..env.t.nfactions {
+                    if others && f == outer {
+                        continue;
+                    }
+                    env.bound = f;
+                    let v = exec(body, env);
+                    acc = agg_step(kind, acc, v);
+                }
+                env.bound = outer;
+                stack[sp] = agg_finish(acc);
+                sp += 1;
+                pc += 1 + len as usize;
+                continue;
+            }
+            Op::AggSet { kind, n, len } => {
+                let body = &code[pc + 1..pc + 1 + len as usize];
+                let outer = env.elem;
+                let mut acc = agg_start(kind);
+                for e in 0..n {
+                    env.elem = e;
+                    let v = exec(body, env);
+                    acc = agg_step(kind, acc, v);
+                }
+                env.elem = outer;
+                stack[sp] = agg_finish(acc);
+                sp += 1;
+                pc += 1 + len as usize;
+                continue;
+            }
+        }
+        pc += 1;
+    }
+    if sp == 0 { 0.0 } else { stack[sp - 1] }
+}
+
+/// Where an assignment writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LValue {
+    /// Variable id (for bounds and names).
+    pub var: u16,
+    /// First slot.
+    pub base: u32,
+    /// Slots per faction (0 for a global).
+    pub fstride: u32,
+    /// Whose variable.
+    pub who: Who,
+    /// Which element.
+    pub elem: Elem,
+}
+
+impl LValue {
+    /// The slot this lvalue names in `env`.
+    #[inline]
+    pub fn slot(&self, env: &Env<'_>) -> usize {
+        let e = match self.elem {
+            Elem::None => 0,
+            Elem::Bound => env.elem as usize,
+            Elem::Fixed(i) => i as usize,
+        };
+        slot(env.who(self.who), self.base, self.fstride, e)
+    }
+
+    /// The faction whose variable this is, in `env` (for traces).
+    pub fn faction(&self, env: &Env<'_>) -> Option<usize> {
+        (self.who != Who::None).then(|| env.who(self.who))
+    }
+}
+
+/// A compiled statement (an effect).
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// `x = e`, `x += e`, `x -= e`; the result is floored to an integer and clamped to the
+    /// variable's bounds.
+    Assign {
+        /// Where.
+        lv: LValue,
+        /// How.
+        op: AssignOp,
+        /// What.
+        value: Expr,
+    },
+    /// Run `then` when `cond` holds.
+    If {
+        /// Condition.
+        cond: Expr,
+        /// The statement.
+        then: Box<Stmt>,
+    },
+    /// Run `body` for every faction (except the acting one with `others`) simultaneously:
+    /// every condition and value is evaluated before any is applied.
+    Each {
+        /// Skip the acting faction.
+        others: bool,
+        /// The statement.
+        body: Box<Stmt>,
+    },
+    /// End the game with this reason.
+    End(u16),
+    /// Draw a card from this deck into the card register.
+    Draw(u16),
+    /// Set a faction variable to each faction's 1-based position when sorted ascending by the
+    /// keys (ties by seat).
+    Order {
+        /// The faction variable.
+        lv: LValue,
+        /// Sort keys, most significant first.
+        keys: Box<[Expr]>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(code: Vec<Op>) -> f64 {
+        let st = State { vals: vec![3, 5, 7], round: 2, age: 1, card: None, deck_left: vec![], pool: vec![] };
+        let t = Tables { nfactions: 3, side: vec![0; 3], player: vec![1; 3], ..Tables::default() };
+        let mut rng = crate::rng::game_rng(1, 1);
+        let mut env = Env::new(&st, &t, &mut rng);
+        exec(&code, &mut env)
+    }
+
+    #[test]
+    fn arithmetic_and_aggregates() {
+        assert_eq!(run(vec![Op::Const(2.0), Op::Const(3.0), Op::Bin(BinOp::Mul)]), 6.0);
+        assert_eq!(run(vec![Op::Const(-7.0), Op::Const(2.0), Op::Bin(BinOp::FloorDiv)]), -4.0);
+        assert_eq!(run(vec![Op::Const(-7.0), Op::Const(3.0), Op::Bin(BinOp::Mod)]), 2.0);
+        let load = Op::Load { base: 0, fstride: 1, who: Who::Bound, elem: Elem::None };
+        assert_eq!(run(vec![Op::AggFactions { kind: Agg::Max, others: false, len: 1 }, load]), 7.0);
+        assert_eq!(run(vec![Op::AggFactions { kind: Agg::Sum, others: true, len: 1 }, load]), 12.0);
+    }
+
+    #[test]
+    fn faults_instead_of_panics() {
+        let st = State { vals: vec![], round: 0, age: 1, card: None, deck_left: vec![], pool: vec![] };
+        let t = Tables::default();
+        let mut rng = crate::rng::game_rng(1, 1);
+        let mut env = Env::new(&st, &t, &mut rng);
+        let e = Expr::new(vec![Op::Round, Op::Const(1.7), Op::Bin(BinOp::Add), Op::Rand(RandFn::Bernoulli, 1)], 9);
+        e.eval(&mut env);
+        let f = env.fault.unwrap();
+        assert_eq!(f.loc, 9);
+        assert!(f.what.contains("1.7"));
+    }
+}

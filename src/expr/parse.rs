@@ -1,0 +1,554 @@
+//! Lexer and Pratt parser for the expression and statement language.
+//!
+//! Owns the surface syntax only: text in, [`Ast`] / [`StmtAst`] out, each node carrying the
+//! byte offset where it starts so that compile errors can point at the exact column. Name
+//! resolution and code generation live in [`super::compile`].
+//!
+//! Written by hand because the language is small and we need byte offsets on every node and
+//! dice literals (`2d6`); general expression crates evaluate by string look-up at run time,
+//! which the engine must never do.
+
+/// A parse error: byte offset within the source string and a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    /// Byte offset into the expression text.
+    pub pos: usize,
+    /// What went wrong, in words for a scenario author.
+    pub msg: String,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+fn err<T>(pos: usize, msg: impl Into<String>) -> PResult<T> {
+    Err(ParseError { pos, msg: msg.into() })
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Dice(u32, u32),
+    Ident(String),
+    Sym(&'static str),
+    Eof,
+}
+
+const SYMBOLS: [&str; 20] = [
+    "//", "==", "!=", "<=", ">=", "+=", "-=", "+", "-", "*", "/", "%", "(", ")", ",", ".", "[",
+    "]", "<", ">",
+];
+
+fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.' || b[i] == b'_') {
+                i += 1;
+            }
+            let text: String = src[start..i].chars().filter(|&c| c != '_').collect();
+            // `2d6`: a count followed by `d` and a number of sides.
+            if i + 1 < b.len() && b[i] == b'd' && b[i + 1].is_ascii_digit() {
+                let n: u32 = text
+                    .parse()
+                    .map_err(|_| ParseError { pos: start, msg: "dice count must be a whole number".into() })?;
+                i += 1;
+                let s0 = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let s: u32 = src[s0..i]
+                    .parse()
+                    .map_err(|_| ParseError { pos: s0, msg: "bad number of sides".into() })?;
+                out.push((Tok::Dice(n, s), start));
+                continue;
+            }
+            let v: f64 = text
+                .parse()
+                .map_err(|_| ParseError { pos: start, msg: format!("`{text}` is not a number") })?;
+            out.push((Tok::Num(v), start));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &src[start..i];
+            // `d6`, `d20`: one die.
+            if word.len() > 1 && word.starts_with('d') && word[1..].bytes().all(|c| c.is_ascii_digit()) {
+                let s: u32 = word[1..].parse().map_err(|_| ParseError { pos: start, msg: "bad die".into() })?;
+                out.push((Tok::Dice(1, s), start));
+            } else {
+                out.push((Tok::Ident(word.to_string()), start));
+            }
+            continue;
+        }
+        if c == b':' {
+            out.push((Tok::Sym(":"), start));
+            i += 1;
+            continue;
+        }
+        if c == b'=' && b.get(i + 1) != Some(&b'=') {
+            out.push((Tok::Sym("="), start));
+            i += 1;
+            continue;
+        }
+        match SYMBOLS.iter().find(|s| src[i..].starts_with(**s)) {
+            Some(s) => {
+                out.push((Tok::Sym(s), start));
+                i += s.len();
+            }
+            None => {
+                let ch = src[i..].chars().next().unwrap_or('?');
+                return err(start, format!("unexpected character `{ch}`"));
+            }
+        }
+    }
+    out.push((Tok::Eof, src.len()));
+    Ok(out)
+}
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (real division)
+    Div,
+    /// `//` (floor division)
+    FloorDiv,
+    /// `%` (remainder with the sign of the divisor)
+    Mod,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `and` (short-circuit)
+    And,
+    /// `or` (short-circuit)
+    Or,
+}
+
+/// An expression tree with source positions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ast {
+    /// A number literal.
+    Num(f64, usize),
+    /// `NdS` dice.
+    Dice(u32, u32, usize),
+    /// `[owner.]name[\[index\]]`.
+    Name {
+        /// `me`, `target`, or a faction name.
+        owner: Option<(String, usize)>,
+        /// The variable, setting or builtin.
+        name: String,
+        /// An element of the variable's set.
+        index: Option<(String, usize)>,
+        /// Where the reference starts.
+        pos: usize,
+    },
+    /// `f(a, b, ...)`.
+    Call(String, Vec<Ast>, usize),
+    /// `-e`.
+    Neg(Box<Ast>, usize),
+    /// `not e`.
+    Not(Box<Ast>, usize),
+    /// `a op b`.
+    Bin(BinOp, Box<Ast>, Box<Ast>, usize),
+}
+
+impl Ast {
+    /// Byte offset where this node starts.
+    pub fn pos(&self) -> usize {
+        match self {
+            Ast::Num(_, p) | Ast::Dice(_, _, p) | Ast::Call(_, _, p) | Ast::Neg(_, p) | Ast::Not(_, p) => *p,
+            Ast::Name { pos, .. } | Ast::Bin(_, _, _, pos) => *pos,
+        }
+    }
+}
+
+/// Assignment operators of a statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssignOp {
+    /// `=`
+    Set,
+    /// `+=`
+    Add,
+    /// `-=`
+    Sub,
+}
+
+/// A statement tree with source positions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtAst {
+    /// `lvalue op expr`.
+    Assign {
+        /// The variable written (a `Name` node).
+        target: Ast,
+        /// `=`, `+=` or `-=`.
+        op: AssignOp,
+        /// The value.
+        value: Ast,
+    },
+    /// `if cond: stmt`.
+    If(Ast, Box<StmtAst>),
+    /// `each: stmt` / `each others: stmt`, simultaneous over factions.
+    Each {
+        /// Skip the acting faction.
+        others: bool,
+        /// The statement run for every faction.
+        body: Box<StmtAst>,
+        /// Where `each` starts.
+        pos: usize,
+    },
+    /// `end reason`.
+    End(String, usize),
+    /// `draw deck`.
+    Draw(String, usize),
+    /// `order var by key1, key2, ...`.
+    Order {
+        /// Faction variable receiving 1-based positions.
+        var: (String, usize),
+        /// Ascending sort keys.
+        keys: Vec<Ast>,
+    },
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    i: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.i].0
+    }
+    fn pos(&self) -> usize {
+        self.toks[self.i].1
+    }
+    fn bump(&mut self) -> (Tok, usize) {
+        let t = self.toks[self.i].clone();
+        if self.i + 1 < self.toks.len() {
+            self.i += 1;
+        }
+        t
+    }
+    fn is_sym(&self, s: &str) -> bool {
+        matches!(self.peek(), Tok::Sym(x) if *x == s)
+    }
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(x) if x == w)
+    }
+    fn expect_sym(&mut self, s: &str) -> PResult<()> {
+        if self.is_sym(s) {
+            self.bump();
+            Ok(())
+        } else {
+            err(self.pos(), format!("expected `{s}` {}", self.found()))
+        }
+    }
+    fn found(&self) -> String {
+        match self.peek() {
+            Tok::Eof => "but the expression ended".into(),
+            Tok::Num(n) => format!("but found `{n}`"),
+            Tok::Dice(n, s) => format!("but found `{n}d{s}`"),
+            Tok::Ident(w) => format!("but found `{w}`"),
+            Tok::Sym(s) => format!("but found `{s}`"),
+        }
+    }
+    fn ident(&mut self, what: &str) -> PResult<(String, usize)> {
+        match self.peek().clone() {
+            Tok::Ident(w) => {
+                let p = self.pos();
+                self.bump();
+                Ok((w, p))
+            }
+            _ => err(self.pos(), format!("expected {what} {}", self.found())),
+        }
+    }
+
+    fn expr(&mut self) -> PResult<Ast> {
+        self.binary(0)
+    }
+
+    fn binop(&self) -> Option<(BinOp, u8)> {
+        let op = match self.peek() {
+            Tok::Ident(w) if w == "or" => (BinOp::Or, 1),
+            Tok::Ident(w) if w == "and" => (BinOp::And, 2),
+            Tok::Sym(s) => match *s {
+                "==" => (BinOp::Eq, 4),
+                "!=" => (BinOp::Ne, 4),
+                "<" => (BinOp::Lt, 4),
+                "<=" => (BinOp::Le, 4),
+                ">" => (BinOp::Gt, 4),
+                ">=" => (BinOp::Ge, 4),
+                "+" => (BinOp::Add, 5),
+                "-" => (BinOp::Sub, 5),
+                "*" => (BinOp::Mul, 6),
+                "/" => (BinOp::Div, 6),
+                "//" => (BinOp::FloorDiv, 6),
+                "%" => (BinOp::Mod, 6),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(op)
+    }
+
+    fn binary(&mut self, min_prec: u8) -> PResult<Ast> {
+        let mut lhs = self.unary()?;
+        while let Some((op, prec)) = self.binop() {
+            if prec < min_prec {
+                break;
+            }
+            let p = self.pos();
+            self.bump();
+            // Comparisons do not chain: `a < b < c` is an error rather than a surprise.
+            let next = if prec == 4 { prec + 1 } else { prec + 1 };
+            let rhs = self.binary(next)?;
+            if prec == 4 && matches!(self.binop(), Some((_, 4))) {
+                return err(self.pos(), "comparisons do not chain: write `a < b and b < c`");
+            }
+            lhs = Ast::Bin(op, Box::new(lhs), Box::new(rhs), p);
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Ast> {
+        let p = self.pos();
+        if self.is_sym("-") {
+            self.bump();
+            return Ok(Ast::Neg(Box::new(self.unary()?), p));
+        }
+        if self.is_word("not") {
+            self.bump();
+            // `not` binds looser than comparisons: `not a == b` is `not (a == b)`.
+            return Ok(Ast::Not(Box::new(self.binary(3)?), p));
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> PResult<Ast> {
+        let p = self.pos();
+        match self.peek().clone() {
+            Tok::Num(v) => {
+                self.bump();
+                Ok(Ast::Num(v, p))
+            }
+            Tok::Dice(n, s) => {
+                self.bump();
+                if n == 0 || s == 0 {
+                    return err(p, "dice need at least one die with at least one side");
+                }
+                Ok(Ast::Dice(n, s, p))
+            }
+            Tok::Sym("(") => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect_sym(")")?;
+                Ok(e)
+            }
+            Tok::Ident(w) => {
+                self.bump();
+                if w == "true" {
+                    return Ok(Ast::Num(1.0, p));
+                }
+                if w == "false" {
+                    return Ok(Ast::Num(0.0, p));
+                }
+                if self.is_sym("(") {
+                    self.bump();
+                    let mut args = Vec::new();
+                    if !self.is_sym(")") {
+                        loop {
+                            args.push(self.expr()?);
+                            if self.is_sym(",") {
+                                self.bump();
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect_sym(")")?;
+                    return Ok(Ast::Call(w, args, p));
+                }
+                self.name_rest(w, p)
+            }
+            _ => err(p, format!("expected a value {}", self.found())),
+        }
+    }
+
+    fn name_rest(&mut self, first: String, p: usize) -> PResult<Ast> {
+        let (owner, name) = if self.is_sym(".") {
+            self.bump();
+            let (n, _) = self.ident("a variable name after `.`")?;
+            (Some((first, p)), n)
+        } else {
+            (None, first)
+        };
+        let index = if self.is_sym("[") {
+            self.bump();
+            let ix = self.ident("an element name inside `[ ]`")?;
+            self.expect_sym("]")?;
+            Some(ix)
+        } else {
+            None
+        };
+        Ok(Ast::Name { owner, name, index, pos: p })
+    }
+
+    fn stmt(&mut self) -> PResult<StmtAst> {
+        let p = self.pos();
+        if self.is_word("if") {
+            self.bump();
+            let c = self.expr()?;
+            self.expect_sym(":")?;
+            return Ok(StmtAst::If(c, Box::new(self.stmt()?)));
+        }
+        if self.is_word("each") {
+            self.bump();
+            let others = if self.is_word("others") {
+                self.bump();
+                true
+            } else {
+                false
+            };
+            self.expect_sym(":")?;
+            return Ok(StmtAst::Each { others, body: Box::new(self.stmt()?), pos: p });
+        }
+        if self.is_word("end") {
+            self.bump();
+            let (r, rp) = self.ident("an end reason name after `end`")?;
+            return Ok(StmtAst::End(r, rp));
+        }
+        if self.is_word("draw") {
+            self.bump();
+            let (d, dp) = self.ident("a deck name after `draw`")?;
+            return Ok(StmtAst::Draw(d, dp));
+        }
+        if self.is_word("order") {
+            self.bump();
+            let var = self.ident("a faction variable after `order`")?;
+            if !self.is_word("by") {
+                return err(self.pos(), format!("expected `by` {}", self.found()));
+            }
+            self.bump();
+            let mut keys = vec![self.expr()?];
+            while self.is_sym(",") {
+                self.bump();
+                keys.push(self.expr()?);
+            }
+            return Ok(StmtAst::Order { var, keys });
+        }
+        let target = match self.primary()? {
+            n @ Ast::Name { .. } => n,
+            _ => return err(p, "a statement starts with a variable, `if`, `each`, `end`, `draw` or `order`"),
+        };
+        let op = match self.peek() {
+            Tok::Sym("=") => AssignOp::Set,
+            Tok::Sym("+=") => AssignOp::Add,
+            Tok::Sym("-=") => AssignOp::Sub,
+            _ => return err(self.pos(), format!("expected `=`, `+=` or `-=` {}", self.found())),
+        };
+        self.bump();
+        let value = self.expr()?;
+        Ok(StmtAst::Assign { target, op, value })
+    }
+
+    fn finish(&self) -> PResult<()> {
+        if matches!(self.peek(), Tok::Eof) {
+            Ok(())
+        } else {
+            err(self.pos(), format!("unexpected text after the end {}", self.found()))
+        }
+    }
+}
+
+/// Parses one expression.
+pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
+    let mut p = Parser { toks: lex(src)?, i: 0 };
+    if matches!(p.peek(), Tok::Eof) {
+        return err(0, "the expression is empty");
+    }
+    let e = p.expr()?;
+    p.finish()?;
+    Ok(e)
+}
+
+/// Parses one statement.
+pub fn parse_stmt(src: &str) -> Result<StmtAst, ParseError> {
+    let mut p = Parser { toks: lex(src)?, i: 0 };
+    if matches!(p.peek(), Tok::Eof) {
+        return err(0, "the statement is empty");
+    }
+    let s = p.stmt()?;
+    p.finish()?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_dice() {
+        let e = parse_expr("1 + 2 * 3 >= 2d6 and not x").unwrap();
+        match e {
+            Ast::Bin(BinOp::And, l, r, _) => {
+                assert!(matches!(*l, Ast::Bin(BinOp::Ge, _, _, _)));
+                assert!(matches!(*r, Ast::Not(_, _)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse_expr("d6").unwrap(), Ast::Dice(1, 6, 0));
+    }
+
+    #[test]
+    fn names_with_owner_and_index() {
+        let e = parse_expr("Alpha.control[north]").unwrap();
+        match e {
+            Ast::Name { owner, name, index, .. } => {
+                assert_eq!(owner.unwrap().0, "Alpha");
+                assert_eq!(name, "control");
+                assert_eq!(index.unwrap().0, "north");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn statements() {
+        assert!(matches!(parse_stmt("if vp >= 3: end done").unwrap(), StmtAst::If(_, _)));
+        assert!(matches!(parse_stmt("each others: vp -= 1").unwrap(), StmtAst::Each { others: true, .. }));
+        assert!(matches!(parse_stmt("order ini by random(), seat").unwrap(), StmtAst::Order { .. }));
+        assert!(matches!(parse_stmt("target.vp += d6").unwrap(), StmtAst::Assign { op: AssignOp::Add, .. }));
+    }
+
+    #[test]
+    fn errors_point_at_the_column() {
+        let e = parse_expr("1 + * 2").unwrap_err();
+        assert_eq!(e.pos, 4);
+        let e = parse_expr("a < b < c").unwrap_err();
+        assert!(e.msg.contains("chain"));
+        let e = parse_stmt("vp + 1").unwrap_err();
+        assert_eq!(e.pos, 3);
+    }
+}

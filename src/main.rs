@@ -1,0 +1,11 @@
+//! The `vpsim` binary: parse arguments, run, map errors to exit codes.
+
+use clap::Parser;
+
+fn main() {
+    let cli = vpsim::cli::Cli::parse();
+    if let Err(e) = vpsim::cli::dispatch(cli) {
+        eprintln!("error: {e}");
+        std::process::exit(e.exit_code());
+    }
+}

@@ -1,0 +1,267 @@
+//! The compiled model: a validated scenario as flat, index-based structures.
+//!
+//! Owns the shape the engine runs: every name has been resolved to an index, every formula
+//! is an [`Expr`] or [`Stmt`]. Built once by [`crate::scenario::compile`], shared read-only by
+//! all worker threads. Names are kept only for reports and traces.
+
+use crate::error::Location;
+use crate::expr::{Expr, LValue, Stmt};
+use crate::state::Tables;
+
+/// A faction.
+#[derive(Debug, Clone)]
+pub struct Faction {
+    /// Identifier.
+    pub name: String,
+    /// Display name.
+    pub label: String,
+    /// Side or team name.
+    pub side: Option<String>,
+    /// Player or non-player.
+    pub player: bool,
+}
+
+/// A variable.
+#[derive(Debug, Clone)]
+pub struct Var {
+    /// Identifier.
+    pub name: String,
+    /// Per-faction (else global).
+    pub faction: bool,
+    /// Set it is indexed by.
+    pub set: Option<u16>,
+    /// First slot.
+    pub base: u32,
+    /// Slots per faction.
+    pub fstride: u32,
+    /// Elements per faction (1 when not indexed).
+    pub width: u32,
+    /// Initial value; per-faction overrides in `init_for`.
+    pub init: Expr,
+    /// Per-faction initial values replacing `init`.
+    pub init_for: Vec<Option<Expr>>,
+    /// A 0/1 flag.
+    pub flag: bool,
+}
+
+/// Agent policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Random, proportional to each action's weight.
+    Weighted,
+    /// The highest value plus normal noise.
+    Greedy,
+    /// The first available in a fixed list.
+    Priority,
+}
+
+/// A faction's agent.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The policy.
+    pub policy: Policy,
+    /// Greedy noise (standard deviation), evaluated per decision.
+    pub noise: Expr,
+    /// Priority rank of each action (lower is preferred), `u16::MAX` when not listed.
+    pub priority: Vec<u16>,
+}
+
+/// A phase of the round.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// Name.
+    pub name: String,
+    /// Runs once per faction (else once).
+    pub faction: bool,
+    /// Condition to run.
+    pub when: Option<Expr>,
+    /// Turn order keys, ascending.
+    pub order: Vec<Expr>,
+    /// Agent decisions per faction turn.
+    pub actions: Option<Expr>,
+    /// Statements.
+    pub effects: Vec<Stmt>,
+}
+
+/// An action.
+#[derive(Debug, Clone)]
+pub struct Action {
+    /// Name.
+    pub name: String,
+    /// Bit mask of factions allowed to take it.
+    pub allowed: u32,
+    /// Availability.
+    pub when: Option<Expr>,
+    /// Costs: variable and amount.
+    pub cost: Vec<(LValue, Expr)>,
+    /// Weight (weighted policy).
+    pub weight: Expr,
+    /// Value (greedy policy).
+    pub value: Expr,
+    /// Takes a target faction.
+    pub targeted: bool,
+    /// Target eligibility.
+    pub target_when: Option<Expr>,
+    /// Statements.
+    pub effects: Vec<Stmt>,
+}
+
+/// When an event is rolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventAt {
+    /// Before the first phase.
+    RoundStart,
+    /// After the last phase.
+    RoundEnd,
+}
+
+/// A random event.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// Name.
+    pub name: String,
+    /// When it is rolled.
+    pub at: EventAt,
+    /// Eligibility.
+    pub when: Option<Expr>,
+    /// Chance per round.
+    pub probability: Expr,
+    /// Statements.
+    pub effects: Vec<Stmt>,
+}
+
+/// When an end condition is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// After any change to a variable the condition reads.
+    Immediate,
+    /// At the start of each faction turn (phases with actions), for that faction.
+    TurnStart,
+    /// Before the round's first phase.
+    RoundStart,
+    /// After the round's last phase.
+    RoundEnd,
+}
+
+/// An end condition.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// End reason id.
+    pub reason: u16,
+    /// Condition.
+    pub when: Expr,
+    /// When it is checked.
+    pub timing: Timing,
+}
+
+/// Why a game ended and what that means.
+#[derive(Debug, Clone)]
+pub struct Reason {
+    /// Name.
+    pub name: String,
+    /// The game is a draw (else the ranking decides).
+    pub draw: bool,
+    /// Free text.
+    pub description: String,
+}
+
+/// One link of the tie-break chain.
+#[derive(Debug, Clone)]
+pub enum TieBreak {
+    /// Higher value wins.
+    Expr(Expr, String),
+    /// A die roll (a uniformly random order among the tied).
+    Die,
+}
+
+/// The final ranking.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    /// Score.
+    pub score: Expr,
+    /// Tie-break chain.
+    pub tiebreak: Vec<TieBreak>,
+    /// Ties that survive the chain are shared places.
+    pub shared: bool,
+}
+
+impl Ranking {
+    /// Display name of chain link `k`.
+    pub fn link_name(&self, k: usize) -> String {
+        match &self.tiebreak[k] {
+            TieBreak::Expr(_, s) => s.clone(),
+            TieBreak::Die => "die".into(),
+        }
+    }
+}
+
+/// A compiled scenario.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// Scenario identifier.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// The file it came from.
+    pub file: String,
+    /// FNV-1a 64-bit hash of the file's bytes, hex.
+    pub hash: String,
+    /// Factions, in seat order.
+    pub factions: Vec<Faction>,
+    /// Variables.
+    pub vars: Vec<Var>,
+    /// Total slots.
+    pub slots: usize,
+    /// Static tables for expressions.
+    pub tables: Tables,
+    /// Last round.
+    pub rounds: u32,
+    /// Age of each round (index = round; 0 unused).
+    pub age_of_round: Vec<i64>,
+    /// Sets: name and element names.
+    pub sets: Vec<(String, Vec<String>)>,
+    /// Decks: name and card names.
+    pub decks: Vec<(String, Vec<String>)>,
+    /// Phases.
+    pub phases: Vec<Phase>,
+    /// Actions.
+    pub actions: Vec<Action>,
+    /// Agent of each faction.
+    pub agents: Vec<Agent>,
+    /// Events.
+    pub events: Vec<Event>,
+    /// End conditions.
+    pub checks: Vec<Check>,
+    /// Immediate checks to run after each variable changes (by variable id).
+    pub immediate_by_var: Vec<Vec<u16>>,
+    /// Immediate checks to run after a draw.
+    pub immediate_on_draw: Vec<u16>,
+    /// End reasons.
+    pub reasons: Vec<Reason>,
+    /// Reason used when the last round finishes.
+    pub last_round_reason: u16,
+    /// Final ranking.
+    pub ranking: Ranking,
+    /// Source locations of formulas.
+    pub locs: Vec<Location>,
+}
+
+impl Model {
+    /// Number of factions.
+    pub fn nfactions(&self) -> usize {
+        self.factions.len()
+    }
+
+    /// `Faction.var` or `var` for a slot write, for traces.
+    pub fn slot_name(&self, var: u16, faction: Option<usize>, elem: Option<usize>) -> String {
+        let v = &self.vars[var as usize];
+        let mut s = match faction {
+            Some(f) if v.faction => format!("{}.{}", self.factions[f].name, v.name),
+            _ => v.name.clone(),
+        };
+        if let (Some(set), Some(e)) = (v.set, elem) {
+            s.push_str(&format!("[{}]", self.sets[set as usize].1[e]));
+        }
+        s
+    }
+}

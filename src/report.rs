@@ -1,0 +1,308 @@
+//! Reports of a run: the [`Summary`] (the JSON schema of `vpsim run --json`) and the terminal
+//! table.
+//!
+//! Owns what a run says and how it is laid out. Every number is computed from the merged
+//! [`Tally`]; nothing is reported that the run did not count. Field names and meanings are the
+//! documented JSON schema (README, "JSON output"): change them only with the docs.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Model;
+use crate::runner::{RunResult, RunSpec};
+use crate::stats::{Rate, Spread, Tally, z_for};
+
+/// Confidence level of every interval.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Which scenario was run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    /// Identifier.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// File as given.
+    pub file: String,
+    /// FNV-1a 64 of the file's bytes.
+    pub hash: String,
+}
+
+/// Games at one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankCount {
+    /// Rank (1 = first).
+    pub rank: u32,
+    /// Share of games, with interval.
+    #[serde(flatten)]
+    pub rate: Rate,
+}
+
+/// One faction's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FactionSummary {
+    /// Identifier.
+    pub name: String,
+    /// Display name.
+    pub label: String,
+    /// Side or team.
+    pub side: Option<String>,
+    /// Player faction.
+    pub player: bool,
+    /// Sole wins.
+    pub win: Rate,
+    /// Shared first places.
+    pub shared_win: Rate,
+    /// Draws.
+    pub draw: Rate,
+    /// Games that were neither a win, a shared win, nor a draw.
+    pub loss: Rate,
+    /// Rank distribution.
+    pub ranks: Vec<RankCount>,
+    /// Mean rank.
+    pub mean_rank: f64,
+    /// Final score distribution.
+    pub score: Option<Spread>,
+}
+
+/// Games of one length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LengthCount {
+    /// Rounds played.
+    pub rounds: i64,
+    /// Games.
+    pub count: u64,
+}
+
+/// Game length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LengthSummary {
+    /// Distribution summary.
+    #[serde(flatten)]
+    pub spread: Option<Spread>,
+    /// Full histogram.
+    pub histogram: Vec<LengthCount>,
+}
+
+/// An end reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReasonSummary {
+    /// Reason name.
+    pub name: String,
+    /// `rank` or `draw`.
+    pub result: String,
+    /// Share of games.
+    #[serde(flatten)]
+    pub rate: Rate,
+}
+
+/// What decided the winner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeciderSummary {
+    /// `score`, a tie-break link as written, or `shared`.
+    pub by: String,
+    /// Share of games with a winner.
+    #[serde(flatten)]
+    pub rate: Rate,
+}
+
+/// Speed of the run (the only part that differs between identical runs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Performance {
+    /// Seconds spent playing.
+    pub elapsed_s: f64,
+    /// Games per second.
+    pub games_per_s: f64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Everything `vpsim run` reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// vpsim version.
+    pub vpsim_version: String,
+    /// The scenario.
+    pub scenario: ScenarioInfo,
+    /// Master seed.
+    pub seed: u64,
+    /// Index of the first game.
+    pub first_game: u64,
+    /// Games played.
+    pub games: u64,
+    /// Confidence level of every interval.
+    pub confidence: f64,
+    /// Per faction, in seat order.
+    pub factions: Vec<FactionSummary>,
+    /// Games with no winner.
+    pub draws: Rate,
+    /// Games whose first place was shared.
+    pub shared_wins: Rate,
+    /// Game length in rounds.
+    pub length: LengthSummary,
+    /// Why games ended.
+    pub end_reasons: Vec<ReasonSummary>,
+    /// What decided the winner, among games with a winner.
+    pub decided_by: Vec<DeciderSummary>,
+    /// Speed.
+    pub performance: Performance,
+}
+
+impl Summary {
+    /// Computes the summary of a finished run.
+    pub fn new(m: &Model, spec: &RunSpec, r: &RunResult) -> Summary {
+        let t: &Tally = &r.tally;
+        let z = z_for(CONFIDENCE);
+        let n = t.games;
+        let nf = m.nfactions();
+        let factions = m
+            .factions
+            .iter()
+            .zip(&t.factions)
+            .map(|(f, ft)| {
+                let ranks: Vec<RankCount> =
+                    ft.ranks.iter().enumerate().map(|(i, &c)| RankCount { rank: i as u32 + 1, rate: Rate::wilson(c, n, z) }).collect();
+                let mean_rank = if n == 0 { 0.0 } else { ft.ranks.iter().enumerate().map(|(i, &c)| (i as f64 + 1.0) * c as f64).sum::<f64>() / n as f64 };
+                FactionSummary {
+                    name: f.name.clone(),
+                    label: f.label.clone(),
+                    side: f.side.clone(),
+                    player: f.player,
+                    win: Rate::wilson(ft.wins, n, z),
+                    shared_win: Rate::wilson(ft.shared_wins, n, z),
+                    draw: Rate::wilson(ft.draws, n, z),
+                    loss: Rate::wilson(n - ft.wins - ft.shared_wins - ft.draws, n, z),
+                    ranks,
+                    mean_rank,
+                    score: Spread::of(&ft.scores),
+                }
+            })
+            .collect();
+        let with_winner = n - t.draws;
+        let links = m.ranking.tiebreak.len();
+        let decided_by = t
+            .decided
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| DeciderSummary {
+                by: if i == 0 {
+                    "score".into()
+                } else if i <= links {
+                    m.ranking.link_name(i - 1)
+                } else {
+                    "shared".into()
+                },
+                rate: Rate::wilson(c, with_winner, z),
+            })
+            .collect();
+        let _ = nf;
+        Summary {
+            vpsim_version: env!("CARGO_PKG_VERSION").into(),
+            scenario: ScenarioInfo { name: m.name.clone(), title: m.title.clone(), file: m.file.clone(), hash: m.hash.clone() },
+            seed: spec.seed,
+            first_game: spec.first,
+            games: n,
+            confidence: CONFIDENCE,
+            factions,
+            draws: Rate::wilson(t.draws, n, z),
+            shared_wins: Rate::wilson(t.shared, n, z),
+            length: LengthSummary {
+                spread: Spread::of(&t.lengths),
+                histogram: t.lengths.iter().map(|(rounds, count)| LengthCount { rounds, count }).collect(),
+            },
+            end_reasons: m
+                .reasons
+                .iter()
+                .zip(&t.reasons)
+                .map(|(r, &c)| ReasonSummary {
+                    name: r.name.clone(),
+                    result: if r.draw { "draw" } else { "rank" }.into(),
+                    rate: Rate::wilson(c, n, z),
+                })
+                .collect(),
+            decided_by,
+            performance: Performance {
+                elapsed_s: r.elapsed.as_secs_f64(),
+                games_per_s: if r.elapsed.as_secs_f64() > 0.0 { n as f64 / r.elapsed.as_secs_f64() } else { 0.0 },
+                threads: r.threads,
+            },
+        }
+    }
+
+    /// The terminal report.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+        let ci = |r: &Rate| format!("{:>6} [{:>6}, {:>6}]", pct(r.rate), pct(r.low), pct(r.high));
+        let _ = writeln!(s, "{} — {} games, seed {}", self.scenario.title, self.games, self.seed);
+        let _ = writeln!(s, "scenario {} ({}), intervals are {:.0}% Wilson", self.scenario.file, self.scenario.hash, 100.0 * self.confidence);
+        let _ = writeln!(s);
+        let w = self.factions.iter().map(|f| f.name.len()).max().unwrap_or(7).max(7);
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:^24}  {:>7}  {:>6}  {:>9}  {:>6}  {:>5} {:>4} {:>4} {:>4} {:>5}",
+            "faction", "win [95% CI]", "shared", "draw", "mean rank", "score", "min", "q1", "med", "q3", "max"
+        );
+        for f in &self.factions {
+            let sc = f.score.unwrap_or(Spread { mean: 0.0, sd: 0.0, min: 0, q1: 0, median: 0, q3: 0, max: 0 });
+            let _ = writeln!(
+                s,
+                "{:<w$}  {:>24}  {:>7}  {:>6}  {:>9.2}  {:>6.2}  {:>5} {:>4} {:>4} {:>4} {:>5}",
+                f.name,
+                ci(&f.win),
+                pct(f.shared_win.rate),
+                pct(f.draw.rate),
+                f.mean_rank,
+                sc.mean,
+                sc.min,
+                sc.q1,
+                sc.median,
+                sc.q3,
+                sc.max
+            );
+        }
+        let _ = writeln!(s);
+        let _ = write!(s, "{:<w$}  ", "rank");
+        let nranks = self.factions.first().map_or(0, |f| f.ranks.len());
+        for r in 1..=nranks {
+            let _ = write!(s, "{:>7}", format!("#{r}"));
+        }
+        let _ = writeln!(s, "   score sd");
+        for f in &self.factions {
+            let _ = write!(s, "{:<w$}  ", f.name);
+            for r in &f.ranks {
+                let _ = write!(s, "{:>7}", pct(r.rate.rate));
+            }
+            let _ = writeln!(s, "   {:>8.2}", f.score.map_or(0.0, |x| x.sd));
+        }
+        let _ = writeln!(s);
+        if let Some(l) = self.length.spread {
+            let _ = writeln!(
+                s,
+                "length (rounds): mean {:.2}, sd {:.2}, min {}, q1 {}, median {}, q3 {}, max {}",
+                l.mean, l.sd, l.min, l.q1, l.median, l.q3, l.max
+            );
+        }
+        let hist: Vec<String> = self.length.histogram.iter().map(|h| format!("{}: {}", h.rounds, pct(h.count as f64 / self.games.max(1) as f64))).collect();
+        let _ = writeln!(s, "  {}", hist.join("  "));
+        let _ = writeln!(s, "end reasons:");
+        for r in self.end_reasons.iter().filter(|r| r.rate.count > 0) {
+            let _ = writeln!(s, "  {:<28} {}{}", r.name, ci(&r.rate), if r.result == "draw" { "  (draw)" } else { "" });
+        }
+        let _ = writeln!(s, "draws {}   shared wins {}", ci(&self.draws), ci(&self.shared_wins));
+        let _ = writeln!(s, "winner decided by (games with a winner):");
+        for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
+            let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));
+        }
+        let _ = writeln!(
+            s,
+            "{:.0} games/s on {} thread{} ({:.2} s)",
+            self.performance.games_per_s,
+            self.performance.threads,
+            if self.performance.threads == 1 { "" } else { "s" },
+            self.performance.elapsed_s
+        );
+        s
+    }
+}

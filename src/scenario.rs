@@ -1,0 +1,114 @@
+//! Scenario files: reading TOML, reporting its errors with locations, compiling to a [`Model`].
+//!
+//! Owns the path from a file on disk to a validated model. The schema is in [`raw`], the
+//! rules of validity and the compilation in [`compile`].
+
+pub mod compile;
+pub mod raw;
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use compile::Source;
+
+/// Reads and compiles a scenario file.
+pub fn load(path: &Path) -> Result<Model> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Compiles scenario text; `file` names it in error messages.
+pub fn parse(text: &str, file: &str) -> Result<Model> {
+    let src = Source { file, text };
+    let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start);
+        Error::Scenario { loc: src.at(at), msg: toml_message(e.message()) }
+    })?;
+    compile::compile(&raw, &src)
+}
+
+/// TOML and serde messages name Rust-side concepts; say it in the author's terms.
+fn toml_message(m: &str) -> String {
+    let m = m.trim();
+    let m = m.replace("unknown field", "unknown key").replace("missing field", "missing key");
+    if m.contains("unknown key") {
+        format!("{m}; check the spelling against the scenario reference in the README")
+    } else {
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINI: &str = r#"
+[scenario]
+name = "mini"
+rounds = 5
+
+[[faction]]
+name = "A"
+
+[[faction]]
+name = "B"
+
+[[var]]
+name = "vp"
+max = 3
+
+[[phase]]
+name = "score"
+each = "faction"
+effects = ["vp += bernoulli(0.5)"]
+
+[[end]]
+name = "three"
+when = "max_all(vp) >= 3"
+
+[ranking]
+score = "vp"
+tiebreak = ["-seat"]
+"#;
+
+    #[test]
+    fn compiles_a_small_scenario() {
+        let m = parse(MINI, "mini.toml").unwrap();
+        assert_eq!(m.nfactions(), 2);
+        assert_eq!(m.slots, 2);
+        assert_eq!(m.reasons.len(), 2);
+        assert_eq!(m.immediate_by_var[0], vec![0]);
+    }
+
+    fn error_of(text: &str) -> String {
+        parse(text, "x.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let bad = MINI.replace("max = 3", "max = 3\ncapp = 4");
+        let e = error_of(&bad);
+        assert!(e.starts_with("x.toml:15:1:"), "{e}");
+        assert!(e.contains("unknown key"), "{e}");
+    }
+
+    #[test]
+    fn expression_errors_point_inside_the_string() {
+        let bad = MINI.replace("vp += bernoulli(0.5)", "vp += bernoulli(1.7)");
+        let e = error_of(&bad);
+        assert!(e.starts_with("x.toml:19:29:"), "{e}");
+        assert!(e.contains("outside 0..1"), "{e}");
+        let bad = MINI.replace("max_all(vp) >= 3", "max_all(vq) >= 3");
+        let e = error_of(&bad);
+        assert!(e.contains("`vq` is not defined (did you mean `vp`?)"), "{e}");
+    }
+
+    #[test]
+    fn wrong_types_and_missing_factions() {
+        let e = error_of(&MINI.replace("rounds = 5", "rounds = \"five\""));
+        assert!(e.starts_with("x.toml:4:10:"), "{e}");
+        let e = error_of(&MINI.replace("tiebreak = [\"-seat\"]", "tiebreak = [\"C.vp\"]"));
+        assert!(e.contains("`C` is not a faction"), "{e}");
+    }
+}

@@ -1,0 +1,320 @@
+//! The scenario file as written: serde types mirroring the TOML, with spans on every formula.
+//!
+//! Owns the file format's shape (table and key names, defaults, which keys are allowed) and
+//! nothing of its meaning; [`super::compile`] validates and resolves it. Every table denies
+//! unknown keys so a typo is an error at its line and column, not a silent default.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer};
+use toml::Spanned;
+
+/// A formula as written: a TOML string, or a bare number or boolean (kept as its text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Src(pub String);
+
+impl<'de> Deserialize<'de> for Src {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Src;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, a boolean or an expression string")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Src, E> {
+                Ok(Src(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Src, E> {
+                Ok(Src(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Src, E> {
+                Ok(Src(format!("{v:?}")))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Src, E> {
+                Ok(Src(v.to_string()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Src, E> {
+                Ok(Src(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A formula with its place in the file.
+pub type Formula = Spanned<Src>;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    /// Name, clock and description.
+    pub scenario: RawMeta,
+    /// Named constants.
+    #[serde(default)]
+    pub settings: BTreeMap<String, Formula>,
+    /// Named sets (areas, territories...).
+    #[serde(default, rename = "set")]
+    pub sets: Vec<RawSet>,
+    /// Factions in seat order.
+    #[serde(rename = "faction")]
+    pub factions: Vec<Spanned<RawFaction>>,
+    /// Variables.
+    #[serde(default, rename = "var")]
+    pub vars: Vec<Spanned<RawVar>>,
+    /// Decks of cards.
+    #[serde(default, rename = "deck")]
+    pub decks: Vec<Spanned<RawDeck>>,
+    /// Default agent for every faction.
+    #[serde(default)]
+    pub agent: Option<RawAgent>,
+    /// Phases of a round, in order.
+    #[serde(default, rename = "phase")]
+    pub phases: Vec<Spanned<RawPhase>>,
+    /// Actions agents can take.
+    #[serde(default, rename = "action")]
+    pub actions: Vec<Spanned<RawAction>>,
+    /// Random events.
+    #[serde(default, rename = "event")]
+    pub events: Vec<Spanned<RawEvent>>,
+    /// End conditions.
+    #[serde(default, rename = "end")]
+    pub ends: Vec<Spanned<RawEnd>>,
+    /// Final ranking.
+    pub ranking: RawRanking,
+}
+
+/// `[scenario]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeta {
+    /// Short identifier.
+    pub name: Spanned<String>,
+    /// Human title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The last round.
+    pub rounds: Spanned<i64>,
+    /// Rounds per age.
+    #[serde(default)]
+    pub ages: Option<Spanned<Vec<i64>>>,
+    /// Name of the end reason when the last round finishes.
+    #[serde(default)]
+    pub last_round_reason: Option<Spanned<String>>,
+}
+
+/// `[[set]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSet {
+    /// Set name.
+    pub name: Spanned<String>,
+    /// Element names.
+    pub elements: Vec<Spanned<String>>,
+}
+
+/// `[[faction]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFaction {
+    /// Identifier used in formulas.
+    pub name: Spanned<String>,
+    /// Display name.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Side or team.
+    #[serde(default)]
+    pub side: Option<Spanned<String>>,
+    /// Player faction (default) or non-player.
+    #[serde(default = "yes")]
+    pub player: bool,
+    /// Initial values overriding the variables' `init` for this faction.
+    #[serde(default)]
+    pub init: BTreeMap<String, Formula>,
+    /// Agent overriding the default `[agent]`.
+    #[serde(default)]
+    pub agent: Option<RawAgent>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `[[var]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVar {
+    /// Identifier.
+    pub name: Spanned<String>,
+    /// `faction` (default) or `global`.
+    #[serde(default)]
+    pub scope: Option<Spanned<String>>,
+    /// Set the variable is indexed by.
+    #[serde(default)]
+    pub over: Option<Spanned<String>>,
+    /// Initial value, evaluated at setup (may be random).
+    #[serde(default)]
+    pub init: Option<Formula>,
+    /// Floor (constant).
+    #[serde(default)]
+    pub min: Option<Formula>,
+    /// Cap (constant).
+    #[serde(default)]
+    pub max: Option<Formula>,
+    /// A flag: min 0, max 1.
+    #[serde(default)]
+    pub flag: bool,
+}
+
+/// `[[deck]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDeck {
+    /// Deck name.
+    pub name: Spanned<String>,
+    /// Card kinds.
+    pub cards: Vec<RawCard>,
+}
+
+/// A card kind in a deck.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCard {
+    /// Card name.
+    pub name: String,
+    /// Copies.
+    #[serde(default = "one")]
+    pub count: Spanned<i64>,
+    /// Integer attributes (`card.NAME` in formulas).
+    #[serde(default)]
+    pub attrs: BTreeMap<String, i64>,
+}
+
+fn one() -> Spanned<i64> {
+    Spanned::new(0..0, 1)
+}
+
+/// `[agent]` / `[faction.agent]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    /// `weighted`, `greedy` or `priority`.
+    pub policy: Spanned<String>,
+    /// Greedy: standard deviation of the normal noise added to each action's value.
+    #[serde(default)]
+    pub noise: Option<Formula>,
+    /// Priority: action names, most preferred first.
+    #[serde(default)]
+    pub priority: Vec<Spanned<String>>,
+}
+
+/// `[[phase]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhase {
+    /// Name.
+    pub name: String,
+    /// `global` (default) or `faction`.
+    #[serde(default)]
+    pub each: Option<Spanned<String>>,
+    /// Run only when this holds.
+    #[serde(default)]
+    pub when: Option<Formula>,
+    /// Faction phases: ascending sort keys for the turn order (default seat).
+    #[serde(default)]
+    pub order: Vec<Formula>,
+    /// Faction phases: agent decisions per turn.
+    #[serde(default)]
+    pub actions: Option<Formula>,
+    /// Statements, run once (global) or per faction after its actions.
+    #[serde(default)]
+    pub effects: Vec<Formula>,
+}
+
+/// `[[action]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAction {
+    /// Name.
+    pub name: Spanned<String>,
+    /// Only these factions may take it (default all).
+    #[serde(default)]
+    pub factions: Vec<Spanned<String>>,
+    /// Available when this holds.
+    #[serde(default)]
+    pub when: Option<Formula>,
+    /// Variables paid (must be affordable).
+    #[serde(default)]
+    pub cost: BTreeMap<String, Formula>,
+    /// Weight under the weighted policy.
+    #[serde(default)]
+    pub weight: Option<Formula>,
+    /// Value under the greedy policy.
+    #[serde(default)]
+    pub value: Option<Formula>,
+    /// `none` (default) or `other`.
+    #[serde(default)]
+    pub target: Option<Spanned<String>>,
+    /// Which targets are eligible.
+    #[serde(default)]
+    pub target_when: Option<Formula>,
+    /// Statements.
+    #[serde(default)]
+    pub effects: Vec<Formula>,
+}
+
+/// `[[event]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    /// Name.
+    pub name: String,
+    /// `round_start` (default) or `round_end`.
+    #[serde(default)]
+    pub at: Option<Spanned<String>>,
+    /// Eligible when this holds.
+    #[serde(default)]
+    pub when: Option<Formula>,
+    /// Chance per round.
+    pub probability: Formula,
+    /// Statements.
+    #[serde(default)]
+    pub effects: Vec<Formula>,
+}
+
+/// `[[end]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnd {
+    /// Reason name.
+    pub name: Spanned<String>,
+    /// Condition (optional: a reason may only be used by `end NAME` statements).
+    #[serde(default)]
+    pub when: Option<Formula>,
+    /// `immediate` (default), `turn_start`, `round_start` or `round_end`.
+    #[serde(default)]
+    pub timing: Option<Spanned<String>>,
+    /// `rank` (default) or `draw`.
+    #[serde(default)]
+    pub result: Option<Spanned<String>>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `[ranking]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRanking {
+    /// Score per faction.
+    pub score: Formula,
+    /// Tie-break chain: expressions (higher wins) or `die`.
+    #[serde(default)]
+    pub tiebreak: Vec<Formula>,
+    /// Leave ties that survive the chain as shared places.
+    #[serde(default)]
+    pub shared: bool,
+}

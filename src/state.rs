@@ -1,0 +1,76 @@
+//! Per-game mutable state and the static tables that expressions read.
+//!
+//! Owns the memory layout of a game: every variable is a slot in one flat `i64` vector
+//! (global scalars, then per-faction and per-element blocks), decks are ranges of one flat
+//! card pool. A [`State`] is allocated once per worker and reset for every game, so playing a
+//! game allocates nothing. What the values mean belongs to the scenario, not to this module.
+
+/// The most factions a scenario may declare; fixed so that per-faction scratch space lives on
+/// the stack.
+pub const MAX_FACTIONS: usize = 16;
+
+/// Static, per-model tables that expressions consult while a game runs.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    /// Number of factions.
+    pub nfactions: u8,
+    /// Side id (1-based) of each faction, 0 when it has none.
+    pub side: Vec<i64>,
+    /// 1 for a player faction, 0 for a non-player faction.
+    pub player: Vec<i64>,
+    /// Card attributes, `card * n_attrs + attr`.
+    pub card_attrs: Vec<i64>,
+    /// Number of distinct card attributes.
+    pub n_attrs: usize,
+    /// Lower bound of each variable (by variable id).
+    pub var_min: Vec<i64>,
+    /// Upper bound of each variable (by variable id).
+    pub var_max: Vec<i64>,
+    /// First card of each deck in the pool template.
+    pub deck_start: Vec<u32>,
+    /// Number of cards of each deck.
+    pub deck_len: Vec<u32>,
+    /// The pool template: card ids of all decks, deck after deck.
+    pub pool: Vec<u16>,
+}
+
+/// Mutable state of one game.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// Variable slots.
+    pub vals: Vec<i64>,
+    /// Current round, 1-based (0 during setup).
+    pub round: i64,
+    /// Current age, 1-based.
+    pub age: i64,
+    /// The card most recently drawn, if the last `draw` succeeded.
+    pub card: Option<u16>,
+    /// Cards left in each deck.
+    pub deck_left: Vec<u32>,
+    /// Working copy of the pool (drawn cards are swapped to the back of their deck's range).
+    pub pool: Vec<u16>,
+}
+
+impl State {
+    /// A state with `slots` variables and the decks of `t`.
+    pub fn new(slots: usize, t: &Tables) -> State {
+        State {
+            vals: vec![0; slots],
+            round: 0,
+            age: 1,
+            card: None,
+            deck_left: t.deck_len.clone(),
+            pool: t.pool.clone(),
+        }
+    }
+
+    /// Puts every deck back to its full template order and clears the clock. Variables are
+    /// set by the engine's setup, which evaluates their initial values.
+    pub fn reset(&mut self, t: &Tables) {
+        self.round = 0;
+        self.age = 1;
+        self.card = None;
+        self.deck_left.copy_from_slice(&t.deck_len);
+        self.pool.copy_from_slice(&t.pool);
+    }
+}

@@ -1,0 +1,342 @@
+//! Mergeable tallies of game outcomes, and the estimates computed from them.
+//!
+//! Owns the statistics: a [`Tally`] holds only integers (counts, exact `i128` sums, integer
+//! histograms), so tallies merge exactly in any order and a run's results are bit-identical
+//! for any thread count or chunking. Floating point appears only when estimates are computed
+//! from the final tally. Memory is independent of the number of games.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use crate::engine::{Decider, Outcome, Result as GameResult};
+
+/// An integer histogram over a growing contiguous range.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Value of `counts[0]`.
+    pub offset: i64,
+    /// Count per value.
+    pub counts: Vec<u64>,
+}
+
+impl Histogram {
+    /// Counts one value.
+    #[inline]
+    pub fn add(&mut self, v: i64) {
+        self.add_n(v, 1);
+    }
+
+    fn add_n(&mut self, v: i64, n: u64) {
+        if self.counts.is_empty() {
+            self.offset = v;
+            self.counts.push(0);
+        } else if v < self.offset {
+            let grow = (self.offset - v) as usize;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.offset = v;
+        } else if v >= self.offset + self.counts.len() as i64 {
+            self.counts.resize((v - self.offset) as usize + 1, 0);
+        }
+        self.counts[(v - self.offset) as usize] += n;
+    }
+
+    /// Adds another histogram's counts.
+    pub fn merge(&mut self, o: &Histogram) {
+        for (i, &c) in o.counts.iter().enumerate() {
+            if c > 0 {
+                self.add_n(o.offset + i as i64, c);
+            }
+        }
+    }
+
+    /// Number of values counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// `(value, count)` pairs with a non-zero count, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| (self.offset + i as i64, *c))
+    }
+
+    /// Smallest value counted.
+    pub fn min(&self) -> Option<i64> {
+        self.iter().next().map(|x| x.0)
+    }
+
+    /// Largest value counted.
+    pub fn max(&self) -> Option<i64> {
+        self.iter().last().map(|x| x.0)
+    }
+
+    /// Nearest-rank quantile: the smallest value whose cumulative count reaches `p` of the
+    /// total (`p` in 0..=1).
+    pub fn quantile(&self, p: f64) -> Option<i64> {
+        let n = self.total();
+        if n == 0 {
+            return None;
+        }
+        let need = ((p * n as f64).ceil() as u64).max(1);
+        let mut cum = 0;
+        for (v, c) in self.iter() {
+            cum += c;
+            if cum >= need {
+                return Some(v);
+            }
+        }
+        self.max()
+    }
+
+    /// Exact sum and sum of squares.
+    pub fn moments(&self) -> (i128, i128) {
+        self.iter().fold((0, 0), |(s, q), (v, c)| (s + v as i128 * c as i128, q + (v as i128) * (v as i128) * c as i128))
+    }
+}
+
+/// Per-faction counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactionTally {
+    /// Sole wins.
+    pub wins: u64,
+    /// Shared first places.
+    pub shared_wins: u64,
+    /// Games ending in a draw.
+    pub draws: u64,
+    /// Games at each rank (index 0 = rank 1).
+    pub ranks: Vec<u64>,
+    /// Final scores.
+    pub scores: Histogram,
+}
+
+/// Everything counted over a set of games.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Games counted.
+    pub games: u64,
+    /// Per faction.
+    pub factions: Vec<FactionTally>,
+    /// Game lengths in rounds.
+    pub lengths: Histogram,
+    /// Games per end reason.
+    pub reasons: Vec<u64>,
+    /// Games with a winner, by what decided it: 0 = score, 1 + k = tie-break link k,
+    /// last = shared.
+    pub decided: Vec<u64>,
+    /// Games that were draws.
+    pub draws: u64,
+    /// Games whose first place was shared.
+    pub shared: u64,
+}
+
+impl Tally {
+    /// An empty tally for `nf` factions, `nr` end reasons and `nl` tie-break links.
+    pub fn new(nf: usize, nr: usize, nl: usize) -> Tally {
+        Tally {
+            games: 0,
+            factions: vec![FactionTally { ranks: vec![0; nf], ..FactionTally::default() }; nf],
+            lengths: Histogram::default(),
+            reasons: vec![0; nr],
+            decided: vec![0; nl + 2],
+            draws: 0,
+            shared: 0,
+        }
+    }
+
+    /// Counts one game.
+    #[inline]
+    pub fn add(&mut self, o: &Outcome) {
+        self.games += 1;
+        self.lengths.add(o.rounds as i64);
+        self.reasons[o.reason as usize] += 1;
+        let nl = self.decided.len() - 2;
+        for (f, ft) in self.factions.iter_mut().enumerate() {
+            ft.ranks[o.ranks[f] as usize - 1] += 1;
+            ft.scores.add(o.scores[f]);
+        }
+        match o.result {
+            GameResult::Win(f) => self.factions[f as usize].wins += 1,
+            GameResult::Shared(mask) => {
+                self.shared += 1;
+                for (f, ft) in self.factions.iter_mut().enumerate() {
+                    if mask & (1 << f) != 0 {
+                        ft.shared_wins += 1;
+                    }
+                }
+            }
+            GameResult::Draw => {
+                self.draws += 1;
+                for ft in &mut self.factions {
+                    ft.draws += 1;
+                }
+            }
+        }
+        if o.result != GameResult::Draw {
+            let i = match o.decided_by {
+                Decider::Score => 0,
+                Decider::Link(k) => 1 + k as usize,
+                Decider::Shared => nl + 1,
+            };
+            self.decided[i] += 1;
+        }
+    }
+
+    /// Adds another tally (exact; order does not matter).
+    pub fn merge(mut self, o: Tally) -> Tally {
+        if o.games == 0 {
+            return self;
+        }
+        if self.games == 0 {
+            return o;
+        }
+        self.games += o.games;
+        self.draws += o.draws;
+        self.shared += o.shared;
+        self.lengths.merge(&o.lengths);
+        for (a, b) in self.reasons.iter_mut().zip(&o.reasons) {
+            *a += b;
+        }
+        for (a, b) in self.decided.iter_mut().zip(&o.decided) {
+            *a += b;
+        }
+        for (a, b) in self.factions.iter_mut().zip(&o.factions) {
+            a.wins += b.wins;
+            a.shared_wins += b.shared_wins;
+            a.draws += b.draws;
+            for (x, y) in a.ranks.iter_mut().zip(&b.ranks) {
+                *x += y;
+            }
+            a.scores.merge(&b.scores);
+        }
+        self
+    }
+}
+
+/// A proportion with its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Events counted.
+    pub count: u64,
+    /// Out of.
+    pub n: u64,
+    /// count / n (0 when n is 0).
+    pub rate: f64,
+    /// Lower end of the Wilson score interval.
+    pub low: f64,
+    /// Upper end of the Wilson score interval.
+    pub high: f64,
+}
+
+/// The two-sided normal quantile for a confidence level (1.959963984540054 for 0.95).
+pub fn z_for(confidence: f64) -> f64 {
+    Normal::standard().inverse_cdf(0.5 + confidence / 2.0)
+}
+
+impl Rate {
+    /// `count` out of `n` with a Wilson interval at quantile `z`.
+    pub fn wilson(count: u64, n: u64, z: f64) -> Rate {
+        if n == 0 {
+            return Rate { count, n, rate: 0.0, low: 0.0, high: 1.0 };
+        }
+        let nf = n as f64;
+        let p = count as f64 / nf;
+        let z2 = z * z;
+        let denom = 1.0 + z2 / nf;
+        let centre = (p + z2 / (2.0 * nf)) / denom;
+        let half = z * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
+        // Exact ends at 0 and n (the formula gives them up to rounding).
+        let low = if count == 0 { 0.0 } else { (centre - half).max(0.0) };
+        let high = if count == n { 1.0 } else { (centre + half).min(1.0) };
+        Rate { count, n, rate: p, low, high }
+    }
+}
+
+/// Summary of an integer distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (n - 1).
+    pub sd: f64,
+    /// Smallest.
+    pub min: i64,
+    /// First quartile (nearest rank).
+    pub q1: i64,
+    /// Median (nearest rank).
+    pub median: i64,
+    /// Third quartile (nearest rank).
+    pub q3: i64,
+    /// Largest.
+    pub max: i64,
+}
+
+impl Spread {
+    /// From a histogram; `None` when it is empty.
+    pub fn of(h: &Histogram) -> Option<Spread> {
+        let n = h.total();
+        if n == 0 {
+            return None;
+        }
+        let (s, q) = h.moments();
+        let nn = n as i128;
+        let mean = s as f64 / n as f64;
+        // Exact integer numerator: n*sum(x^2) - sum(x)^2.
+        let sd = if n > 1 { (((nn * q - s * s) as f64) / (n as f64 * (n - 1) as f64)).sqrt() } else { 0.0 };
+        Some(Spread {
+            mean,
+            sd,
+            min: h.min()?,
+            q1: h.quantile(0.25)?,
+            median: h.quantile(0.5)?,
+            q3: h.quantile(0.75)?,
+            max: h.max()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_known_values() {
+        let z = z_for(0.95);
+        assert!((z - 1.959963984540054).abs() < 1e-12);
+        let r = Rate::wilson(50, 100, z);
+        assert!((r.low - 0.403831).abs() < 1e-5, "{r:?}");
+        assert!((r.high - 0.596169).abs() < 1e-5, "{r:?}");
+        let r = Rate::wilson(0, 10, z);
+        assert_eq!(r.low, 0.0);
+        assert!((r.high - 0.277533).abs() < 1e-5, "{r:?}");
+    }
+
+    #[test]
+    fn histogram_quantiles_and_growth() {
+        let mut h = Histogram::default();
+        for v in [5, 1, 3, 3, 9, -2] {
+            h.add(v);
+        }
+        assert_eq!(h.min(), Some(-2));
+        assert_eq!(h.max(), Some(9));
+        assert_eq!(h.quantile(0.5), Some(3));
+        assert_eq!(h.quantile(0.25), Some(1));
+        assert_eq!(h.quantile(0.75), Some(5));
+        let s = Spread::of(&h).unwrap();
+        assert!((s.mean - 19.0 / 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn merging_is_exact_and_order_free() {
+        let mut a = Histogram::default();
+        let mut b = Histogram::default();
+        for v in 0..50 {
+            a.add(v % 7 - 3);
+            b.add(v % 11 + 4);
+        }
+        let mut ab = a.clone();
+        ab.merge(&b);
+        let mut ba = b.clone();
+        ba.merge(&a);
+        assert_eq!(ab, ba);
+        assert_eq!(ab.total(), 100);
+    }
+}
