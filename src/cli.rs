@@ -17,7 +17,9 @@ use crate::error::Result;
 /// seeded games with randomized agents and read who wins how often, with 95% intervals.
 #[derive(Debug, Parser)]
 #[command(name = "vpsim", version, about, long_about = None)]
-#[command(after_help = "Examples:\n  vpsim run scenarios/twilight_imperium_4.toml --games 100000 --seed 1\n  vpsim validate scenarios/twilight_imperium_4.toml\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure, 2 bad input or usage.")]
+#[command(
+    after_help = "Examples:\n  vpsim run scenarios/twilight_imperium_4.toml --games 100000 --seed 1\n  vpsim validate scenarios/twilight_imperium_4.toml\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure, 2 bad input or usage."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -50,7 +52,10 @@ pub fn out(text: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(crate::Error::Write { what: "standard output".into(), source }),
+        Err(source) => Err(crate::Error::Write {
+            what: "standard output".into(),
+            source,
+        }),
         Ok(()) => Ok(()),
     }
 }

@@ -10,7 +10,7 @@ pub mod trace;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::expr::{AssignOp, Env, Expr, Fault, LValue, Stmt};
+use crate::expr::{AssignOp, Env, Expr, Fault, LValue, STACK, Stmt};
 use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
 use crate::rng::{Rng, game_rng};
 use crate::state::{MAX_FACTIONS, State};
@@ -64,10 +64,18 @@ struct Bind {
 
 impl Bind {
     fn faction(f: u8) -> Bind {
-        Bind { me: f, bound: f, target: f }
+        Bind {
+            me: f,
+            bound: f,
+            target: f,
+        }
     }
     fn global() -> Bind {
-        Bind { me: 0, bound: 0, target: 0 }
+        Bind {
+            me: 0,
+            bound: 0,
+            target: 0,
+        }
     }
 }
 
@@ -80,6 +88,7 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     rng: Rng,
     opts: Vec<(u16, u8, f64)>,
     ended: Option<u16>,
+    stack: Box<[f64; STACK]>,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -100,6 +109,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             rng: game_rng(0, 0),
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
             ended: None,
+            stack: Box::new([0.0; STACK]),
             tracer,
         }
     }
@@ -120,9 +130,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.st.reset(&self.m.tables);
         self.ended = None;
         if T::ON {
-            self.tracer.line(format_args!("game {game} of seed {seed}: {}", self.m.title));
+            self.tracer
+                .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
         }
         self.setup()?;
+        self.checks(Timing::Immediate, Bind::global())?;
         let m = self.m;
         let mut round = 0;
         while round < m.rounds && self.ended.is_none() {
@@ -130,14 +142,19 @@ impl<'m, T: Tracer> Game<'m, T> {
             self.st.round = round as i64;
             self.st.age = m.age_of_round[round as usize];
             if T::ON {
-                self.tracer.line(format_args!("round {round} (age {})", self.st.age));
+                self.tracer
+                    .line(format_args!("round {round} (age {})", self.st.age));
             }
             self.round()?;
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
         if T::ON {
             let r = &m.reasons[reason as usize];
-            self.tracer.line(format_args!("game ends in round {round}: {}{}", r.name, if r.draw { " (a draw)" } else { "" }));
+            self.tracer.line(format_args!(
+                "game ends in round {round}: {}{}",
+                r.name,
+                if r.draw { " (a draw)" } else { "" }
+            ));
         }
         let mut out = self.rank(reason)?;
         out.rounds = round;
@@ -145,7 +162,17 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
-        let mut env = Env { st: &self.st, t: &self.m.tables, rng: &mut self.rng, me: b.me, bound: b.bound, target: b.target, elem: 0, fault: None };
+        let mut env = Env {
+            st: &self.st,
+            t: &self.m.tables,
+            rng: &mut self.rng,
+            me: b.me,
+            bound: b.bound,
+            target: b.target,
+            elem: 0,
+            fault: None,
+            stack: &mut self.stack,
+        };
         let v = e.eval(&mut env);
         match env.fault {
             None => Ok(v),
@@ -167,14 +194,26 @@ impl<'m, T: Tracer> Game<'m, T> {
                         var: vi as u16,
                         base: v.base,
                         fstride: v.fstride,
-                        who: if v.faction { crate::expr::Who::Fixed(f as u8) } else { crate::expr::Who::None },
-                        elem: if v.set.is_some() { crate::expr::Elem::Fixed(e as u16) } else { crate::expr::Elem::None },
+                        who: if v.faction {
+                            crate::expr::Who::Fixed(f as u8)
+                        } else {
+                            crate::expr::Who::None
+                        },
+                        elem: if v.set.is_some() {
+                            crate::expr::Elem::Fixed(e as u16)
+                        } else {
+                            crate::expr::Elem::None
+                        },
                     };
                     let slot = self.slot(&lv, b);
                     self.st.vals[slot] = self.store(lv.var, x, init.loc)?;
                     if T::ON && init.is_random() {
-                        let name = m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
-                        self.tracer.line(format_args!("  setup: {name} = {} (drawn)", self.st.vals[slot]));
+                        let name =
+                            m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
+                        self.tracer.line(format_args!(
+                            "  setup: {name} = {} (drawn)",
+                            self.st.vals[slot]
+                        ));
                     }
                 }
             }
@@ -273,11 +312,15 @@ impl<'m, T: Tracer> Game<'m, T> {
             }
             let p = self.eval(&e.probability, Bind::global())?;
             if !(0.0..=1.0).contains(&p) {
-                return Err(Fault { loc: e.probability.loc, what: format!("event probability {p} is outside 0..1") });
+                return Err(Fault {
+                    loc: e.probability.loc,
+                    what: format!("event probability {p} is outside 0..1"),
+                });
             }
             if self.rng.random_bool(p) {
                 if T::ON {
-                    self.tracer.line(format_args!("  event {} (p = {p})", e.name));
+                    self.tracer
+                        .line(format_args!("  event {} (p = {p})", e.name));
                 }
                 self.run(&e.effects, Bind::global())?;
             }
@@ -304,7 +347,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         if self.eval(&c.when, b)? != 0.0 {
             self.ended = Some(c.reason);
             if T::ON {
-                self.tracer.line(format_args!("  end condition met: {}", m.reasons[c.reason as usize].name));
+                self.tracer.line(format_args!(
+                    "  end condition met: {}",
+                    m.reasons[c.reason as usize].name
+                ));
             }
         }
         Ok(())
@@ -320,26 +366,43 @@ impl<'m, T: Tracer> Game<'m, T> {
         Ok(())
     }
 
-    fn slot(&mut self, lv: &LValue, b: Bind) -> usize {
-        let env = Env { st: &self.st, t: &self.m.tables, rng: &mut self.rng, me: b.me, bound: b.bound, target: b.target, elem: 0, fault: None };
-        lv.slot(&env)
+    fn slot(&self, lv: &LValue, b: Bind) -> usize {
+        let f = match lv.who {
+            crate::expr::Who::None => 0,
+            crate::expr::Who::Bound => b.bound as usize,
+            crate::expr::Who::Me => b.me as usize,
+            crate::expr::Who::Target => b.target as usize,
+            crate::expr::Who::Fixed(f) => f as usize,
+        };
+        let e = match lv.elem {
+            crate::expr::Elem::Fixed(e) => e as usize,
+            _ => 0,
+        };
+        crate::expr::slot(f, lv.base, lv.fstride, e)
     }
 
     fn store(&self, var: u16, x: f64, loc: u32) -> Step<i64> {
         if !x.is_finite() {
-            return Err(Fault { loc, what: format!("value {x} cannot be stored in `{}`", self.m.vars[var as usize].name) });
+            return Err(Fault {
+                loc,
+                what: format!(
+                    "value {x} cannot be stored in `{}`",
+                    self.m.vars[var as usize].name
+                ),
+            });
         }
         let t = &self.m.tables;
-        Ok((x.floor() as i64).clamp(t.var_min[var as usize], t.var_max[var as usize]))
+        Ok(floor_i64(x).clamp(t.var_min[var as usize], t.var_max[var as usize]))
     }
 
-    fn assign(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step {
+    /// Stores an assignment; returns whether the value changed.
+    fn assign(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step<bool> {
         let slot = self.slot(lv, b);
         let old = self.st.vals[slot];
         let x = match op {
             AssignOp::Set => x,
-            AssignOp::Add => old as f64 + x.floor(),
-            AssignOp::Sub => old as f64 - x.floor(),
+            AssignOp::Add => old as f64 + floor_i64(x) as f64,
+            AssignOp::Sub => old as f64 - floor_i64(x) as f64,
         };
         let new = self.store(lv.var, x, loc)?;
         self.st.vals[slot] = new;
@@ -361,10 +424,16 @@ impl<'m, T: Tracer> Game<'m, T> {
                 AssignOp::Add => "+=",
                 AssignOp::Sub => "-=",
             };
-            let shown = if op == AssignOp::Set { x } else { (x - old as f64).abs() };
-            self.tracer.line(format_args!("    {name} {sym} {shown} -> {new} (was {old})"));
+            let shown = if op == AssignOp::Set {
+                x
+            } else {
+                (x - old as f64).abs()
+            };
+            self.tracer.line(format_args!(
+                "    {name} {sym} {shown} -> {new} (was {old})"
+            ));
         }
-        Ok(())
+        Ok(new != old)
     }
 
     fn after_change(&mut self, var: u16) -> Step {
@@ -379,8 +448,9 @@ impl<'m, T: Tracer> Game<'m, T> {
         match s {
             Stmt::Assign { lv, op, value } => {
                 let x = self.eval(value, b)?;
-                self.assign(lv, *op, x, b, value.loc)?;
-                self.after_change(lv.var)?;
+                if self.assign(lv, *op, x, b, value.loc)? {
+                    self.after_change(lv.var)?;
+                }
             }
             Stmt::If { cond, then } => {
                 if self.eval(cond, b)? != 0.0 {
@@ -392,7 +462,8 @@ impl<'m, T: Tracer> Game<'m, T> {
                 if self.ended.is_none() {
                     self.ended = Some(*r);
                     if T::ON {
-                        self.tracer.line(format_args!("  end: {}", self.m.reasons[*r as usize].name));
+                        self.tracer
+                            .line(format_args!("  end: {}", self.m.reasons[*r as usize].name));
                     }
                 }
             }
@@ -407,8 +478,15 @@ impl<'m, T: Tracer> Game<'m, T> {
                     self.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
                 }
                 if T::ON {
-                    let list: Vec<String> = order[..n].iter().map(|&f| self.m.factions[f as usize].name.clone()).collect();
-                    self.tracer.line(format_args!("    order {}: {}", self.m.vars[lv.var as usize].name, list.join(", ")));
+                    let list: Vec<String> = order[..n]
+                        .iter()
+                        .map(|&f| self.m.factions[f as usize].name.clone())
+                        .collect();
+                    self.tracer.line(format_args!(
+                        "    order {}: {}",
+                        self.m.vars[lv.var as usize].name,
+                        list.join(", ")
+                    ));
                 }
                 self.after_change(lv.var)?;
             }
@@ -440,8 +518,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         let mut changed = false;
         for f in 0..n as u8 {
             if let Some(x) = planned[f as usize] {
-                self.assign(lv, op, x, Bind { bound: f, ..b }, value.loc)?;
-                changed = true;
+                changed |= self.assign(lv, op, x, Bind { bound: f, ..b }, value.loc)?;
             }
         }
         if changed {
@@ -470,7 +547,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         if left == 0 {
             self.st.card = None;
             if T::ON {
-                self.tracer.line(format_args!("    draw {}: the deck is empty", self.m.decks[d as usize].0));
+                self.tracer.line(format_args!(
+                    "    draw {}: the deck is empty",
+                    self.m.decks[d as usize].0
+                ));
             }
         } else {
             let start = t.deck_start[d as usize] as usize;
@@ -482,7 +562,11 @@ impl<'m, T: Tracer> Game<'m, T> {
             if T::ON {
                 let deck = &self.m.decks[d as usize];
                 let name = &deck.1[card as usize - start];
-                self.tracer.line(format_args!("    draw {}: {name} ({} left)", deck.0, left - 1));
+                self.tracer.line(format_args!(
+                    "    draw {}: {name} ({} left)",
+                    deck.0,
+                    left - 1
+                ));
             }
         }
         let m = self.m;
@@ -496,7 +580,11 @@ impl<'m, T: Tracer> Game<'m, T> {
     fn decide(&mut self, f: u8) -> Step {
         let m = self.m;
         let agent = &m.agents[f as usize];
-        let noise = if agent.policy == Policy::Greedy { self.eval(&agent.noise, Bind::faction(f))? } else { 0.0 };
+        let noise = if agent.policy == Policy::Greedy {
+            self.eval(&agent.noise, Bind::faction(f))?
+        } else {
+            0.0
+        };
         let mut opts = std::mem::take(&mut self.opts);
         opts.clear();
         let n = m.nfactions() as u8;
@@ -508,17 +596,22 @@ impl<'m, T: Tracer> Game<'m, T> {
                 if agent.policy == Policy::Priority && agent.priority[ai] == u16::MAX {
                     continue;
                 }
+                // `when` cannot name the target, so it is evaluated once per action.
+                if let Some(w) = &a.when
+                    && self.eval(w, Bind::faction(f))? == 0.0
+                {
+                    continue;
+                }
                 let (lo, hi) = if a.targeted { (0, n) } else { (f, f + 1) };
                 for t in lo..hi {
                     if a.targeted && t == f {
                         continue;
                     }
-                    let b = Bind { me: f, bound: f, target: t };
-                    if let Some(w) = &a.when
-                        && self.eval(w, b)? == 0.0
-                    {
-                        continue;
-                    }
+                    let b = Bind {
+                        me: f,
+                        bound: f,
+                        target: t,
+                    };
                     if let Some(w) = &a.target_when
                         && self.eval(w, b)? == 0.0
                     {
@@ -570,20 +663,35 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.opts = opts;
         let Some((ai, t)) = chosen else {
             if T::ON {
-                self.tracer.line(format_args!("  {}: no action available, passes", m.factions[f as usize].name));
+                self.tracer.line(format_args!(
+                    "  {}: no action available, passes",
+                    m.factions[f as usize].name
+                ));
             }
             return Ok(());
         };
         let a = &m.actions[ai as usize];
         if T::ON {
-            let tgt = if a.targeted { format!(" targeting {}", m.factions[t as usize].name) } else { String::new() };
-            self.tracer.line(format_args!("  {}: {}{tgt}", m.factions[f as usize].name, a.name));
+            let tgt = if a.targeted {
+                format!(" targeting {}", m.factions[t as usize].name)
+            } else {
+                String::new()
+            };
+            self.tracer.line(format_args!(
+                "  {}: {}{tgt}",
+                m.factions[f as usize].name, a.name
+            ));
         }
-        let b = Bind { me: f, bound: f, target: t };
+        let b = Bind {
+            me: f,
+            bound: f,
+            target: t,
+        };
         for (lv, amount) in &a.cost {
             let x = self.eval(amount, b)?;
-            self.assign(lv, AssignOp::Sub, x, b, amount.loc)?;
-            self.after_change(lv.var)?;
+            if self.assign(lv, AssignOp::Sub, x, b, amount.loc)? {
+                self.after_change(lv.var)?;
+            }
         }
         self.run(&a.effects, b)
     }
@@ -605,14 +713,23 @@ impl<'m, T: Tracer> Game<'m, T> {
                 opts.last().map(|o| (o.0, o.1))
             }
             Policy::Greedy => {
-                let best = opts.iter().fold(opts[0], |a, o| if o.2 > a.2 { *o } else { a });
+                let best = opts
+                    .iter()
+                    .fold(opts[0], |a, o| if o.2 > a.2 { *o } else { a });
                 Some((best.0, best.1))
             }
             Policy::Priority => {
                 let top = opts.iter().map(|o| o.2).fold(f64::NEG_INFINITY, f64::max);
                 let count = opts.iter().filter(|o| o.2 == top).count();
-                let pick = if count > 1 { self.rng.random_range(0..count) } else { 0 };
-                opts.iter().filter(|o| o.2 == top).nth(pick).map(|o| (o.0, o.1))
+                let pick = if count > 1 {
+                    self.rng.random_range(0..count)
+                } else {
+                    0
+                };
+                opts.iter()
+                    .filter(|o| o.2 == top)
+                    .nth(pick)
+                    .map(|o| (o.0, o.1))
             }
         }
     }
@@ -625,7 +742,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         for (f, s) in scores.iter_mut().enumerate().take(n) {
             let x = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
             if !x.is_finite() {
-                return Err(Fault { loc: m.ranking.score.loc, what: format!("score {x} is not a number") });
+                return Err(Fault {
+                    loc: m.ranking.score.loc,
+                    what: format!("score {x} is not a number"),
+                });
             }
             *s = x.floor() as i64;
         }
@@ -657,7 +777,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         let mut ranks = [0u8; MAX_FACTIONS];
         for i in 0..n {
-            ranks[order[i] as usize] = if i > 0 && tied[i] { ranks[order[i - 1] as usize] } else { i as u8 + 1 };
+            ranks[order[i] as usize] = if i > 0 && tied[i] {
+                ranks[order[i - 1] as usize]
+            } else {
+                i as u8 + 1
+            };
         }
         let result = if m.reasons[reason as usize].draw {
             Result::Draw
@@ -677,26 +801,56 @@ impl<'m, T: Tracer> Game<'m, T> {
             decided_by = Decider::Score;
         }
         if T::ON {
-            let list: Vec<String> =
-                order[..n].iter().map(|&f| format!("{}. {} ({})", ranks[f as usize], m.factions[f as usize].name, scores[f as usize])).collect();
-            self.tracer.line(format_args!("final ranking: {}", list.join(", ")));
+            let list: Vec<String> = order[..n]
+                .iter()
+                .map(|&f| {
+                    format!(
+                        "{}. {} ({})",
+                        ranks[f as usize], m.factions[f as usize].name, scores[f as usize]
+                    )
+                })
+                .collect();
+            self.tracer
+                .line(format_args!("final ranking: {}", list.join(", ")));
             match decided_by {
-                Decider::Link(k) => self.tracer.line(format_args!("tie at the top broken by `{}`", m.ranking.link_name(k as usize))),
-                Decider::Shared => self.tracer.line(format_args!("tie at the top is not broken: first place is shared")),
+                Decider::Link(k) => self.tracer.line(format_args!(
+                    "tie at the top broken by `{}`",
+                    m.ranking.link_name(k as usize)
+                )),
+                Decider::Shared => self.tracer.line(format_args!(
+                    "tie at the top is not broken: first place is shared"
+                )),
                 Decider::Score => {}
             }
             match result {
-                Result::Win(f) => self.tracer.line(format_args!("winner: {}", m.factions[f as usize].name)),
+                Result::Win(f) => self
+                    .tracer
+                    .line(format_args!("winner: {}", m.factions[f as usize].name)),
                 Result::Shared(_) => self.tracer.line(format_args!("shared win")),
                 Result::Draw => self.tracer.line(format_args!("draw: nobody wins")),
             }
         }
-        Ok(Outcome { reason, rounds: 0, scores, ranks, result, decided_by })
+        Ok(Outcome {
+            reason,
+            rounds: 0,
+            scores,
+            ranks,
+            result,
+            decided_by,
+        })
     }
 
     /// Orders `order[start..end]` (tied so far) by chain link `k` and recurses into groups
     /// still tied.
-    fn break_ties(&mut self, order: &mut [u8], start: usize, end: usize, k: usize, tied: &mut [bool; MAX_FACTIONS], decided: &mut Decider) -> Step {
+    fn break_ties(
+        &mut self,
+        order: &mut [u8],
+        start: usize,
+        end: usize,
+        k: usize,
+        tied: &mut [bool; MAX_FACTIONS],
+        decided: &mut Decider,
+    ) -> Step {
         let m = self.m;
         if k >= m.ranking.tiebreak.len() {
             for t in tied.iter_mut().take(end).skip(start + 1) {
@@ -734,6 +888,13 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         Ok(())
     }
+}
+
+/// `x.floor() as i64` without a libm call (the hot path stores every assigned value).
+#[inline]
+fn floor_i64(x: f64) -> i64 {
+    let i = x as i64;
+    if (i as f64) > x { i - 1 } else { i }
 }
 
 fn less(a: &[f64], b: &[f64]) -> bool {

@@ -44,7 +44,9 @@ pub enum Error {
         msg: String,
     },
     /// A game asked for something meaningless at run time (a probability of 1.7).
-    #[error("{loc}: in game {game}: {msg}\n  reproduce it with: vpsim trace {file} --seed {seed} --game {game}")]
+    #[error(
+        "{loc}: in game {game}: {msg}\n  reproduce it with: vpsim trace {file} --seed {seed} --game {game}"
+    )]
     Fault {
         /// The formula at fault.
         loc: Location,

@@ -172,8 +172,9 @@ pub enum Op {
     },
 }
 
-/// Deepest value stack an expression may use; checked when it is compiled.
-pub const STACK: usize = 32;
+/// Size of the value stack: the deepest an expression may use, counting nested aggregate
+/// bodies (which continue on the same stack); checked when it is compiled.
+pub const STACK: usize = 64;
 
 /// A run-time fault: something the scenario asked for that has no meaning (a probability of
 /// 1.7, a division by zero). The game stops and the run reports where.
@@ -185,11 +186,26 @@ pub struct Fault {
     pub what: String,
 }
 
+/// Shapes common enough to skip the machine: most conditions and values in scenarios are
+/// one variable, or one variable compared with a constant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fast {
+    /// Run the machine.
+    No,
+    /// A constant.
+    Const(f64),
+    /// One load.
+    Load(u32, u32, Who, Elem),
+    /// A load and a constant under an arithmetic or comparison operator.
+    LoadOpConst(u32, u32, Who, Elem, BinOp, f64),
+}
+
 /// A compiled expression.
 #[derive(Debug, Clone)]
 pub struct Expr {
     code: Box<[Op]>,
     konst: Option<f64>,
+    fast: Fast,
     /// Source location index (for faults and traces).
     pub loc: u32,
 }
@@ -197,13 +213,61 @@ pub struct Expr {
 impl Expr {
     /// An expression from code; folds it when it reads neither state nor randomness.
     pub fn new(code: Vec<Op>, loc: u32) -> Expr {
-        let konst = if code.iter().all(is_pure) { const_eval(&code) } else { None };
-        Expr { code: code.into_boxed_slice(), konst, loc }
+        let konst = if code.iter().all(is_pure) {
+            const_eval(&code)
+        } else {
+            None
+        };
+        let fast = match (konst, code.as_slice()) {
+            (Some(c), _) => Fast::Const(c),
+            (
+                None,
+                [
+                    Op::Load {
+                        base,
+                        fstride,
+                        who,
+                        elem,
+                    },
+                ],
+            ) => Fast::Load(*base, *fstride, *who, *elem),
+            (
+                None,
+                [
+                    Op::Load {
+                        base,
+                        fstride,
+                        who,
+                        elem,
+                    },
+                    Op::Const(c),
+                    Op::Bin(op),
+                ],
+            ) if !matches!(
+                op,
+                BinOp::And | BinOp::Or | BinOp::Div | BinOp::FloorDiv | BinOp::Mod
+            ) =>
+            {
+                Fast::LoadOpConst(*base, *fstride, *who, *elem, *op, *c)
+            }
+            _ => Fast::No,
+        };
+        Expr {
+            code: code.into_boxed_slice(),
+            konst,
+            fast,
+            loc,
+        }
     }
 
     /// A constant expression.
     pub fn constant(v: f64) -> Expr {
-        Expr { code: Box::new([Op::Const(v)]), konst: Some(v), loc: 0 }
+        Expr {
+            code: Box::new([Op::Const(v)]),
+            konst: Some(v),
+            fast: Fast::Const(v),
+            loc: 0,
+        }
     }
 
     /// The value when it is a compile-time constant.
@@ -218,16 +282,24 @@ impl Expr {
 
     /// Whether the expression draws random numbers.
     pub fn is_random(&self) -> bool {
-        self.code.iter().any(|op| matches!(op, Op::Rand(..) | Op::Dice(..)))
+        self.code
+            .iter()
+            .any(|op| matches!(op, Op::Rand(..) | Op::Dice(..)))
     }
 
     /// Evaluates the expression; a fault is recorded in `env` and yields 0.
     #[inline]
     pub fn eval(&self, env: &mut Env<'_>) -> f64 {
-        if let Some(c) = self.konst {
-            return c;
+        match self.fast {
+            Fast::Const(c) => return c,
+            Fast::Load(b, fs, w, e) => return env.load(b, fs, w, e),
+            Fast::LoadOpConst(b, fs, w, e, op, c) => {
+                let x = env.load(b, fs, w, e);
+                return binop(op, x, c, env);
+            }
+            Fast::No => {}
         }
-        let v = exec(&self.code, env);
+        let v = exec(&self.code, env, 0);
         if let Some(f) = env.fault.as_mut()
             && f.loc == u32::MAX
         {
@@ -240,16 +312,31 @@ impl Expr {
 fn is_pure(op: &Op) -> bool {
     matches!(
         op,
-        Op::Const(_) | Op::Neg | Op::Not | Op::Bool | Op::Bin(_) | Op::JumpIfFalse(_) | Op::Jump(_) | Op::Call(..)
+        Op::Const(_)
+            | Op::Neg
+            | Op::Not
+            | Op::Bool
+            | Op::Bin(_)
+            | Op::JumpIfFalse(_)
+            | Op::Jump(_)
+            | Op::Call(..)
     )
 }
 
 fn const_eval(code: &[Op]) -> Option<f64> {
-    let st = State { vals: Vec::new(), round: 0, age: 1, card: None, deck_left: Vec::new(), pool: Vec::new() };
+    let st = State {
+        vals: Vec::new(),
+        round: 0,
+        age: 1,
+        card: None,
+        deck_left: Vec::new(),
+        pool: Vec::new(),
+    };
     let t = Tables::default();
     let mut rng = crate::rng::game_rng(0, 0);
-    let mut env = Env::new(&st, &t, &mut rng);
-    let v = exec(code, &mut env);
+    let mut stack = [0.0; STACK];
+    let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+    let v = exec(code, &mut env, 0);
     if env.fault.is_some() { None } else { Some(v) }
 }
 
@@ -271,12 +358,29 @@ pub struct Env<'a> {
     pub elem: u16,
     /// The first fault raised, if any.
     pub fault: Option<Fault>,
+    /// The value stack, shared by nested evaluations (see [`STACK`]).
+    pub stack: &'a mut [f64; STACK],
 }
 
 impl<'a> Env<'a> {
     /// An environment with faction 0 bound and no fault.
-    pub fn new(st: &'a State, t: &'a Tables, rng: &'a mut Rng) -> Env<'a> {
-        Env { st, t, rng, me: 0, bound: 0, target: 0, elem: 0, fault: None }
+    pub fn new(
+        st: &'a State,
+        t: &'a Tables,
+        rng: &'a mut Rng,
+        stack: &'a mut [f64; STACK],
+    ) -> Env<'a> {
+        Env {
+            st,
+            t,
+            rng,
+            me: 0,
+            bound: 0,
+            target: 0,
+            elem: 0,
+            fault: None,
+            stack,
+        }
     }
 
     /// Binds the acting faction (and the bound faction to it).
@@ -297,9 +401,22 @@ impl<'a> Env<'a> {
         }
     }
 
+    #[inline]
+    fn load(&self, base: u32, fstride: u32, who: Who, elem: Elem) -> f64 {
+        let e = match elem {
+            Elem::None => 0,
+            Elem::Bound => self.elem as usize,
+            Elem::Fixed(i) => i as usize,
+        };
+        self.st.vals[slot(self.who(who), base, fstride, e)] as f64
+    }
+
     fn fault(&mut self, what: String) -> f64 {
         if self.fault.is_none() {
-            self.fault = Some(Fault { loc: u32::MAX, what });
+            self.fault = Some(Fault {
+                loc: u32::MAX,
+                what,
+            });
         }
         0.0
     }
@@ -316,12 +433,15 @@ fn truth(v: f64) -> f64 {
     if v != 0.0 { 1.0 } else { 0.0 }
 }
 
+#[inline]
 fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
     match op {
         BinOp::Add => a + b,
         BinOp::Sub => a - b,
         BinOp::Mul => a * b,
-        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => env.fault(format!("division by zero ({a} by 0)")),
+        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => {
+            env.fault(format!("division by zero ({a} by 0)"))
+        }
         BinOp::Div => a / b,
         BinOp::FloorDiv => (a / b).floor(),
         BinOp::Mod => a - b * (a / b).floor(),
@@ -337,80 +457,79 @@ fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
     }
 }
 
-fn check_p(p: f64, env: &mut Env<'_>) -> Option<f64> {
+fn check_p(p: f64) -> Result<f64, String> {
     if (0.0..=1.0).contains(&p) {
-        Some(p)
+        Ok(p)
     } else {
-        env.fault(format!("probability {p} is outside 0..1"));
-        None
+        Err(format!("probability {p} is outside 0..1"))
     }
 }
 
-fn rand_fn(f: RandFn, args: &[f64], env: &mut Env<'_>) -> f64 {
-    match f {
+fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, String> {
+    Ok(match f {
         RandFn::Uniform => {
             let (a, b) = (args[0].round() as i64, args[1].round() as i64);
             if a > b {
-                return env.fault(format!("uniform({a}, {b}): the low end is above the high end"));
+                return Err(format!(
+                    "uniform({a}, {b}): the low end is above the high end"
+                ));
             }
-            env.rng.random_range(a..=b) as f64
+            rng.random_range(a..=b) as f64
         }
-        RandFn::Random => env.rng.random::<f64>(),
-        RandFn::Bernoulli => match check_p(args[0], env) {
-            Some(p) => env.rng.random_bool(p) as u8 as f64,
-            None => 0.0,
-        },
+        RandFn::Random => rng.random::<f64>(),
+        RandFn::Bernoulli => rng.random_bool(check_p(args[0])?) as u8 as f64,
         RandFn::Binomial => {
             let n = args[0];
             if n < 0.0 {
-                return env.fault(format!("binomial: negative count {n}"));
+                return Err(format!("binomial: negative count {n}"));
             }
-            match check_p(args[1], env) {
-                Some(p) => match rand_distr::Binomial::new(n as u64, p) {
-                    Ok(d) => d.sample(env.rng) as f64,
-                    Err(e) => env.fault(format!("binomial({n}, {p}): {e}")),
-                },
-                None => 0.0,
-            }
+            let p = check_p(args[1])?;
+            let d = rand_distr::Binomial::new(n as u64, p)
+                .map_err(|e| format!("binomial({n}, {p}): {e}"))?;
+            d.sample(rng) as f64
         }
         RandFn::Poisson => {
             let l = args[0];
             if l == 0.0 {
-                return 0.0;
+                return Ok(0.0);
             }
-            match rand_distr::Poisson::new(l) {
-                Ok(d) => d.sample(env.rng).round(),
-                Err(e) => env.fault(format!("poisson({l}): {e}")),
-            }
+            let d = rand_distr::Poisson::new(l).map_err(|e| format!("poisson({l}): {e}"))?;
+            d.sample(rng).round()
         }
-        RandFn::Normal => match rand_distr::Normal::new(args[0], args[1]) {
-            Ok(d) => d.sample(env.rng),
-            Err(e) => env.fault(format!("normal({}, {}): {e}", args[0], args[1])),
-        },
+        RandFn::Normal => {
+            let d = rand_distr::Normal::new(args[0], args[1])
+                .map_err(|e| format!("normal({}, {}): {e}", args[0], args[1]))?;
+            d.sample(rng)
+        }
         RandFn::Roll => {
             let (n, s) = (args[0].round() as i64, args[1].round() as i64);
             if n < 0 || s < 1 {
-                return env.fault(format!("roll({n}, {s}): need n >= 0 dice with at least 1 side"));
+                return Err(format!(
+                    "roll({n}, {s}): need n >= 0 dice with at least 1 side"
+                ));
             }
-            (0..n).map(|_| env.rng.random_range(1..=s)).sum::<i64>() as f64
+            (0..n).map(|_| rng.random_range(1..=s)).sum::<i64>() as f64
         }
-        RandFn::Choice => args[env.rng.random_range(0..args.len())],
+        RandFn::Choice => args[rng.random_range(0..args.len())],
         RandFn::Weighted => {
             let total: f64 = args.chunks(2).map(|c| c[0]).sum();
             if args.chunks(2).any(|c| c[0] < 0.0 || !c[0].is_finite()) || total <= 0.0 {
-                return env.fault("weighted(...): weights must be non-negative and not all zero".into());
+                return Err("weighted(...): weights must be non-negative and not all zero".into());
             }
-            let mut x = env.rng.random::<f64>() * total;
+            let mut x = rng.random::<f64>() * total;
             for c in args.chunks(2) {
                 if x < c[0] {
-                    return c[1];
+                    return Ok(c[1]);
                 }
                 x -= c[0];
             }
             // Rounding can leave x a hair above the last cumulative weight.
-            args.chunks(2).rev().find(|c| c[0] > 0.0).map_or(0.0, |c| c[1])
+            args.chunks(2)
+                .rev()
+                .find(|c| c[0] > 0.0)
+                .map_or(0.0, |c| c[1])
         }
-    }
+    })
 }
 
 fn func(f: Func, a: &[f64]) -> f64 {
@@ -447,75 +566,51 @@ fn agg_finish(acc: f64) -> f64 {
     if acc.is_finite() { acc } else { 0.0 }
 }
 
-/// Runs a code slice to completion and returns the value left on the stack.
-fn exec(code: &[Op], env: &mut Env<'_>) -> f64 {
-    let mut stack = [0.0f64; STACK];
-    let mut sp = 0usize;
+/// Runs a code slice to completion, using the stack from `base` up, and returns the value
+/// left on top. Aggregate bodies run recursively on the same stack above the caller's values,
+/// so no evaluation allocates or clears memory.
+fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
+    let mut sp = base;
     let mut pc = 0usize;
+    macro_rules! push {
+        ($v:expr) => {{
+            let v = $v;
+            env.stack[sp] = v;
+            sp += 1;
+        }};
+    }
     while pc < code.len() {
         match code[pc] {
-            Op::Const(v) => {
-                stack[sp] = v;
-                sp += 1;
-            }
-            Op::Load { base, fstride, who, elem } => {
-                let e = match elem {
-                    Elem::None => 0,
-                    Elem::Bound => env.elem as usize,
-                    Elem::Fixed(i) => i as usize,
-                };
-                stack[sp] = env.st.vals[slot(env.who(who), base, fstride, e)] as f64;
-                sp += 1;
-            }
-            Op::Round => {
-                stack[sp] = env.st.round as f64;
-                sp += 1;
-            }
-            Op::Age => {
-                stack[sp] = env.st.age as f64;
-                sp += 1;
-            }
-            Op::NFactions => {
-                stack[sp] = env.t.nfactions as f64;
-                sp += 1;
-            }
-            Op::Seat(w) => {
-                stack[sp] = (env.who(w) + 1) as f64;
-                sp += 1;
-            }
-            Op::Side(w) => {
-                stack[sp] = env.t.side[env.who(w)] as f64;
-                sp += 1;
-            }
-            Op::Player(w) => {
-                stack[sp] = env.t.player[env.who(w)] as f64;
-                sp += 1;
-            }
-            Op::Drawn => {
-                stack[sp] = env.st.card.is_some() as u8 as f64;
-                sp += 1;
-            }
-            Op::CardAttr(a) => {
-                stack[sp] = match env.st.card {
-                    Some(c) => env.t.card_attrs[c as usize * env.t.n_attrs + a as usize] as f64,
-                    None => 0.0,
-                };
-                sp += 1;
-            }
-            Op::DeckLeft(d) => {
-                stack[sp] = env.st.deck_left[d as usize] as f64;
-                sp += 1;
-            }
-            Op::Neg => stack[sp - 1] = -stack[sp - 1],
-            Op::Not => stack[sp - 1] = 1.0 - truth(stack[sp - 1]),
-            Op::Bool => stack[sp - 1] = truth(stack[sp - 1]),
+            Op::Const(v) => push!(v),
+            Op::Load {
+                base: b,
+                fstride,
+                who,
+                elem,
+            } => push!(env.load(b, fstride, who, elem)),
+            Op::Round => push!(env.st.round as f64),
+            Op::Age => push!(env.st.age as f64),
+            Op::NFactions => push!(env.t.nfactions as f64),
+            Op::Seat(w) => push!((env.who(w) + 1) as f64),
+            Op::Side(w) => push!(env.t.side[env.who(w)] as f64),
+            Op::Player(w) => push!(env.t.player[env.who(w)] as f64),
+            Op::Drawn => push!(env.st.card.is_some() as u8 as f64),
+            Op::CardAttr(a) => push!(match env.st.card {
+                Some(c) => env.t.card_attrs[c as usize * env.t.n_attrs + a as usize] as f64,
+                None => 0.0,
+            }),
+            Op::DeckLeft(d) => push!(env.st.deck_left[d as usize] as f64),
+            Op::Neg => env.stack[sp - 1] = -env.stack[sp - 1],
+            Op::Not => env.stack[sp - 1] = 1.0 - truth(env.stack[sp - 1]),
+            Op::Bool => env.stack[sp - 1] = truth(env.stack[sp - 1]),
             Op::Bin(op) => {
                 sp -= 1;
-                stack[sp - 1] = binop(op, stack[sp - 1], stack[sp], env);
+                let (a, b) = (env.stack[sp - 1], env.stack[sp]);
+                env.stack[sp - 1] = binop(op, a, b, env);
             }
             Op::JumpIfFalse(to) => {
                 sp -= 1;
-                if stack[sp] == 0.0 {
+                if env.stack[sp] == 0.0 {
                     pc = to as usize;
                     continue;
                 }
@@ -526,27 +621,25 @@ fn exec(code: &[Op], env: &mut Env<'_>) -> f64 {
             }
             Op::Call(f, n) => {
                 let n = n as usize;
-                let v = func(f, &stack[sp - n..sp]);
+                let v = func(f, &env.stack[sp - n..sp]);
                 sp -= n;
-                stack[sp] = v;
-                sp += 1;
+                push!(v)
             }
             Op::Rand(f, n) => {
                 let n = n as usize;
-                let mut args = [0.0f64; STACK];
-                args[..n].copy_from_slice(&stack[sp - n..sp]);
-                let v = rand_fn(f, &args[..n], env);
+                let v = match rand_fn(f, &env.stack[sp - n..sp], env.rng) {
+                    Ok(v) => v,
+                    Err(what) => env.fault(what),
+                };
                 sp -= n;
-                stack[sp] = v;
-                sp += 1;
+                push!(v)
             }
             Op::Dice(n, s) => {
                 let mut t = 0u64;
                 for _ in 0..n {
                     t += env.rng.random_range(1..=s as u64);
                 }
-                stack[sp] = t as f64;
-                sp += 1;
+                push!(t as f64)
             }
             Op::AggFactions { kind, others, len } => {
                 let body = &code[pc + 1..pc + 1 + len as usize];
@@ -557,12 +650,22 @@ fn exec(code: &[Op], env: &mut Env<'_>) -> f64 {
                         continue;
                     }
                     env.bound = f;
-                    let v = exec(body, env);
+                    // Fast path for the common `max_all(vp)`: a single load needs no machine.
+                    let v = match body {
+                        [
+                            Op::Load {
+                                base: b,
+                                fstride,
+                                who: Who::Bound,
+                                elem: Elem::None,
+                            },
+                        ] => env.st.vals[slot(f as usize, *b, *fstride, 0)] as f64,
+                        _ => exec(body, env, sp),
+                    };
                     acc = agg_step(kind, acc, v);
                 }
                 env.bound = outer;
-                stack[sp] = agg_finish(acc);
-                sp += 1;
+                push!(agg_finish(acc));
                 pc += 1 + len as usize;
                 continue;
             }
@@ -572,19 +675,18 @@ fn exec(code: &[Op], env: &mut Env<'_>) -> f64 {
                 let mut acc = agg_start(kind);
                 for e in 0..n {
                     env.elem = e;
-                    let v = exec(body, env);
+                    let v = exec(body, env, sp);
                     acc = agg_step(kind, acc, v);
                 }
                 env.elem = outer;
-                stack[sp] = agg_finish(acc);
-                sp += 1;
+                push!(agg_finish(acc));
                 pc += 1 + len as usize;
                 continue;
             }
         }
         pc += 1;
     }
-    if sp == 0 { 0.0 } else { stack[sp - 1] }
+    if sp == base { 0.0 } else { env.stack[sp - 1] }
 }
 
 /// Where an assignment writes.
@@ -667,30 +769,97 @@ mod tests {
     use super::*;
 
     fn run(code: Vec<Op>) -> f64 {
-        let st = State { vals: vec![3, 5, 7], round: 2, age: 1, card: None, deck_left: vec![], pool: vec![] };
-        let t = Tables { nfactions: 3, side: vec![0; 3], player: vec![1; 3], ..Tables::default() };
+        let st = State {
+            vals: vec![3, 5, 7],
+            round: 2,
+            age: 1,
+            card: None,
+            deck_left: vec![],
+            pool: vec![],
+        };
+        let t = Tables {
+            nfactions: 3,
+            side: vec![0; 3],
+            player: vec![1; 3],
+            ..Tables::default()
+        };
         let mut rng = crate::rng::game_rng(1, 1);
-        let mut env = Env::new(&st, &t, &mut rng);
-        exec(&code, &mut env)
+        let mut stack = [0.0; STACK];
+        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+        exec(&code, &mut env, 0)
     }
 
     #[test]
     fn arithmetic_and_aggregates() {
-        assert_eq!(run(vec![Op::Const(2.0), Op::Const(3.0), Op::Bin(BinOp::Mul)]), 6.0);
-        assert_eq!(run(vec![Op::Const(-7.0), Op::Const(2.0), Op::Bin(BinOp::FloorDiv)]), -4.0);
-        assert_eq!(run(vec![Op::Const(-7.0), Op::Const(3.0), Op::Bin(BinOp::Mod)]), 2.0);
-        let load = Op::Load { base: 0, fstride: 1, who: Who::Bound, elem: Elem::None };
-        assert_eq!(run(vec![Op::AggFactions { kind: Agg::Max, others: false, len: 1 }, load]), 7.0);
-        assert_eq!(run(vec![Op::AggFactions { kind: Agg::Sum, others: true, len: 1 }, load]), 12.0);
+        assert_eq!(
+            run(vec![Op::Const(2.0), Op::Const(3.0), Op::Bin(BinOp::Mul)]),
+            6.0
+        );
+        assert_eq!(
+            run(vec![
+                Op::Const(-7.0),
+                Op::Const(2.0),
+                Op::Bin(BinOp::FloorDiv)
+            ]),
+            -4.0
+        );
+        assert_eq!(
+            run(vec![Op::Const(-7.0), Op::Const(3.0), Op::Bin(BinOp::Mod)]),
+            2.0
+        );
+        let load = Op::Load {
+            base: 0,
+            fstride: 1,
+            who: Who::Bound,
+            elem: Elem::None,
+        };
+        assert_eq!(
+            run(vec![
+                Op::AggFactions {
+                    kind: Agg::Max,
+                    others: false,
+                    len: 1
+                },
+                load
+            ]),
+            7.0
+        );
+        assert_eq!(
+            run(vec![
+                Op::AggFactions {
+                    kind: Agg::Sum,
+                    others: true,
+                    len: 1
+                },
+                load
+            ]),
+            12.0
+        );
     }
 
     #[test]
     fn faults_instead_of_panics() {
-        let st = State { vals: vec![], round: 0, age: 1, card: None, deck_left: vec![], pool: vec![] };
+        let st = State {
+            vals: vec![],
+            round: 0,
+            age: 1,
+            card: None,
+            deck_left: vec![],
+            pool: vec![],
+        };
         let t = Tables::default();
         let mut rng = crate::rng::game_rng(1, 1);
-        let mut env = Env::new(&st, &t, &mut rng);
-        let e = Expr::new(vec![Op::Round, Op::Const(1.7), Op::Bin(BinOp::Add), Op::Rand(RandFn::Bernoulli, 1)], 9);
+        let mut stack = [0.0; STACK];
+        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+        let e = Expr::new(
+            vec![
+                Op::Round,
+                Op::Const(1.7),
+                Op::Bin(BinOp::Add),
+                Op::Rand(RandFn::Bernoulli, 1),
+            ],
+            9,
+        );
         e.eval(&mut env);
         let f = env.fault.unwrap();
         assert_eq!(f.loc, 9);

@@ -1,17 +1,17 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod model;
+pub mod report;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod state;
 pub mod stats;
-pub mod report;
-pub mod cli;
 
 pub use error::{Error, Result};
 pub use model::Model;

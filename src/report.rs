@@ -161,9 +161,25 @@ impl Summary {
             .iter()
             .zip(&t.factions)
             .map(|(f, ft)| {
-                let ranks: Vec<RankCount> =
-                    ft.ranks.iter().enumerate().map(|(i, &c)| RankCount { rank: i as u32 + 1, rate: Rate::wilson(c, n, z) }).collect();
-                let mean_rank = if n == 0 { 0.0 } else { ft.ranks.iter().enumerate().map(|(i, &c)| (i as f64 + 1.0) * c as f64).sum::<f64>() / n as f64 };
+                let ranks: Vec<RankCount> = ft
+                    .ranks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| RankCount {
+                        rank: i as u32 + 1,
+                        rate: Rate::wilson(c, n, z),
+                    })
+                    .collect();
+                let mean_rank = if n == 0 {
+                    0.0
+                } else {
+                    ft.ranks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &c)| (i as f64 + 1.0) * c as f64)
+                        .sum::<f64>()
+                        / n as f64
+                };
                 FactionSummary {
                     name: f.name.clone(),
                     label: f.label.clone(),
@@ -199,7 +215,12 @@ impl Summary {
         let _ = nf;
         Summary {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
-            scenario: ScenarioInfo { name: m.name.clone(), title: m.title.clone(), file: m.file.clone(), hash: m.hash.clone() },
+            scenario: ScenarioInfo {
+                name: m.name.clone(),
+                title: m.title.clone(),
+                file: m.file.clone(),
+                hash: m.hash.clone(),
+            },
             seed: spec.seed,
             first_game: spec.first,
             games: n,
@@ -209,7 +230,11 @@ impl Summary {
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),
-                histogram: t.lengths.iter().map(|(rounds, count)| LengthCount { rounds, count }).collect(),
+                histogram: t
+                    .lengths
+                    .iter()
+                    .map(|(rounds, count)| LengthCount { rounds, count })
+                    .collect(),
             },
             end_reasons: m
                 .reasons
@@ -224,7 +249,11 @@ impl Summary {
             decided_by,
             performance: Performance {
                 elapsed_s: r.elapsed.as_secs_f64(),
-                games_per_s: if r.elapsed.as_secs_f64() > 0.0 { n as f64 / r.elapsed.as_secs_f64() } else { 0.0 },
+                games_per_s: if r.elapsed.as_secs_f64() > 0.0 {
+                    n as f64 / r.elapsed.as_secs_f64()
+                } else {
+                    0.0
+                },
                 threads: r.threads,
             },
         }
@@ -235,17 +264,51 @@ impl Summary {
         let mut s = String::new();
         let pct = |x: f64| format!("{:.1}%", 100.0 * x);
         let ci = |r: &Rate| format!("{:>6} [{:>6}, {:>6}]", pct(r.rate), pct(r.low), pct(r.high));
-        let _ = writeln!(s, "{} — {} games, seed {}", self.scenario.title, self.games, self.seed);
-        let _ = writeln!(s, "scenario {} ({}), intervals are {:.0}% Wilson", self.scenario.file, self.scenario.hash, 100.0 * self.confidence);
+        let _ = writeln!(
+            s,
+            "{} — {} games, seed {}",
+            self.scenario.title, self.games, self.seed
+        );
+        let _ = writeln!(
+            s,
+            "scenario {} ({}), intervals are {:.0}% Wilson",
+            self.scenario.file,
+            self.scenario.hash,
+            100.0 * self.confidence
+        );
         let _ = writeln!(s);
-        let w = self.factions.iter().map(|f| f.name.len()).max().unwrap_or(7).max(7);
+        let w = self
+            .factions
+            .iter()
+            .map(|f| f.name.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
         let _ = writeln!(
             s,
             "{:<w$}  {:^24}  {:>7}  {:>6}  {:>9}  {:>6}  {:>5} {:>4} {:>4} {:>4} {:>5}",
-            "faction", "win [95% CI]", "shared", "draw", "mean rank", "score", "min", "q1", "med", "q3", "max"
+            "faction",
+            "win [95% CI]",
+            "shared",
+            "draw",
+            "mean rank",
+            "score",
+            "min",
+            "q1",
+            "med",
+            "q3",
+            "max"
         );
         for f in &self.factions {
-            let sc = f.score.unwrap_or(Spread { mean: 0.0, sd: 0.0, min: 0, q1: 0, median: 0, q3: 0, max: 0 });
+            let sc = f.score.unwrap_or(Spread {
+                mean: 0.0,
+                sd: 0.0,
+                min: 0,
+                q1: 0,
+                median: 0,
+                q3: 0,
+                max: 0,
+            });
             let _ = writeln!(
                 s,
                 "{:<w$}  {:>24}  {:>7}  {:>6}  {:>9.2}  {:>6.2}  {:>5} {:>4} {:>4} {:>4} {:>5}",
@@ -284,13 +347,35 @@ impl Summary {
                 l.mean, l.sd, l.min, l.q1, l.median, l.q3, l.max
             );
         }
-        let hist: Vec<String> = self.length.histogram.iter().map(|h| format!("{}: {}", h.rounds, pct(h.count as f64 / self.games.max(1) as f64))).collect();
+        let hist: Vec<String> = self
+            .length
+            .histogram
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}: {}",
+                    h.rounds,
+                    pct(h.count as f64 / self.games.max(1) as f64)
+                )
+            })
+            .collect();
         let _ = writeln!(s, "  {}", hist.join("  "));
         let _ = writeln!(s, "end reasons:");
         for r in self.end_reasons.iter().filter(|r| r.rate.count > 0) {
-            let _ = writeln!(s, "  {:<28} {}{}", r.name, ci(&r.rate), if r.result == "draw" { "  (draw)" } else { "" });
+            let _ = writeln!(
+                s,
+                "  {:<28} {}{}",
+                r.name,
+                ci(&r.rate),
+                if r.result == "draw" { "  (draw)" } else { "" }
+            );
         }
-        let _ = writeln!(s, "draws {}   shared wins {}", ci(&self.draws), ci(&self.shared_wins));
+        let _ = writeln!(
+            s,
+            "draws {}   shared wins {}",
+            ci(&self.draws),
+            ci(&self.shared_wins)
+        );
         let _ = writeln!(s, "winner decided by (games with a winner):");
         for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
             let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));
@@ -300,7 +385,11 @@ impl Summary {
             "{:.0} games/s on {} thread{} ({:.2} s)",
             self.performance.games_per_s,
             self.performance.threads,
-            if self.performance.threads == 1 { "" } else { "s" },
+            if self.performance.threads == 1 {
+                ""
+            } else {
+                "s"
+            },
             self.performance.elapsed_s
         );
         s

@@ -14,7 +14,9 @@ use rand::SeedableRng;
 /// ```
 /// use rand::Rng as _;
 /// let mut rng = vpsim::rng::game_rng(42, 0);
-/// assert_eq!(rng.next_u64(), 0x4d73_a25c_6a2f_4d58 ^ 0x4d73_a25c_6a2f_4d58 ^ vpsim::rng::game_rng(42, 0).next_u64());
+/// assert_eq!(rng.next_u64(), 0xae90_bfb5_395d_5ba1);
+/// // Another game index is another stream.
+/// assert_eq!(vpsim::rng::game_rng(42, 1).next_u64(), 0xb77f_a861_8dc9_e890);
 /// ```
 pub type Rng = rand_chacha::ChaCha8Rng;
 

@@ -55,7 +55,9 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
     if let Some(t) = spec.threads {
         builder = builder.num_threads(t);
     }
-    let pool = builder.build().map_err(|e| Error::Usage(format!("--threads: cannot start the thread pool: {e}")))?;
+    let pool = builder
+        .build()
+        .map_err(|e| Error::Usage(format!("--threads: cannot start the thread pool: {e}")))?;
     let threads = pool.current_num_threads();
     let start = Instant::now();
     let chunks = spec.games.div_ceil(CHUNK);
@@ -90,13 +92,31 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
     });
     let elapsed = start.elapsed();
     match merged {
-        Ok(tally) => Ok(RunResult { tally, elapsed, threads }),
+        Ok(tally) => Ok(RunResult {
+            tally,
+            elapsed,
+            threads,
+        }),
         Err((game, f)) => Err(fault_error(m, spec.seed, game, f)),
     }
 }
 
 /// Turns a game's fault into an error that names the formula and how to reproduce it.
 pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
-    let loc = m.locs.get(f.loc as usize).cloned().unwrap_or(crate::error::Location { file: m.file.clone(), line: 0, col: 0 });
-    Error::Fault { loc, file: m.file.clone(), seed, game, msg: f.what }
+    let loc = m
+        .locs
+        .get(f.loc as usize)
+        .cloned()
+        .unwrap_or(crate::error::Location {
+            file: m.file.clone(),
+            line: 0,
+            col: 0,
+        });
+    Error::Fault {
+        loc,
+        file: m.file.clone(),
+        seed,
+        game,
+        msg: f.what,
+    }
 }

@@ -14,7 +14,10 @@ use compile::Source;
 
 /// Reads and compiles a scenario file.
 pub fn load(path: &Path) -> Result<Model> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse(&text, &path.display().to_string())
 }
 
@@ -23,7 +26,10 @@ pub fn parse(text: &str, file: &str) -> Result<Model> {
     let src = Source { file, text };
     let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
-        Error::Scenario { loc: src.at(at), msg: toml_message(e.message()) }
+        Error::Scenario {
+            loc: src.at(at),
+            msg: toml_message(e.message()),
+        }
     })?;
     compile::compile(&raw, &src)
 }
@@ -31,7 +37,9 @@ pub fn parse(text: &str, file: &str) -> Result<Model> {
 /// TOML and serde messages name Rust-side concepts; say it in the author's terms.
 fn toml_message(m: &str) -> String {
     let m = m.trim();
-    let m = m.replace("unknown field", "unknown key").replace("missing field", "missing key");
+    let m = m
+        .replace("unknown field", "unknown key")
+        .replace("missing field", "missing key");
     if m.contains("unknown key") {
         format!("{m}; check the spelling against the scenario reference in the README")
     } else {
@@ -101,7 +109,10 @@ tiebreak = ["-seat"]
         assert!(e.contains("outside 0..1"), "{e}");
         let bad = MINI.replace("max_all(vp) >= 3", "max_all(vq) >= 3");
         let e = error_of(&bad);
-        assert!(e.contains("`vq` is not defined (did you mean `vp`?)"), "{e}");
+        assert!(
+            e.contains("`vq` is not defined (did you mean `vp`?)"),
+            "{e}"
+        );
     }
 
     #[test]

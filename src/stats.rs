@@ -56,7 +56,11 @@ impl Histogram {
 
     /// `(value, count)` pairs with a non-zero count, ascending.
     pub fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
-        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| (self.offset + i as i64, *c))
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (self.offset + i as i64, *c))
     }
 
     /// Smallest value counted.
@@ -89,7 +93,12 @@ impl Histogram {
 
     /// Exact sum and sum of squares.
     pub fn moments(&self) -> (i128, i128) {
-        self.iter().fold((0, 0), |(s, q), (v, c)| (s + v as i128 * c as i128, q + (v as i128) * (v as i128) * c as i128))
+        self.iter().fold((0, 0), |(s, q), (v, c)| {
+            (
+                s + v as i128 * c as i128,
+                q + (v as i128) * (v as i128) * c as i128,
+            )
+        })
     }
 }
 
@@ -133,7 +142,13 @@ impl Tally {
     pub fn new(nf: usize, nr: usize, nl: usize) -> Tally {
         Tally {
             games: 0,
-            factions: vec![FactionTally { ranks: vec![0; nf], ..FactionTally::default() }; nf],
+            factions: vec![
+                FactionTally {
+                    ranks: vec![0; nf],
+                    ..FactionTally::default()
+                };
+                nf
+            ],
             lengths: Histogram::default(),
             reasons: vec![0; nr],
             decided: vec![0; nl + 2],
@@ -235,7 +250,13 @@ impl Rate {
     /// `count` out of `n` with a Wilson interval at quantile `z`.
     pub fn wilson(count: u64, n: u64, z: f64) -> Rate {
         if n == 0 {
-            return Rate { count, n, rate: 0.0, low: 0.0, high: 1.0 };
+            return Rate {
+                count,
+                n,
+                rate: 0.0,
+                low: 0.0,
+                high: 1.0,
+            };
         }
         let nf = n as f64;
         let p = count as f64 / nf;
@@ -244,9 +265,23 @@ impl Rate {
         let centre = (p + z2 / (2.0 * nf)) / denom;
         let half = z * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
         // Exact ends at 0 and n (the formula gives them up to rounding).
-        let low = if count == 0 { 0.0 } else { (centre - half).max(0.0) };
-        let high = if count == n { 1.0 } else { (centre + half).min(1.0) };
-        Rate { count, n, rate: p, low, high }
+        let low = if count == 0 {
+            0.0
+        } else {
+            (centre - half).max(0.0)
+        };
+        let high = if count == n {
+            1.0
+        } else {
+            (centre + half).min(1.0)
+        };
+        Rate {
+            count,
+            n,
+            rate: p,
+            low,
+            high,
+        }
     }
 }
 
@@ -280,7 +315,11 @@ impl Spread {
         let nn = n as i128;
         let mean = s as f64 / n as f64;
         // Exact integer numerator: n*sum(x^2) - sum(x)^2.
-        let sd = if n > 1 { (((nn * q - s * s) as f64) / (n as f64 * (n - 1) as f64)).sqrt() } else { 0.0 };
+        let sd = if n > 1 {
+            (((nn * q - s * s) as f64) / (n as f64 * (n - 1) as f64)).sqrt()
+        } else {
+            0.0
+        };
         Some(Spread {
             mean,
             sd,

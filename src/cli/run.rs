@@ -11,7 +11,9 @@ use crate::runner::{RunSpec, run as run_games};
 
 /// Play many seeded games and report.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  vpsim run scenarios/twilight_imperium_4.toml --games 1000000 --seed 7 --json > ti4.json")]
+#[command(
+    after_help = "Example:\n  vpsim run scenarios/twilight_imperium_4.toml --games 1000000 --seed 7 --json > ti4.json"
+)]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -35,7 +37,12 @@ pub struct Args {
 /// Runs `vpsim run`.
 pub fn run(a: Args) -> Result<()> {
     let model = crate::scenario::load(&a.scenario)?;
-    let spec = RunSpec { seed: a.seed, first: 0, games: a.games, threads: a.threads.map(|t| t as usize) };
+    let spec = RunSpec {
+        seed: a.seed,
+        first: 0,
+        games: a.games,
+        threads: a.threads.map(|t| t as usize),
+    };
     let bar = progress_bar(a.games, a.quiet);
     let tick = |n: u64| {
         if let Some(b) = &bar {
@@ -49,7 +56,8 @@ pub fn run(a: Args) -> Result<()> {
     let result = result?;
     let summary = Summary::new(&model, &spec, &result);
     if a.json {
-        let mut text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+        let mut text = serde_json::to_string_pretty(&summary)
+            .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
         text.push('\n');
         super::out(&text)
     } else {

@@ -7,7 +7,9 @@ use crate::error::Result;
 
 /// Tell one game step by step.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 42")]
+#[command(
+    after_help = "Example:\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 42"
+)]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -26,5 +28,7 @@ pub fn run(a: Args) -> Result<()> {
     let played = game.play(a.seed, a.game);
     // Print the story so far even when the game faulted: it shows what led there.
     super::out(&game.tracer.text)?;
-    played.map(|_| ()).map_err(|f| crate::runner::fault_error(&model, a.seed, a.game, f))
+    played
+        .map(|_| ())
+        .map_err(|f| crate::runner::fault_error(&model, a.seed, a.game, f))
 }

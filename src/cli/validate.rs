@@ -24,7 +24,12 @@ pub fn run(a: Args) -> Result<()> {
 pub fn describe(m: &Model) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}: OK ({}, hash {})", m.file, m.title, m.hash);
-    let _ = writeln!(s, "rounds: {} (ages: {})", m.rounds, m.age_of_round.iter().skip(1).max().copied().unwrap_or(1));
+    let _ = writeln!(
+        s,
+        "rounds: {} (ages: {})",
+        m.rounds,
+        m.age_of_round.iter().skip(1).max().copied().unwrap_or(1)
+    );
     let _ = writeln!(s, "factions ({}):", m.nfactions());
     for (f, a) in m.factions.iter().zip(&m.agents) {
         let policy = match a.policy {
@@ -32,14 +37,25 @@ pub fn describe(m: &Model) -> String {
             Policy::Greedy => "greedy",
             Policy::Priority => "priority",
         };
-        let side = f.side.as_deref().map(|x| format!(", side {x}")).unwrap_or_default();
+        let side = f
+            .side
+            .as_deref()
+            .map(|x| format!(", side {x}"))
+            .unwrap_or_default();
         let player = if f.player { "" } else { ", non-player" };
-        let _ = writeln!(s, "  {} ({}{side}{player}), agent {policy}", f.name, f.label);
+        let _ = writeln!(
+            s,
+            "  {} ({}{side}{player}), agent {policy}",
+            f.name, f.label
+        );
     }
     let _ = writeln!(s, "state: {} variables in {} slots", m.vars.len(), m.slots);
     for v in &m.vars {
         let scope = if v.faction { "faction" } else { "global" };
-        let over = v.set.map(|i| format!(" over {}", m.sets[i as usize].0)).unwrap_or_default();
+        let over = v
+            .set
+            .map(|i| format!(" over {}", m.sets[i as usize].0))
+            .unwrap_or_default();
         let lo = m.tables.var_min[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
         let hi = m.tables.var_max[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
         let bounds = match (lo, hi) {
@@ -53,7 +69,17 @@ pub fn describe(m: &Model) -> String {
     for (d, cards) in &m.decks {
         let _ = writeln!(s, "deck {d}: {} cards", cards.len());
     }
-    let phases: Vec<String> = m.phases.iter().map(|p| format!("{}{}", p.name, if p.faction { " (each faction)" } else { "" })).collect();
+    let phases: Vec<String> = m
+        .phases
+        .iter()
+        .map(|p| {
+            format!(
+                "{}{}",
+                p.name,
+                if p.faction { " (each faction)" } else { "" }
+            )
+        })
+        .collect();
     let _ = writeln!(s, "phases: {}", phases.join(", "));
     let actions: Vec<&str> = m.actions.iter().map(|a| a.name.as_str()).collect();
     let _ = writeln!(s, "actions ({}): {}", actions.len(), actions.join(", "));
@@ -72,10 +98,30 @@ pub fn describe(m: &Model) -> String {
                 Timing::RoundEnd => "checked at round end",
             })
             .collect();
-        let how = if when.is_empty() { "by statement".to_string() } else { when.join(", ") };
-        let _ = writeln!(s, "  {} ({how}{})", r.name, if r.draw { "; a draw" } else { "" });
+        let how = if when.is_empty() {
+            "by statement".to_string()
+        } else {
+            when.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "  {} ({how}{})",
+            r.name,
+            if r.draw { "; a draw" } else { "" }
+        );
     }
-    let chain: Vec<String> = (0..m.ranking.tiebreak.len()).map(|k| m.ranking.link_name(k)).collect();
-    let _ = writeln!(s, "ranking: by score, then {}{}", chain.join(", then "), if m.ranking.shared { "; remaining ties shared" } else { "" });
+    let chain: Vec<String> = (0..m.ranking.tiebreak.len())
+        .map(|k| m.ranking.link_name(k))
+        .collect();
+    let _ = writeln!(
+        s,
+        "ranking: by score, then {}{}",
+        chain.join(", then "),
+        if m.ranking.shared {
+            "; remaining ties shared"
+        } else {
+            ""
+        }
+    );
     s
 }

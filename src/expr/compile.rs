@@ -75,19 +75,36 @@ impl Ctx {
     }
     /// The context of a faction's own formula.
     pub fn faction() -> Ctx {
-        Ctx { me: true, bound: true, ..Ctx::default() }
+        Ctx {
+            me: true,
+            bound: true,
+            ..Ctx::default()
+        }
     }
 }
 
 /// Builtin names that are never variables.
-pub const BUILTINS: [&str; 8] = ["round", "age", "nfactions", "seat", "side", "player", "drawn", "card"];
+pub const BUILTINS: [&str; 8] = [
+    "round",
+    "age",
+    "nfactions",
+    "seat",
+    "side",
+    "player",
+    "drawn",
+    "card",
+];
 
 /// Reserved words of the statement and expression syntax.
-pub const KEYWORDS: [&str; 13] =
-    ["and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false", "me"];
+pub const KEYWORDS: [&str; 13] = [
+    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false", "me",
+];
 
 fn err<T>(pos: usize, msg: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError { pos, msg: msg.into() })
+    Err(ParseError {
+        pos,
+        msg: msg.into(),
+    })
 }
 
 /// Turns parsed formulas into programs against one scenario's [`Symbols`].
@@ -121,12 +138,20 @@ impl<'s> Compiler<'s> {
         let mut out = Vec::new();
         self.emit(ast, ctx, &mut out)?;
         if depth(&out) > STACK {
-            return err(ast.pos(), format!("expression too deeply nested (more than {STACK} pending values)"));
+            return err(
+                ast.pos(),
+                format!("expression too deeply nested (more than {STACK} pending values)"),
+            );
         }
         Ok(out)
     }
 
-    fn who(&self, owner: &Option<(String, usize)>, ctx: Ctx, pos: usize) -> Result<Who, ParseError> {
+    fn who(
+        &self,
+        owner: &Option<(String, usize)>,
+        ctx: Ctx,
+        pos: usize,
+    ) -> Result<Who, ParseError> {
         match owner {
             None if ctx.bound => Ok(Who::Bound),
             None => err(
@@ -138,32 +163,58 @@ impl<'s> Compiler<'s> {
                 if ctx.me {
                     Ok(Who::Me)
                 } else {
-                    err(*p, "`me` is only defined where a faction acts (faction phases, actions, ranking)")
+                    err(
+                        *p,
+                        "`me` is only defined where a faction acts (faction phases, actions, ranking)",
+                    )
                 }
             }
             Some((o, p)) if o == "target" => {
                 if ctx.target {
                     Ok(Who::Target)
                 } else {
-                    err(*p, "`target` is only defined in an action with `target = \"other\"`")
+                    err(
+                        *p,
+                        "`target` is only defined in an action with `target = \"other\"`",
+                    )
                 }
             }
             Some((o, p)) => match self.syms.factions.get(o) {
                 Some(&f) => Ok(Who::Fixed(f)),
-                None => err(*p, format!("`{o}` is not a faction{}", suggest(o, self.syms.factions.keys()))),
+                None => err(
+                    *p,
+                    format!(
+                        "`{o}` is not a faction{}",
+                        suggest(o, self.syms.factions.keys())
+                    ),
+                ),
             },
         }
     }
 
     fn name(&self, ast: &Ast, ctx: Ctx) -> Result<Op, ParseError> {
-        let Ast::Name { owner, name, index, pos } = ast else { unreachable!("name() on a non-name") };
+        let Ast::Name {
+            owner,
+            name,
+            index,
+            pos,
+        } = ast
+        else {
+            unreachable!("name() on a non-name")
+        };
         let pos = *pos;
         if let Some((o, op)) = owner
             && o == "card"
         {
             return match self.syms.attrs.get(name) {
                 Some(&a) => Ok(Op::CardAttr(a)),
-                None => err(*op, format!("no card has an attribute `{name}`{}", suggest(name, self.syms.attrs.keys()))),
+                None => err(
+                    *op,
+                    format!(
+                        "no card has an attribute `{name}`{}",
+                        suggest(name, self.syms.attrs.keys())
+                    ),
+                ),
             };
         }
         if owner.is_none() && index.is_none() {
@@ -191,22 +242,39 @@ impl<'s> Compiler<'s> {
             _ => {}
         }
         let (lv, _) = self.var_ref(ast, ctx)?;
-        Ok(Op::Load { base: lv.base, fstride: lv.fstride, who: lv.who, elem: lv.elem })
+        Ok(Op::Load {
+            base: lv.base,
+            fstride: lv.fstride,
+            who: lv.who,
+            elem: lv.elem,
+        })
     }
 
     fn var_ref(&self, ast: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym), ParseError> {
-        let Ast::Name { owner, name, index, pos } = ast else {
+        let Ast::Name {
+            owner,
+            name,
+            index,
+            pos,
+        } = ast
+        else {
             return err(ast.pos(), "expected a variable");
         };
         let Some(v) = self.syms.vars.get(name) else {
             let known = self.syms.vars.keys().chain(self.syms.settings.keys());
-            return err(*pos, format!("`{name}` is not defined{}", suggest(name, known)));
+            return err(
+                *pos,
+                format!("`{name}` is not defined{}", suggest(name, known)),
+            );
         };
         let who = if v.faction {
             self.who(owner, ctx, *pos)?
         } else {
             if let Some((o, p)) = owner {
-                return err(*p, format!("`{name}` is a global variable: write `{name}`, not `{o}.{name}`"));
+                return err(
+                    *p,
+                    format!("`{name}` is a global variable: write `{name}`, not `{o}.{name}`"),
+                );
             }
             Who::None
         };
@@ -214,18 +282,45 @@ impl<'s> Compiler<'s> {
             (None, None) => Elem::None,
             (None, Some((_, p))) => return err(*p, format!("`{name}` is not indexed by a set")),
             (Some(s), Some((e, p))) => {
-                let set = self.syms.sets.values().find(|x| x.id == s).expect("set ids are dense");
+                let set = self
+                    .syms
+                    .sets
+                    .values()
+                    .find(|x| x.id == s)
+                    .expect("set ids are dense");
                 match set.elements.iter().position(|x| x == e) {
                     Some(i) => Elem::Fixed(i as u16),
-                    None => return err(*p, format!("`{e}` is not an element of `{name}`'s set{}", suggest(e, set.elements.iter()))),
+                    None => {
+                        return err(
+                            *p,
+                            format!(
+                                "`{e}` is not an element of `{name}`'s set{}",
+                                suggest(e, set.elements.iter())
+                            ),
+                        );
+                    }
                 }
             }
             (Some(s), None) if ctx.set == Some(s) => Elem::Bound,
             (Some(_), None) => {
-                return err(*pos, format!("`{name}` is indexed: write `{name}[element]`, or use it inside sum_in/count_in/max_in/min_in over its set"));
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` is indexed: write `{name}[element]`, or use it inside sum_in/count_in/max_in/min_in over its set"
+                    ),
+                );
             }
         };
-        Ok((LValue { var: v.id, base: v.base, fstride: v.fstride, who, elem }, v))
+        Ok((
+            LValue {
+                var: v.id,
+                base: v.base,
+                fstride: v.fstride,
+                who,
+                elem,
+            },
+            v,
+        ))
     }
 
     fn emit(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
@@ -277,12 +372,26 @@ impl<'s> Compiler<'s> {
         Ok(())
     }
 
-    fn call(&self, name: &str, args: &[Ast], pos: usize, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
+    fn call(
+        &self,
+        name: &str,
+        args: &[Ast],
+        pos: usize,
+        ctx: Ctx,
+        out: &mut Vec<Op>,
+    ) -> Result<(), ParseError> {
         let arity = |n: usize| -> Result<(), ParseError> {
             if args.len() == n {
                 Ok(())
             } else {
-                err(pos, format!("{name}() takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()))
+                err(
+                    pos,
+                    format!(
+                        "{name}() takes {n} argument{}, got {}",
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                )
             }
         };
         let pure = |f: Func, out: &mut Vec<Op>| -> Result<(), ParseError> {
@@ -302,7 +411,12 @@ impl<'s> Compiler<'s> {
         match name {
             "min" | "max" => {
                 if args.len() < 2 {
-                    return err(pos, format!("{name}() compares two or more values; over factions use {name}_all(...) or {name}_others(...)"));
+                    return err(
+                        pos,
+                        format!(
+                            "{name}() compares two or more values; over factions use {name}_all(...) or {name}_others(...)"
+                        ),
+                    );
                 }
                 if args.len() > STACK {
                     return err(pos, format!("{name}() takes at most {STACK} values"));
@@ -358,7 +472,10 @@ impl<'s> Compiler<'s> {
                 if let Some(l) = self.const_of(&args[0], ctx)?
                     && !(l >= 0.0 && l.is_finite())
                 {
-                    return err(args[0].pos(), format!("poisson() needs a rate of 0 or more, got {l}"));
+                    return err(
+                        args[0].pos(),
+                        format!("poisson() needs a rate of 0 or more, got {l}"),
+                    );
                 }
                 rand(RandFn::Poisson, out)?;
             }
@@ -378,7 +495,10 @@ impl<'s> Compiler<'s> {
             }
             "weighted" => {
                 if args.is_empty() || args.len() % 2 != 0 || args.len() > STACK {
-                    return err(pos, "weighted() takes pairs: weighted(weight1, value1, weight2, value2, ...)");
+                    return err(
+                        pos,
+                        "weighted() takes pairs: weighted(weight1, value1, weight2, value2, ...)",
+                    );
                 }
                 for w in args.iter().step_by(2) {
                     if let Some(x) = self.const_of(w, ctx)?
@@ -392,9 +512,22 @@ impl<'s> Compiler<'s> {
             "left" => {
                 arity(1)?;
                 match &args[0] {
-                    Ast::Name { owner: None, name: d, index: None, pos } => match self.syms.decks.get(d) {
+                    Ast::Name {
+                        owner: None,
+                        name: d,
+                        index: None,
+                        pos,
+                    } => match self.syms.decks.get(d) {
                         Some(&id) => out.push(Op::DeckLeft(id)),
-                        None => return err(*pos, format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys()))),
+                        None => {
+                            return err(
+                                *pos,
+                                format!(
+                                    "`{d}` is not a deck{}",
+                                    suggest(d, self.syms.decks.keys())
+                                ),
+                            );
+                        }
                     },
                     other => return err(other.pos(), "left() takes a deck name"),
                 }
@@ -403,41 +536,88 @@ impl<'s> Compiler<'s> {
                 if let Some((kind, scope)) = agg_name(name) {
                     return self.aggregate(kind, scope, args, pos, ctx, out);
                 }
-                return err(pos, format!("unknown function `{name}`{}", suggest(name, FUNCTIONS.iter())));
+                return err(
+                    pos,
+                    format!(
+                        "unknown function `{name}`{}",
+                        suggest(name, FUNCTIONS.iter())
+                    ),
+                );
             }
         }
         Ok(())
     }
 
-    fn aggregate(&self, kind: Agg, scope: &str, args: &[Ast], pos: usize, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
+    fn aggregate(
+        &self,
+        kind: Agg,
+        scope: &str,
+        args: &[Ast],
+        pos: usize,
+        ctx: Ctx,
+        out: &mut Vec<Op>,
+    ) -> Result<(), ParseError> {
         match scope {
             "all" | "others" => {
                 if args.len() != 1 {
-                    return err(pos, "a faction aggregate takes one expression, evaluated for each faction");
+                    return err(
+                        pos,
+                        "a faction aggregate takes one expression, evaluated for each faction",
+                    );
                 }
                 let others = scope == "others";
                 if others && !ctx.bound {
-                    return err(pos, "`_others` needs a faction in scope to leave out; use `_all` here");
+                    return err(
+                        pos,
+                        "`_others` needs a faction in scope to leave out; use `_all` here",
+                    );
                 }
                 let inner = Ctx { bound: true, ..ctx };
                 let body = self.code(&args[0], inner)?;
-                out.push(Op::AggFactions { kind, others, len: body.len() as u32 });
+                out.push(Op::AggFactions {
+                    kind,
+                    others,
+                    len: body.len() as u32,
+                });
                 out.extend(body);
             }
             _ => {
                 if args.len() != 2 {
-                    return err(pos, "a set aggregate takes a set and an expression: sum_in(areas, strength)");
+                    return err(
+                        pos,
+                        "a set aggregate takes a set and an expression: sum_in(areas, strength)",
+                    );
                 }
                 let set = match &args[0] {
-                    Ast::Name { owner: None, name, index: None, pos } => match self.syms.sets.get(name) {
+                    Ast::Name {
+                        owner: None,
+                        name,
+                        index: None,
+                        pos,
+                    } => match self.syms.sets.get(name) {
                         Some(s) => s,
-                        None => return err(*pos, format!("`{name}` is not a set{}", suggest(name, self.syms.sets.keys()))),
+                        None => {
+                            return err(
+                                *pos,
+                                format!(
+                                    "`{name}` is not a set{}",
+                                    suggest(name, self.syms.sets.keys())
+                                ),
+                            );
+                        }
                     },
                     other => return err(other.pos(), "the first argument must be a set name"),
                 };
-                let inner = Ctx { set: Some(set.id), ..ctx };
+                let inner = Ctx {
+                    set: Some(set.id),
+                    ..ctx
+                };
                 let body = self.code(&args[1], inner)?;
-                out.push(Op::AggSet { kind, n: set.elements.len() as u16, len: body.len() as u32 });
+                out.push(Op::AggSet {
+                    kind,
+                    n: set.elements.len() as u16,
+                    len: body.len() as u32,
+                });
                 out.extend(body);
             }
         }
@@ -451,7 +631,9 @@ impl<'s> Compiler<'s> {
 
     fn check_probability(&self, ast: &Ast, ctx: Ctx) -> Result<(), ParseError> {
         match self.const_of(ast, ctx)? {
-            Some(p) if !(0.0..=1.0).contains(&p) => err(ast.pos(), format!("probability {p} is outside 0..1")),
+            Some(p) if !(0.0..=1.0).contains(&p) => {
+                err(ast.pos(), format!("probability {p} is outside 0..1"))
+            }
             _ => Ok(()),
         }
     }
@@ -459,23 +641,42 @@ impl<'s> Compiler<'s> {
     fn stmt_ast(&mut self, ast: &StmtAst, ctx: Ctx, loc: u32) -> Result<Stmt, ParseError> {
         Ok(match ast {
             StmtAst::Assign { target, op, value } => {
-                if let Ast::Name { owner: None, name, index: None, pos } = target
+                if let Ast::Name {
+                    owner: None,
+                    name,
+                    index: None,
+                    pos,
+                } = target
                     && (self.syms.settings.contains_key(name) || BUILTINS.contains(&name.as_str()))
                 {
-                    return err(*pos, format!("`{name}` is read-only: only variables can be assigned"));
+                    return err(
+                        *pos,
+                        format!("`{name}` is read-only: only variables can be assigned"),
+                    );
                 }
                 let (lv, _) = self.var_ref(target, ctx)?;
-                Stmt::Assign { lv, op: *op, value: Expr::new(self.code(value, ctx)?, loc) }
+                Stmt::Assign {
+                    lv,
+                    op: *op,
+                    value: Expr::new(self.code(value, ctx)?, loc),
+                }
             }
-            StmtAst::If(c, s) => {
-                Stmt::If { cond: Expr::new(self.code(c, ctx)?, loc), then: Box::new(self.stmt_ast(s, ctx, loc)?) }
-            }
+            StmtAst::If(c, s) => Stmt::If {
+                cond: Expr::new(self.code(c, ctx)?, loc),
+                then: Box::new(self.stmt_ast(s, ctx, loc)?),
+            },
             StmtAst::Each { others, body, pos } => {
                 if *others && !ctx.bound {
-                    return err(*pos, "`each others` needs a faction in scope to leave out; use `each` here");
+                    return err(
+                        *pos,
+                        "`each others` needs a faction in scope to leave out; use `each` here",
+                    );
                 }
                 let inner = Ctx { bound: true, ..ctx };
-                Stmt::Each { others: *others, body: Box::new(self.stmt_ast(body, inner, loc)?) }
+                Stmt::Each {
+                    others: *others,
+                    body: Box::new(self.stmt_ast(body, inner, loc)?),
+                }
             }
             StmtAst::End(r, _) => {
                 let id = match self.reasons.iter().position(|x| x == r) {
@@ -489,26 +690,72 @@ impl<'s> Compiler<'s> {
             }
             StmtAst::Draw(d, p) => match self.syms.decks.get(d) {
                 Some(&id) => Stmt::Draw(id),
-                None => return err(*p, format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys()))),
+                None => {
+                    return err(
+                        *p,
+                        format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
+                    );
+                }
             },
             StmtAst::Order { var, keys } => {
-                let name = Ast::Name { owner: None, name: var.0.clone(), index: None, pos: var.1 };
+                let name = Ast::Name {
+                    owner: None,
+                    name: var.0.clone(),
+                    index: None,
+                    pos: var.1,
+                };
                 let inner = Ctx { bound: true, ..ctx };
                 let (lv, v) = self.var_ref(&name, inner)?;
                 if !v.faction || v.set.is_some() {
-                    return err(var.1, format!("`order` writes a plain per-faction variable; `{}` is not one", var.0));
+                    return err(
+                        var.1,
+                        format!(
+                            "`order` writes a plain per-faction variable; `{}` is not one",
+                            var.0
+                        ),
+                    );
                 }
-                let keys = keys.iter().map(|k| Ok(Expr::new(self.code(k, inner)?, loc))).collect::<Result<Vec<_>, ParseError>>()?;
-                Stmt::Order { lv, keys: keys.into_boxed_slice() }
+                let keys = keys
+                    .iter()
+                    .map(|k| Ok(Expr::new(self.code(k, inner)?, loc)))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
+                Stmt::Order {
+                    lv,
+                    keys: keys.into_boxed_slice(),
+                }
             }
         })
     }
 }
 
 const FUNCTIONS: [&str; 27] = [
-    "min", "max", "abs", "floor", "ceil", "round", "clamp", "if", "uniform", "random", "bernoulli", "binomial",
-    "poisson", "normal", "roll", "choice", "weighted", "left", "sum_all", "max_all", "min_all", "count_all",
-    "sum_others", "max_others", "min_others", "count_others", "sum_in",
+    "min",
+    "max",
+    "abs",
+    "floor",
+    "ceil",
+    "round",
+    "clamp",
+    "if",
+    "uniform",
+    "random",
+    "bernoulli",
+    "binomial",
+    "poisson",
+    "normal",
+    "roll",
+    "choice",
+    "weighted",
+    "left",
+    "sum_all",
+    "max_all",
+    "min_all",
+    "count_all",
+    "sum_others",
+    "max_others",
+    "min_others",
+    "count_others",
+    "sum_in",
 ];
 
 fn agg_name(name: &str) -> Option<(Agg, &str)> {
@@ -532,7 +779,10 @@ fn depth(code: &[Op]) -> usize {
             Op::Bin(_) | Op::JumpIfFalse(_) => -1,
             Op::Call(_, n) | Op::Rand(_, n) => 1 - n as isize,
             Op::AggFactions { len, .. } | Op::AggSet { len, .. } => {
-                max = max.max(d + 1).max(depth(&code[i + 1..i + 1 + len as usize]) as isize);
+                // The body runs on the same stack, above the values pending here.
+                max = max
+                    .max(d + 1)
+                    .max(d + depth(&code[i + 1..i + 1 + len as usize]) as isize);
                 i += len as usize;
                 1
             }
@@ -546,7 +796,10 @@ fn depth(code: &[Op]) -> usize {
 }
 
 /// " (did you mean `x`?)" for the closest known name, or nothing.
-pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>) -> String {
+pub fn suggest<'a>(
+    name: &str,
+    known: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>,
+) -> String {
     let best = known
         .map(|k| k.as_ref())
         .map(|k| (edit_distance(name, k), k))
@@ -565,7 +818,9 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -581,8 +836,26 @@ mod tests {
     fn syms() -> Symbols {
         let mut s = Symbols::default();
         s.settings.insert("target".into(), 10.0);
-        s.vars.insert("vp".into(), VarSym { id: 0, base: 0, faction: true, set: None, fstride: 1 });
-        s.vars.insert("pool".into(), VarSym { id: 1, base: 2, faction: false, set: None, fstride: 0 });
+        s.vars.insert(
+            "vp".into(),
+            VarSym {
+                id: 0,
+                base: 0,
+                faction: true,
+                set: None,
+                fstride: 1,
+            },
+        );
+        s.vars.insert(
+            "pool".into(),
+            VarSym {
+                id: 1,
+                base: 2,
+                faction: false,
+                set: None,
+                fstride: 0,
+            },
+        );
         s.factions.insert("A".into(), 0);
         s.factions.insert("B".into(), 1);
         s
@@ -592,10 +865,23 @@ mod tests {
         let s = syms();
         let c = Compiler::new(&s, vec![]);
         let e = c.expr(src, ctx, 0)?;
-        let st = State { vals: vec![4, 9, 2], round: 3, age: 1, card: None, deck_left: vec![], pool: vec![] };
-        let t = Tables { nfactions: 2, side: vec![0; 2], player: vec![1; 2], ..Tables::default() };
+        let st = State {
+            vals: vec![4, 9, 2],
+            round: 3,
+            age: 1,
+            card: None,
+            deck_left: vec![],
+            pool: vec![],
+        };
+        let t = Tables {
+            nfactions: 2,
+            side: vec![0; 2],
+            player: vec![1; 2],
+            ..Tables::default()
+        };
         let mut rng = crate::rng::game_rng(0, 0);
-        let mut env = Env::new(&st, &t, &mut rng);
+        let mut stack = [0.0; crate::expr::STACK];
+        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
         Ok(e.eval(&mut env))
     }
 
@@ -604,8 +890,14 @@ mod tests {
         assert_eq!(eval("target - max_all(vp)", Ctx::global()).unwrap(), 1.0);
         assert_eq!(eval("vp + B.vp", Ctx::faction()).unwrap(), 13.0);
         assert_eq!(eval("max_others(vp)", Ctx::faction()).unwrap(), 9.0);
-        assert_eq!(eval("count_all(vp > 5) + pool * round", Ctx::global()).unwrap(), 7.0);
-        assert_eq!(eval("if(vp > 3 and not (pool == 1), 10, 20)", Ctx::faction()).unwrap(), 10.0);
+        assert_eq!(
+            eval("count_all(vp > 5) + pool * round", Ctx::global()).unwrap(),
+            7.0
+        );
+        assert_eq!(
+            eval("if(vp > 3 and not (pool == 1), 10, 20)", Ctx::faction()).unwrap(),
+            10.0
+        );
         assert_eq!(eval("0 or 0", Ctx::global()).unwrap(), 0.0);
         assert_eq!(eval("0 or 5", Ctx::global()).unwrap(), 1.0);
         assert_eq!(eval("seat + A", Ctx::faction()).unwrap(), 2.0);
@@ -621,15 +913,30 @@ mod tests {
         let e = eval("bernoulli(1.7)", Ctx::global()).unwrap_err();
         assert!(e.msg.contains("outside 0..1"));
         assert_eq!(e.pos, 10);
-        assert!(eval("target.vp", Ctx::faction()).unwrap_err().msg.contains("target"));
-        assert!(eval("max(vp)", Ctx::faction()).unwrap_err().msg.contains("max_all"));
+        assert!(
+            eval("target.vp", Ctx::faction())
+                .unwrap_err()
+                .msg
+                .contains("target")
+        );
+        assert!(
+            eval("max(vp)", Ctx::faction())
+                .unwrap_err()
+                .msg
+                .contains("max_all")
+        );
     }
 
     #[test]
     fn constant_folding() {
         let s = syms();
         let c = Compiler::new(&s, vec![]);
-        assert_eq!(c.expr("target * 2 + 1", Ctx::global(), 0).unwrap().as_const(), Some(21.0));
+        assert_eq!(
+            c.expr("target * 2 + 1", Ctx::global(), 0)
+                .unwrap()
+                .as_const(),
+            Some(21.0)
+        );
         assert_eq!(c.expr("d6", Ctx::global(), 0).unwrap().as_const(), None);
     }
 }

@@ -20,7 +20,10 @@ pub struct ParseError {
 type PResult<T> = Result<T, ParseError>;
 
 fn err<T>(pos: usize, msg: impl Into<String>) -> PResult<T> {
-    Err(ParseError { pos, msg: msg.into() })
+    Err(ParseError {
+        pos,
+        msg: msg.into(),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,23 +58,26 @@ fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
             let text: String = src[start..i].chars().filter(|&c| c != '_').collect();
             // `2d6`: a count followed by `d` and a number of sides.
             if i + 1 < b.len() && b[i] == b'd' && b[i + 1].is_ascii_digit() {
-                let n: u32 = text
-                    .parse()
-                    .map_err(|_| ParseError { pos: start, msg: "dice count must be a whole number".into() })?;
+                let n: u32 = text.parse().map_err(|_| ParseError {
+                    pos: start,
+                    msg: "dice count must be a whole number".into(),
+                })?;
                 i += 1;
                 let s0 = i;
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                let s: u32 = src[s0..i]
-                    .parse()
-                    .map_err(|_| ParseError { pos: s0, msg: "bad number of sides".into() })?;
+                let s: u32 = src[s0..i].parse().map_err(|_| ParseError {
+                    pos: s0,
+                    msg: "bad number of sides".into(),
+                })?;
                 out.push((Tok::Dice(n, s), start));
                 continue;
             }
-            let v: f64 = text
-                .parse()
-                .map_err(|_| ParseError { pos: start, msg: format!("`{text}` is not a number") })?;
+            let v: f64 = text.parse().map_err(|_| ParseError {
+                pos: start,
+                msg: format!("`{text}` is not a number"),
+            })?;
             out.push((Tok::Num(v), start));
             continue;
         }
@@ -81,8 +87,14 @@ fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
             }
             let word = &src[start..i];
             // `d6`, `d20`: one die.
-            if word.len() > 1 && word.starts_with('d') && word[1..].bytes().all(|c| c.is_ascii_digit()) {
-                let s: u32 = word[1..].parse().map_err(|_| ParseError { pos: start, msg: "bad die".into() })?;
+            if word.len() > 1
+                && word.starts_with('d')
+                && word[1..].bytes().all(|c| c.is_ascii_digit())
+            {
+                let s: u32 = word[1..].parse().map_err(|_| ParseError {
+                    pos: start,
+                    msg: "bad die".into(),
+                })?;
                 out.push((Tok::Dice(1, s), start));
             } else {
                 out.push((Tok::Ident(word.to_string()), start));
@@ -179,7 +191,11 @@ impl Ast {
     /// Byte offset where this node starts.
     pub fn pos(&self) -> usize {
         match self {
-            Ast::Num(_, p) | Ast::Dice(_, _, p) | Ast::Call(_, _, p) | Ast::Neg(_, p) | Ast::Not(_, p) => *p,
+            Ast::Num(_, p)
+            | Ast::Dice(_, _, p)
+            | Ast::Call(_, _, p)
+            | Ast::Neg(_, p)
+            | Ast::Not(_, p) => *p,
             Ast::Name { pos, .. } | Ast::Bin(_, _, _, pos) => *pos,
         }
     }
@@ -325,7 +341,10 @@ impl Parser {
             let next = if prec == 4 { prec + 1 } else { prec + 1 };
             let rhs = self.binary(next)?;
             if prec == 4 && matches!(self.binop(), Some((_, 4))) {
-                return err(self.pos(), "comparisons do not chain: write `a < b and b < c`");
+                return err(
+                    self.pos(),
+                    "comparisons do not chain: write `a < b and b < c`",
+                );
             }
             lhs = Ast::Bin(op, Box::new(lhs), Box::new(rhs), p);
         }
@@ -412,7 +431,12 @@ impl Parser {
         } else {
             None
         };
-        Ok(Ast::Name { owner, name, index, pos: p })
+        Ok(Ast::Name {
+            owner,
+            name,
+            index,
+            pos: p,
+        })
     }
 
     fn stmt(&mut self) -> PResult<StmtAst> {
@@ -432,7 +456,11 @@ impl Parser {
                 false
             };
             self.expect_sym(":")?;
-            return Ok(StmtAst::Each { others, body: Box::new(self.stmt()?), pos: p });
+            return Ok(StmtAst::Each {
+                others,
+                body: Box::new(self.stmt()?),
+                pos: p,
+            });
         }
         if self.is_word("end") {
             self.bump();
@@ -460,13 +488,23 @@ impl Parser {
         }
         let target = match self.primary()? {
             n @ Ast::Name { .. } => n,
-            _ => return err(p, "a statement starts with a variable, `if`, `each`, `end`, `draw` or `order`"),
+            _ => {
+                return err(
+                    p,
+                    "a statement starts with a variable, `if`, `each`, `end`, `draw` or `order`",
+                );
+            }
         };
         let op = match self.peek() {
             Tok::Sym("=") => AssignOp::Set,
             Tok::Sym("+=") => AssignOp::Add,
             Tok::Sym("-=") => AssignOp::Sub,
-            _ => return err(self.pos(), format!("expected `=`, `+=` or `-=` {}", self.found())),
+            _ => {
+                return err(
+                    self.pos(),
+                    format!("expected `=`, `+=` or `-=` {}", self.found()),
+                );
+            }
         };
         self.bump();
         let value = self.expr()?;
@@ -477,14 +515,20 @@ impl Parser {
         if matches!(self.peek(), Tok::Eof) {
             Ok(())
         } else {
-            err(self.pos(), format!("unexpected text after the end {}", self.found()))
+            err(
+                self.pos(),
+                format!("unexpected text after the end {}", self.found()),
+            )
         }
     }
 }
 
 /// Parses one expression.
 pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
-    let mut p = Parser { toks: lex(src)?, i: 0 };
+    let mut p = Parser {
+        toks: lex(src)?,
+        i: 0,
+    };
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the expression is empty");
     }
@@ -495,7 +539,10 @@ pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
 
 /// Parses one statement.
 pub fn parse_stmt(src: &str) -> Result<StmtAst, ParseError> {
-    let mut p = Parser { toks: lex(src)?, i: 0 };
+    let mut p = Parser {
+        toks: lex(src)?,
+        i: 0,
+    };
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the statement is empty");
     }
@@ -525,7 +572,9 @@ mod tests {
     fn names_with_owner_and_index() {
         let e = parse_expr("Alpha.control[north]").unwrap();
         match e {
-            Ast::Name { owner, name, index, .. } => {
+            Ast::Name {
+                owner, name, index, ..
+            } => {
                 assert_eq!(owner.unwrap().0, "Alpha");
                 assert_eq!(name, "control");
                 assert_eq!(index.unwrap().0, "north");
@@ -536,10 +585,25 @@ mod tests {
 
     #[test]
     fn statements() {
-        assert!(matches!(parse_stmt("if vp >= 3: end done").unwrap(), StmtAst::If(_, _)));
-        assert!(matches!(parse_stmt("each others: vp -= 1").unwrap(), StmtAst::Each { others: true, .. }));
-        assert!(matches!(parse_stmt("order ini by random(), seat").unwrap(), StmtAst::Order { .. }));
-        assert!(matches!(parse_stmt("target.vp += d6").unwrap(), StmtAst::Assign { op: AssignOp::Add, .. }));
+        assert!(matches!(
+            parse_stmt("if vp >= 3: end done").unwrap(),
+            StmtAst::If(_, _)
+        ));
+        assert!(matches!(
+            parse_stmt("each others: vp -= 1").unwrap(),
+            StmtAst::Each { others: true, .. }
+        ));
+        assert!(matches!(
+            parse_stmt("order ini by random(), seat").unwrap(),
+            StmtAst::Order { .. }
+        ));
+        assert!(matches!(
+            parse_stmt("target.vp += d6").unwrap(),
+            StmtAst::Assign {
+                op: AssignOp::Add,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -32,12 +32,19 @@ impl Source<'_> {
         let before = &self.text[..byte];
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        Location { file: self.file.to_string(), line, col }
+        Location {
+            file: self.file.to_string(),
+            line,
+            col,
+        }
     }
 
     /// A scenario error at a byte offset.
     pub fn fail(&self, byte: usize, msg: impl Into<String>) -> Error {
-        Error::Scenario { loc: self.at(byte), msg: msg.into() }
+        Error::Scenario {
+            loc: self.at(byte),
+            msg: msg.into(),
+        }
     }
 
     /// Where the formula's own text starts inside its TOML value (after any quotes).
@@ -75,7 +82,8 @@ impl Cx<'_> {
     }
 
     fn map(&self, f: &Formula, e: ParseError) -> Error {
-        self.src.fail(self.src.inner_start(&f.span()) + e.pos, e.msg)
+        self.src
+            .fail(self.src.inner_start(&f.span()) + e.pos, e.msg)
     }
 
     fn expr(&mut self, c: &Compiler, f: &Formula, ctx: Ctx) -> Result<Expr> {
@@ -101,19 +109,36 @@ impl Cx<'_> {
     fn constant(&mut self, c: &Compiler, f: &Formula, what: &str) -> Result<f64> {
         let e = self.expr(c, f, Ctx::global())?;
         e.as_const().ok_or_else(|| {
-            self.src.fail(f.span().start, format!("{what} must be a constant (numbers and settings only)"))
+            self.src.fail(
+                f.span().start,
+                format!("{what} must be a constant (numbers and settings only)"),
+            )
         })
     }
 
-    fn keyword<'k>(&self, s: &Option<Spanned<String>>, allowed: &[&'k str], default: &'k str, what: &str) -> Result<&'k str> {
+    fn keyword<'k>(
+        &self,
+        s: &Option<Spanned<String>>,
+        allowed: &[&'k str],
+        default: &'k str,
+        what: &str,
+    ) -> Result<&'k str> {
         match s {
             None => Ok(default),
-            Some(s) => allowed.iter().find(|a| **a == s.get_ref()).copied().ok_or_else(|| {
-                self.src.fail(
-                    s.span().start,
-                    format!("unknown {what} `{}`: expected one of {}", s.get_ref(), allowed.join(", ")),
-                )
-            }),
+            Some(s) => allowed
+                .iter()
+                .find(|a| **a == s.get_ref())
+                .copied()
+                .ok_or_else(|| {
+                    self.src.fail(
+                        s.span().start,
+                        format!(
+                            "unknown {what} `{}`: expected one of {}",
+                            s.get_ref(),
+                            allowed.join(", ")
+                        ),
+                    )
+                }),
         }
     }
 }
@@ -133,29 +158,49 @@ impl Names<'_> {
         let pos = name.span().start;
         check_ident(self.src, n, pos)?;
         if let Some(prev) = self.seen.insert(n.clone(), kind) {
-            return Err(self.src.fail(pos, format!("`{n}` is already defined as a {prev}; every name must be unique")));
+            return Err(self.src.fail(
+                pos,
+                format!("`{n}` is already defined as a {prev}; every name must be unique"),
+            ));
         }
         Ok(())
     }
 }
 
 fn check_ident(src: &Source, n: &str, pos: usize) -> Result<()> {
-    let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ok = n
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok {
-        return Err(src.fail(pos, format!("`{n}` is not a valid name: use letters, digits and `_`, starting with a letter")));
+        return Err(src.fail(
+            pos,
+            format!(
+                "`{n}` is not a valid name: use letters, digits and `_`, starting with a letter"
+            ),
+        ));
     }
     let dice = n.len() > 1 && n.starts_with('d') && n[1..].bytes().all(|b| b.is_ascii_digit());
     if KEYWORDS.contains(&n) || BUILTINS.contains(&n) || RESERVED.contains(&n) || dice {
-        return Err(src.fail(pos, format!("`{n}` is a reserved word; choose another name")));
+        return Err(src.fail(
+            pos,
+            format!("`{n}` is a reserved word; choose another name"),
+        ));
     }
     Ok(())
 }
 
 /// Compiles a parsed scenario.
 pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
-    let mut cx = Cx { src, locs: Vec::new() };
-    let mut names = Names { src, seen: HashMap::new() };
+    let mut cx = Cx {
+        src,
+        locs: Vec::new(),
+    };
+    let mut names = Names {
+        src,
+        seen: HashMap::new(),
+    };
     let mut syms = Symbols::default();
 
     // Settings: constants, resolved before anything can refer to them.
@@ -169,11 +214,17 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     // Factions and sides.
     let nf = raw.factions.len();
     if nf == 0 || nf > MAX_FACTIONS {
-        return Err(src.fail(0, format!("a scenario needs 1 to {MAX_FACTIONS} [[faction]] tables, found {nf}")));
+        return Err(src.fail(
+            0,
+            format!("a scenario needs 1 to {MAX_FACTIONS} [[faction]] tables, found {nf}"),
+        ));
     }
     let mut factions = Vec::new();
     let mut side_names: Vec<String> = Vec::new();
-    let mut tables = Tables { nfactions: nf as u8, ..Tables::default() };
+    let mut tables = Tables {
+        nfactions: nf as u8,
+        ..Tables::default()
+    };
     for (i, f) in raw.factions.iter().enumerate() {
         let f = f.get_ref();
         names.claim(&f.name, "faction")?;
@@ -185,7 +236,8 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                     None => {
                         names.claim(s, "side")?;
                         side_names.push(s.get_ref().clone());
-                        syms.sides.insert(s.get_ref().clone(), side_names.len() as i64);
+                        syms.sides
+                            .insert(s.get_ref().clone(), side_names.len() as i64);
                         side_names.len() - 1
                     }
                 };
@@ -211,14 +263,23 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         for e in &s.elements {
             check_ident(src, e.get_ref(), e.span().start)?;
             if elements.contains(e.get_ref()) {
-                return Err(src.fail(e.span().start, format!("element `{}` appears twice", e.get_ref())));
+                return Err(src.fail(
+                    e.span().start,
+                    format!("element `{}` appears twice", e.get_ref()),
+                ));
             }
             elements.push(e.get_ref().clone());
         }
         if elements.is_empty() {
             return Err(src.fail(s.name.span().start, "a set needs at least one element"));
         }
-        syms.sets.insert(s.name.get_ref().clone(), SetSym { id: i as u16, elements: elements.clone() });
+        syms.sets.insert(
+            s.name.get_ref().clone(),
+            SetSym {
+                id: i as u16,
+                elements: elements.clone(),
+            },
+        );
         sets.push((s.name.get_ref().clone(), elements));
     }
 
@@ -234,7 +295,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         for c in &deck.cards {
             let n = *c.count.get_ref();
             if !(0..=10_000).contains(&n) {
-                return Err(src.fail(c.count.span().start, format!("card count {n} must be between 0 and 10000")));
+                return Err(src.fail(
+                    c.count.span().start,
+                    format!("card count {n} must be between 0 and 10000"),
+                ));
             }
             for a in c.attrs.keys() {
                 let next = syms.attrs.len() as u16;
@@ -243,7 +307,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             for _ in 0..n {
                 tables.pool.push(cards.len() as u16);
                 card_names.push(c.name.clone());
-                cards.push((c.name.clone(), c.attrs.iter().map(|(k, v)| (k.clone(), *v)).collect()));
+                cards.push((
+                    c.name.clone(),
+                    c.attrs.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                ));
             }
         }
         tables.deck_len.push(card_names.len() as u32);
@@ -265,7 +332,8 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     for (id, v) in raw.vars.iter().enumerate() {
         let v = v.get_ref();
         names.claim(&v.name, "variable")?;
-        let faction = cx.keyword(&v.scope, &["faction", "global"], "faction", "scope")? == "faction";
+        let faction =
+            cx.keyword(&v.scope, &["faction", "global"], "faction", "scope")? == "faction";
         let set = match &v.over {
             None => None,
             Some(s) => match syms.sets.get(s.get_ref()) {
@@ -273,14 +341,27 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 None => {
                     return Err(src.fail(
                         s.span().start,
-                        format!("`{}` is not a set{}", s.get_ref(), suggest(s.get_ref(), syms.sets.keys())),
+                        format!(
+                            "`{}` is not a set{}",
+                            s.get_ref(),
+                            suggest(s.get_ref(), syms.sets.keys())
+                        ),
                     ));
                 }
             },
         };
         let width = set.map_or(1, |s| sets[s as usize].1.len() as u32);
         let fstride = if faction { width } else { 0 };
-        syms.vars.insert(v.name.get_ref().clone(), VarSym { id: id as u16, base: slots, faction, set, fstride });
+        syms.vars.insert(
+            v.name.get_ref().clone(),
+            VarSym {
+                id: id as u16,
+                base: slots,
+                faction,
+                set,
+                fstride,
+            },
+        );
         slots += width * if faction { nf as u32 } else { 1 };
     }
 
@@ -290,12 +371,23 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         let e = e.get_ref();
         check_ident(src, e.name.get_ref(), e.name.span().start)?;
         if reasons_meta.iter().any(|r| &r.0 == e.name.get_ref()) {
-            return Err(src.fail(e.name.span().start, format!("end reason `{}` is declared twice", e.name.get_ref())));
+            return Err(src.fail(
+                e.name.span().start,
+                format!("end reason `{}` is declared twice", e.name.get_ref()),
+            ));
         }
         let draw = cx.keyword(&e.result, &["rank", "draw"], "rank", "result")? == "draw";
-        reasons_meta.push((e.name.get_ref().clone(), draw, e.description.clone().unwrap_or_default()));
+        reasons_meta.push((
+            e.name.get_ref().clone(),
+            draw,
+            e.description.clone().unwrap_or_default(),
+        ));
     }
-    let last = raw.scenario.last_round_reason.as_ref().map_or("last_round".to_string(), |s| s.get_ref().clone());
+    let last = raw
+        .scenario
+        .last_round_reason
+        .as_ref()
+        .map_or("last_round".to_string(), |s| s.get_ref().clone());
     let last_round_reason = match reasons_meta.iter().position(|r| r.0 == last) {
         Some(i) => i,
         None => {
@@ -312,7 +404,11 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     for rv in &raw.vars {
         let rv = rv.get_ref();
         let sym = &syms.vars[rv.name.get_ref()];
-        let ctx = if sym.faction { Ctx::faction() } else { Ctx::global() };
+        let ctx = if sym.faction {
+            Ctx::faction()
+        } else {
+            Ctx::global()
+        };
         let (mut lo, mut hi) = (i64::MIN, i64::MAX);
         if rv.flag {
             (lo, hi) = (0, 1);
@@ -324,7 +420,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             hi = cx.constant(&comp, f, "a variable's max")?.floor() as i64;
         }
         if lo > hi {
-            return Err(src.fail(rv.name.span().start, format!("`{}` has min {lo} above max {hi}", rv.name.get_ref())));
+            return Err(src.fail(
+                rv.name.span().start,
+                format!("`{}` has min {lo} above max {hi}", rv.name.get_ref()),
+            ));
         }
         tables.var_min.push(lo);
         tables.var_max.push(hi);
@@ -354,7 +453,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 ));
             };
             if !sym.faction {
-                return Err(src.fail(formula.span().start, format!("`{k}` is global; a faction can only set its own variables")));
+                return Err(src.fail(
+                    formula.span().start,
+                    format!("`{k}` is global; a faction can only set its own variables"),
+                ));
             }
             vars[sym.id as usize].init_for[i] = Some(cx.expr(&comp, formula, Ctx::faction())?);
         }
@@ -363,7 +465,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     // Clock.
     let rounds = *raw.scenario.rounds.get_ref();
     if !(1..=100_000).contains(&rounds) {
-        return Err(src.fail(raw.scenario.rounds.span().start, format!("rounds must be between 1 and 100000, got {rounds}")));
+        return Err(src.fail(
+            raw.scenario.rounds.span().start,
+            format!("rounds must be between 1 and 100000, got {rounds}"),
+        ));
     }
     let mut age_of_round = vec![1i64; rounds as usize + 1];
     if let Some(ages) = &raw.scenario.ages {
@@ -389,13 +494,22 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         let a = a.get_ref();
         check_ident(src, a.name.get_ref(), a.name.span().start)?;
         if actions.iter().any(|x: &Action| &x.name == a.name.get_ref()) {
-            return Err(src.fail(a.name.span().start, format!("action `{}` is declared twice", a.name.get_ref())));
+            return Err(src.fail(
+                a.name.span().start,
+                format!("action `{}` is declared twice", a.name.get_ref()),
+            ));
         }
         let targeted = cx.keyword(&a.target, &["none", "other"], "none", "target")? == "other";
         if targeted && nf < 2 {
-            return Err(src.fail(a.name.span().start, "an action with a target needs at least two factions"));
+            return Err(src.fail(
+                a.name.span().start,
+                "an action with a target needs at least two factions",
+            ));
         }
-        let ctx = Ctx { target: targeted, ..Ctx::faction() };
+        let ctx = Ctx {
+            target: targeted,
+            ..Ctx::faction()
+        };
         let mut allowed = if a.factions.is_empty() { u32::MAX } else { 0 };
         for f in &a.factions {
             match syms.factions.get(f.get_ref()) {
@@ -403,7 +517,11 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 None => {
                     return Err(src.fail(
                         f.span().start,
-                        format!("`{}` is not a faction{}", f.get_ref(), suggest(f.get_ref(), syms.factions.keys())),
+                        format!(
+                            "`{}` is not a faction{}",
+                            f.get_ref(),
+                            suggest(f.get_ref(), syms.factions.keys())
+                        ),
                     ));
                 }
             }
@@ -438,13 +556,16 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             None => Expr::constant(0.0),
         };
         let target_when = cx.opt(&comp, &a.target_when, ctx)?;
+        // `when` decides whether the action is available at all, before any target is
+        // considered; target conditions belong in `target_when`.
+        let when = cx.opt(&comp, &a.when, Ctx::faction())?;
         if a.target_when.is_some() && !targeted {
             return Err(src.fail(a.name.span().start, "target_when needs target = \"other\""));
         }
         actions.push(Action {
             name: a.name.get_ref().clone(),
             allowed,
-            when: cx.opt(&comp, &a.when, ctx)?,
+            when,
             cost,
             weight,
             value,
@@ -466,17 +587,32 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     let mut phases = Vec::new();
     for p in &raw.phases {
         let p = p.get_ref();
-        let faction = cx.keyword(&p.each, &["global", "faction"], "global", "phase kind")? == "faction";
-        let ctx = if faction { Ctx::faction() } else { Ctx::global() };
+        let faction =
+            cx.keyword(&p.each, &["global", "faction"], "global", "phase kind")? == "faction";
+        let ctx = if faction {
+            Ctx::faction()
+        } else {
+            Ctx::global()
+        };
         if !faction && (p.actions.is_some() || !p.order.is_empty()) {
             let at = p.each.as_ref().map_or(0, |e| e.span().start);
-            return Err(src.fail(at, format!("phase `{}`: `actions` and `order` need each = \"faction\"", p.name)));
+            return Err(src.fail(
+                at,
+                format!(
+                    "phase `{}`: `actions` and `order` need each = \"faction\"",
+                    p.name
+                ),
+            ));
         }
         phases.push(Phase {
             name: p.name.clone(),
             faction,
             when: cx.opt(&comp, &p.when, Ctx::global())?,
-            order: p.order.iter().map(|f| cx.expr(&comp, f, Ctx::faction())).collect::<Result<_>>()?,
+            order: p
+                .order
+                .iter()
+                .map(|f| cx.expr(&comp, f, Ctx::faction()))
+                .collect::<Result<_>>()?,
             actions: cx.opt(&comp, &p.actions, Ctx::faction())?,
             effects: cx.stmts(&mut comp, &p.effects, ctx)?,
         });
@@ -489,7 +625,12 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     let mut events = Vec::new();
     for e in &raw.events {
         let e = e.get_ref();
-        let at = match cx.keyword(&e.at, &["round_start", "round_end"], "round_start", "event timing")? {
+        let at = match cx.keyword(
+            &e.at,
+            &["round_start", "round_end"],
+            "round_start",
+            "event timing",
+        )? {
             "round_start" => EventAt::RoundStart,
             _ => EventAt::RoundEnd,
         };
@@ -497,7 +638,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         if let Some(p) = probability.as_const()
             && !(0.0..=1.0).contains(&p)
         {
-            return Err(src.fail(e.probability.span().start, format!("probability {p} is outside 0..1")));
+            return Err(src.fail(
+                e.probability.span().start,
+                format!("probability {p} is outside 0..1"),
+            ));
         }
         events.push(Event {
             name: e.name.clone(),
@@ -512,20 +656,40 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     let mut checks = Vec::new();
     for (i, e) in raw.ends.iter().enumerate() {
         let e = e.get_ref();
-        let timing = match cx.keyword(&e.timing, &["immediate", "turn_start", "round_start", "round_end"], "immediate", "timing")? {
+        let timing = match cx.keyword(
+            &e.timing,
+            &["immediate", "turn_start", "round_start", "round_end"],
+            "immediate",
+            "timing",
+        )? {
             "immediate" => Timing::Immediate,
             "turn_start" => Timing::TurnStart,
             "round_start" => Timing::RoundStart,
             _ => Timing::RoundEnd,
         };
         if let Some(w) = &e.when {
-            let ctx = if timing == Timing::TurnStart { Ctx::faction() } else { Ctx::global() };
-            checks.push(Check { reason: i as u16, when: cx.expr(&comp, w, ctx)?, timing });
+            let ctx = if timing == Timing::TurnStart {
+                Ctx::faction()
+            } else {
+                Ctx::global()
+            };
+            checks.push(Check {
+                reason: i as u16,
+                when: cx.expr(&comp, w, ctx)?,
+                timing,
+            });
         } else if e.timing.is_some() {
-            return Err(src.fail(e.name.span().start, "an end condition with a timing needs `when`"));
+            return Err(src.fail(
+                e.name.span().start,
+                "an end condition with a timing needs `when`",
+            ));
         }
     }
-    let base_to_var: HashMap<u32, u16> = vars.iter().enumerate().map(|(i, v)| (v.base, i as u16)).collect();
+    let base_to_var: HashMap<u32, u16> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.base, i as u16))
+        .collect();
     let mut immediate_by_var = vec![Vec::new(); vars.len()];
     let mut immediate_on_draw = Vec::new();
     for (ci, c) in checks.iter().enumerate() {
@@ -540,7 +704,9 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                         list.push(ci as u16);
                     }
                 }
-                Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_) if !immediate_on_draw.contains(&(ci as u16)) => {
+                Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_)
+                    if !immediate_on_draw.contains(&(ci as u16)) =>
+                {
                     immediate_on_draw.push(ci as u16)
                 }
                 _ => {}
@@ -556,7 +722,10 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         if f.get_ref().0.trim() == "die" {
             tiebreak.push(TieBreak::Die);
         } else {
-            tiebreak.push(TieBreak::Expr(cx.expr(&comp, f, Ctx::faction())?, f.get_ref().0.trim().to_string()));
+            tiebreak.push(TieBreak::Expr(
+                cx.expr(&comp, f, Ctx::faction())?,
+                f.get_ref().0.trim().to_string(),
+            ));
         }
     }
     if !r.shared && !matches!(tiebreak.last(), Some(TieBreak::Die)) {
@@ -570,14 +739,26 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     let reasons = reason_names
         .iter()
         .map(|n| match reasons_meta.iter().find(|r| &r.0 == n) {
-            Some((_, draw, d)) => Reason { name: n.clone(), draw: *draw, description: d.clone() },
-            None => Reason { name: n.clone(), draw: false, description: String::new() },
+            Some((_, draw, d)) => Reason {
+                name: n.clone(),
+                draw: *draw,
+                description: d.clone(),
+            },
+            None => Reason {
+                name: n.clone(),
+                draw: false,
+                description: String::new(),
+            },
         })
         .collect();
 
     Ok(Model {
         name: raw.scenario.name.get_ref().clone(),
-        title: raw.scenario.title.clone().unwrap_or_else(|| raw.scenario.name.get_ref().clone()),
+        title: raw
+            .scenario
+            .title
+            .clone()
+            .unwrap_or_else(|| raw.scenario.name.get_ref().clone()),
         file: src.file.to_string(),
         hash: fnv1a(src.text.as_bytes()),
         factions,
@@ -597,16 +778,29 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         immediate_on_draw,
         reasons,
         last_round_reason,
-        ranking: Ranking { score, tiebreak, shared: r.shared },
+        ranking: Ranking {
+            score,
+            tiebreak,
+            shared: r.shared,
+        },
         locs: cx.locs,
     })
 }
 
 fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]) -> Result<Agent> {
     let Some(ra) = ra else {
-        return Ok(Agent { policy: Policy::Weighted, noise: Expr::constant(0.0), priority: vec![u16::MAX; actions.len()] });
+        return Ok(Agent {
+            policy: Policy::Weighted,
+            noise: Expr::constant(0.0),
+            priority: vec![u16::MAX; actions.len()],
+        });
     };
-    let policy = match cx.keyword(&Some(ra.policy.clone()), &["weighted", "greedy", "priority"], "weighted", "policy")? {
+    let policy = match cx.keyword(
+        &Some(ra.policy.clone()),
+        &["weighted", "greedy", "priority"],
+        "weighted",
+        "policy",
+    )? {
         "weighted" => Policy::Weighted,
         "greedy" => Policy::Greedy,
         _ => Policy::Priority,
@@ -623,13 +817,24 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
                 let known = actions.iter().map(|a| a.name.as_str());
                 return Err(cx.src.fail(
                     name.span().start,
-                    format!("`{}` is not an action{}", name.get_ref(), suggest(name.get_ref(), known)),
+                    format!(
+                        "`{}` is not an action{}",
+                        name.get_ref(),
+                        suggest(name.get_ref(), known)
+                    ),
                 ));
             }
         }
     }
     if policy == Policy::Priority && ra.priority.is_empty() {
-        return Err(cx.src.fail(ra.policy.span().start, "policy = \"priority\" needs a `priority` list of action names"));
+        return Err(cx.src.fail(
+            ra.policy.span().start,
+            "policy = \"priority\" needs a `priority` list of action names",
+        ));
     }
-    Ok(Agent { policy, noise, priority })
+    Ok(Agent {
+        policy,
+        noise,
+        priority,
+    })
 }

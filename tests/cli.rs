@@ -1,0 +1,250 @@
+//! End-to-end tests through the `vpsim` binary.
+
+use assert_cmd::Command;
+
+const TI4: &str = "scenarios/twilight_imperium_4.toml";
+
+fn vpsim() -> Command {
+    Command::cargo_bin("vpsim").unwrap()
+}
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = vpsim().args(args).arg("--json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The only part of the output that may differ between identical runs.
+    v.as_object_mut().unwrap().remove("performance");
+    v
+}
+
+#[test]
+fn same_seed_gives_identical_json_for_one_and_two_threads() {
+    let one = run_json(&[
+        "run",
+        TI4,
+        "--games",
+        "5000",
+        "--seed",
+        "7",
+        "--threads",
+        "1",
+    ]);
+    let two = run_json(&[
+        "run",
+        TI4,
+        "--games",
+        "5000",
+        "--seed",
+        "7",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(one, two);
+    assert_eq!(one["games"], 5000);
+}
+
+#[test]
+fn different_seeds_differ() {
+    let a = run_json(&["run", TI4, "--games", "3000", "--seed", "1"]);
+    let b = run_json(&["run", TI4, "--games", "3000", "--seed", "2"]);
+    assert_ne!(a["factions"], b["factions"]);
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let v = run_json(&["run", TI4, "--games", "2000", "--seed", "3", "--quiet"]);
+    let f = &v["factions"][0];
+    for key in [
+        "name",
+        "win",
+        "shared_win",
+        "draw",
+        "loss",
+        "ranks",
+        "mean_rank",
+        "score",
+    ] {
+        assert!(f.get(key).is_some(), "faction has no `{key}`");
+    }
+    let win = &f["win"];
+    assert!(win["low"].as_f64().unwrap() <= win["rate"].as_f64().unwrap());
+    assert!(win["rate"].as_f64().unwrap() <= win["high"].as_f64().unwrap());
+    let total: u64 = v["factions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["win"]["count"].as_u64().unwrap())
+        .sum();
+    let shared = v["shared_wins"]["count"].as_u64().unwrap();
+    let draws = v["draws"]["count"].as_u64().unwrap();
+    assert_eq!(
+        total + shared + draws,
+        2000,
+        "every game has a winner, a shared win or a draw"
+    );
+    let reasons: u64 = v["end_reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(reasons, 2000);
+    let lengths: u64 = v["length"]["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(lengths, 2000);
+    assert!(
+        v["decided_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["by"] == "-priority")
+    );
+}
+
+#[test]
+fn table_output_names_every_faction() {
+    let out = vpsim()
+        .args(["run", TI4, "--games", "1000", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for f in ["Arborec", "Letnev", "Saar", "Muaat", "Hacan", "Sol"] {
+        assert!(text.contains(f), "{text}");
+    }
+    assert!(text.contains("end reasons:"));
+    assert!(text.contains("games/s"));
+    // No progress bar when stdout is not a terminal.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn validate_summarises_the_model() {
+    let out = vpsim().args(["validate", TI4]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("OK"));
+    assert!(text.contains("factions (6)"));
+    assert!(text.contains("reached_goal"));
+}
+
+#[test]
+fn trace_tells_the_game_and_is_repeatable() {
+    let a = vpsim()
+        .args(["trace", TI4, "--seed", "5", "--game", "11"])
+        .output()
+        .unwrap();
+    assert!(a.status.success());
+    let b = vpsim()
+        .args(["trace", TI4, "--seed", "5", "--game", "11"])
+        .output()
+        .unwrap();
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8(a.stdout).unwrap();
+    assert!(text.starts_with("game 11 of seed 5"));
+    assert!(text.contains("round 1"));
+    assert!(text.contains("final ranking:"));
+    assert!(text.contains("winner: "));
+}
+
+fn fails_with(args: &[&str], code: i32, needle: &str) {
+    let out = vpsim().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "expected `{needle}` in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_location() {
+    let dir = std::env::temp_dir().join(format!("vpsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("tests/data/race_to_three.toml").unwrap();
+    let cases = [
+        ("p = 0.3", "p = 0.3\npp = [1", "expected"),
+        (
+            "timing = \"round_end\"",
+            "timing = \"round_end\"\ntimming = 1",
+            "unknown key `timming`",
+        ),
+        (
+            "bernoulli(chance / 100)",
+            "bernoulli(1.7)",
+            "probability 1.7 is outside 0..1",
+        ),
+        (
+            "max_all(vp) >= 3",
+            "max_all(vpp) >= 3",
+            "`vpp` is not defined (did you mean `vp`?)",
+        ),
+        (
+            "tiebreak = [\"-seat\"]",
+            "tiebreak = [\"Third.vp\"]",
+            "`Third` is not a faction",
+        ),
+        ("rounds = 10000", "rounds = \"many\"", "invalid type"),
+    ];
+    for (i, (from, to, needle)) in cases.iter().enumerate() {
+        assert!(base.contains(from));
+        let path = dir.join(format!("bad{i}.toml"));
+        std::fs::write(&path, base.replace(from, to)).unwrap();
+        let p = path.to_str().unwrap();
+        fails_with(&["validate", p], 2, needle);
+        fails_with(&["run", p, "--games", "10"], 2, &format!("{p}:"));
+    }
+    fails_with(
+        &["run", "no/such/file.toml"],
+        2,
+        "cannot read scenario no/such/file.toml",
+    );
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    fails_with(&["run", TI4, "--games", "0"], 2, "--games");
+    fails_with(&["run", TI4, "--games", "ten"], 2, "--games");
+    fails_with(&["run", TI4, "--threads", "0"], 2, "--threads");
+    fails_with(&["run", TI4, "--frobnicate"], 2, "--frobnicate");
+}
+
+#[test]
+fn a_runtime_fault_names_the_formula_and_the_game() {
+    let dir = std::env::temp_dir().join(format!("vpsim-fault-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("tests/data/race_to_three.toml").unwrap();
+    // A probability that only goes wrong at run time: chance is 30 or 40 percent, not a fraction.
+    let path = dir.join("fault.toml");
+    std::fs::write(
+        &path,
+        base.replace("bernoulli(chance / 100)", "bernoulli(chance)"),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    fails_with(
+        &["run", p, "--games", "100"],
+        1,
+        "in game 0: probability 30 is outside 0..1",
+    );
+    fails_with(
+        &["run", p, "--games", "100"],
+        1,
+        &format!("vpsim trace {p} --seed 1 --game 0"),
+    );
+}
