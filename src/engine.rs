@@ -10,6 +10,7 @@ pub mod trace;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
+use crate::expr::compile::MAX_ORDER_KEYS;
 use crate::expr::{AssignOp, Env, Expr, Fault, LValue, STACK, Stmt};
 use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
 use crate::rng::{Rng, game_rng};
@@ -281,11 +282,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         if keys.is_empty() {
             return Ok(());
         }
-        let mut k = [[0.0f64; 4]; MAX_FACTIONS];
-        let nk = keys.len().min(4);
-        for f in 0..n {
+        let mut k = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+        let nk = keys.len().min(MAX_ORDER_KEYS);
+        for (f, row) in k.iter_mut().enumerate().take(n) {
             for (j, e) in keys.iter().take(nk).enumerate() {
-                k[f][j] = self.eval(e, Bind::faction(f as u8))?;
+                row[j] = self.eval(e, Bind::faction(f as u8))?;
             }
         }
         // Insertion sort: stable, no allocation, n <= 16.
@@ -787,12 +788,11 @@ impl<'m, T: Tracer> Game<'m, T> {
             Result::Draw
         } else if n > 1 && tied[1] {
             decided_by = Decider::Shared;
-            let mut mask = 0u32;
-            for f in 0..n {
-                if ranks[f] == 1 {
-                    mask |= 1 << f;
-                }
-            }
+            let mask = ranks[..n]
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| **r == 1)
+                .fold(0u32, |m, (f, _)| m | 1 << f);
             Result::Shared(mask)
         } else {
             Result::Win(order[0])

@@ -155,7 +155,6 @@ impl Summary {
         let t: &Tally = &r.tally;
         let z = z_for(CONFIDENCE);
         let n = t.games;
-        let nf = m.nfactions();
         let factions = m
             .factions
             .iter()
@@ -212,7 +211,6 @@ impl Summary {
                 rate: Rate::wilson(c, with_winner, z),
             })
             .collect();
-        let _ = nf;
         Summary {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
             scenario: ScenarioInfo {

@@ -83,6 +83,9 @@ impl Ctx {
     }
 }
 
+/// The most sort keys an `order` statement or a phase order may have.
+pub const MAX_ORDER_KEYS: usize = 4;
+
 /// Builtin names that are never variables.
 pub const BUILTINS: [&str; 8] = [
     "round",
@@ -494,7 +497,7 @@ impl<'s> Compiler<'s> {
                 rand(RandFn::Choice, out)?;
             }
             "weighted" => {
-                if args.is_empty() || args.len() % 2 != 0 || args.len() > STACK {
+                if args.is_empty() || !args.len().is_multiple_of(2) || args.len() > STACK {
                     return err(
                         pos,
                         "weighted() takes pairs: weighted(weight1, value1, weight2, value2, ...)",
@@ -698,6 +701,12 @@ impl<'s> Compiler<'s> {
                 }
             },
             StmtAst::Order { var, keys } => {
+                if keys.len() > MAX_ORDER_KEYS {
+                    return err(
+                        var.1,
+                        format!("`order` takes at most {MAX_ORDER_KEYS} sort keys"),
+                    );
+                }
                 let name = Ast::Name {
                     owner: None,
                     name: var.0.clone(),

@@ -337,9 +337,9 @@ impl Parser {
             }
             let p = self.pos();
             self.bump();
-            // Comparisons do not chain: `a < b < c` is an error rather than a surprise.
-            let next = if prec == 4 { prec + 1 } else { prec + 1 };
-            let rhs = self.binary(next)?;
+            // Left-associative; comparisons do not chain: `a < b < c` is an error rather
+            // than a surprise.
+            let rhs = self.binary(prec + 1)?;
             if prec == 4 && matches!(self.binop(), Some((_, 4))) {
                 return err(
                     self.pos(),

@@ -604,6 +604,16 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 ),
             ));
         }
+        if p.order.len() > crate::expr::compile::MAX_ORDER_KEYS {
+            return Err(src.fail(
+                p.order[0].span().start,
+                format!(
+                    "phase `{}`: at most {} order keys",
+                    p.name,
+                    crate::expr::compile::MAX_ORDER_KEYS
+                ),
+            ));
+        }
         phases.push(Phase {
             name: p.name.clone(),
             faction,
