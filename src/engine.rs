@@ -11,7 +11,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::expr::compile::MAX_ORDER_KEYS;
-use crate::expr::{AssignOp, Env, Expr, Fault, LValue, STACK, Stmt};
+use crate::expr::{AssignOp, Ctx, Env, Expr, Fault, FaultKind, LValue, Stmt};
 use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
 use crate::rng::{Rng, game_rng};
 use crate::state::{MAX_FACTIONS, State};
@@ -89,7 +89,7 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     rng: Rng,
     opts: Vec<(u16, u8, f64)>,
     ended: Option<u16>,
-    stack: Box<[f64; STACK]>,
+    cx: Box<Ctx>,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -110,7 +110,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             rng: game_rng(0, 0),
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
             ended: None,
-            stack: Box::new([0.0; STACK]),
+            cx: Box::default(),
             tracer,
         }
     }
@@ -162,20 +162,19 @@ impl<'m, T: Tracer> Game<'m, T> {
         Ok(out)
     }
 
+    #[inline]
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
+        self.cx.me = b.me;
+        self.cx.bound = b.bound;
+        self.cx.target = b.target;
         let mut env = Env {
             st: &self.st,
             t: &self.m.tables,
             rng: &mut self.rng,
-            me: b.me,
-            bound: b.bound,
-            target: b.target,
-            elem: 0,
-            fault: None,
-            stack: &mut self.stack,
+            cx: &mut self.cx,
         };
         let v = e.eval(&mut env);
-        match env.fault {
+        match self.cx.fault.take() {
             None => Ok(v),
             Some(f) => Err(f),
         }
@@ -315,7 +314,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             if !(0.0..=1.0).contains(&p) {
                 return Err(Fault {
                     loc: e.probability.loc,
-                    what: format!("event probability {p} is outside 0..1"),
+                    kind: FaultKind::Probability(p),
                 });
             }
             if self.rng.random_bool(p) {
@@ -386,10 +385,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         if !x.is_finite() {
             return Err(Fault {
                 loc,
-                what: format!(
-                    "value {x} cannot be stored in `{}`",
-                    self.m.vars[var as usize].name
-                ),
+                kind: FaultKind::NotStorable(x, var),
             });
         }
         let t = &self.m.tables;
@@ -745,7 +741,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             if !x.is_finite() {
                 return Err(Fault {
                     loc: m.ranking.score.loc,
-                    what: format!("score {x} is not a number"),
+                    kind: FaultKind::BadScore(x),
                 });
             }
             *s = x.floor() as i64;

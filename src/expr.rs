@@ -177,13 +177,72 @@ pub enum Op {
 pub const STACK: usize = 64;
 
 /// A run-time fault: something the scenario asked for that has no meaning (a probability of
-/// 1.7, a division by zero). The game stops and the run reports where.
-#[derive(Debug, Clone, PartialEq)]
+/// 1.7, a division by zero). The game stops and the run reports where. Plain data (no
+/// strings) so that results on the hot path stay small; [`FaultKind::describe`] words it.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fault {
     /// Index of the source location in the model.
     pub loc: u32,
     /// What happened.
-    pub what: String,
+    pub kind: FaultKind,
+}
+
+/// What went wrong at run time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FaultKind {
+    /// A probability outside 0..1.
+    Probability(f64),
+    /// A division (or `//`, `%`) by zero of this value.
+    DivisionByZero(f64),
+    /// `uniform(a, b)` with `a > b`.
+    EmptyRange(i64, i64),
+    /// `binomial(n, p)` with a negative `n`.
+    NegativeCount(f64),
+    /// `poisson(l)` with a negative or non-finite rate.
+    PoissonRate(f64),
+    /// `normal(mean, sd)` with a negative or non-finite deviation.
+    NormalParameters(f64, f64),
+    /// `roll(n, sides)` with `n < 0` or `sides < 1`.
+    BadDice(i64, i64),
+    /// `weighted(...)` with a negative weight or all weights zero.
+    BadWeights,
+    /// A value that is not a finite number assigned to a variable (by id).
+    NotStorable(f64, u16),
+    /// A score that is not a finite number.
+    BadScore(f64),
+}
+
+impl FaultKind {
+    /// The fault in words; variable names come from `vars`.
+    pub fn describe(&self, vars: &[String]) -> String {
+        match *self {
+            FaultKind::Probability(p) => format!("probability {p} is outside 0..1"),
+            FaultKind::DivisionByZero(a) => format!("division by zero ({a} divided by 0)"),
+            FaultKind::EmptyRange(a, b) => {
+                format!("uniform({a}, {b}): the low end is above the high end")
+            }
+            FaultKind::NegativeCount(n) => format!("binomial: negative count {n}"),
+            FaultKind::PoissonRate(l) => {
+                format!("poisson({l}): the rate must be a finite number of 0 or more")
+            }
+            FaultKind::NormalParameters(m, sd) => {
+                format!("normal({m}, {sd}): the deviation must be a finite number of 0 or more")
+            }
+            FaultKind::BadDice(n, s) => {
+                format!("roll({n}, {s}): need n >= 0 dice with at least 1 side")
+            }
+            FaultKind::BadWeights => {
+                "weighted(...): weights must be non-negative and not all zero".into()
+            }
+            FaultKind::NotStorable(x, v) => {
+                format!(
+                    "value {x} cannot be stored in `{}`",
+                    vars.get(v as usize).map_or("?", |s| s.as_str())
+                )
+            }
+            FaultKind::BadScore(x) => format!("score {x} is not a number"),
+        }
+    }
 }
 
 /// Shapes common enough to skip the machine: most conditions and values in scenarios are
@@ -291,16 +350,20 @@ impl Expr {
     #[inline]
     pub fn eval(&self, env: &mut Env<'_>) -> f64 {
         match self.fast {
-            Fast::Const(c) => return c,
-            Fast::Load(b, fs, w, e) => return env.load(b, fs, w, e),
+            Fast::Const(c) => c,
+            Fast::Load(b, fs, w, e) => env.load(b, fs, w, e),
             Fast::LoadOpConst(b, fs, w, e, op, c) => {
                 let x = env.load(b, fs, w, e);
-                return binop(op, x, c, env);
+                binop(op, x, c, env)
             }
-            Fast::No => {}
+            Fast::No => self.run(env),
         }
+    }
+
+    #[inline(never)]
+    fn run(&self, env: &mut Env<'_>) -> f64 {
         let v = exec(&self.code, env, 0);
-        if let Some(f) = env.fault.as_mut()
+        if let Some(f) = env.cx.fault.as_mut()
             && f.loc == u32::MAX
         {
             f.loc = self.loc;
@@ -334,20 +397,20 @@ fn const_eval(code: &[Op]) -> Option<f64> {
     };
     let t = Tables::default();
     let mut rng = crate::rng::game_rng(0, 0);
-    let mut stack = [0.0; STACK];
-    let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+    let mut cx = Ctx::default();
+    let mut env = Env::new(&st, &t, &mut rng, &mut cx);
     let v = exec(code, &mut env, 0);
-    if env.fault.is_some() { None } else { Some(v) }
+    if env.cx.fault.is_some() {
+        None
+    } else {
+        Some(v)
+    }
 }
 
-/// Everything an expression can see while it runs.
-pub struct Env<'a> {
-    /// The game's state.
-    pub st: &'a State,
-    /// The model's static tables.
-    pub t: &'a Tables,
-    /// The game's random stream.
-    pub rng: &'a mut Rng,
+/// The mutable evaluation context that persists across evaluations: who is bound, the first
+/// fault, and the value stack. One lives in each [`crate::engine::Game`].
+#[derive(Debug, Clone)]
+pub struct Ctx {
     /// The acting faction.
     pub me: u8,
     /// The faction bound by the innermost context.
@@ -359,44 +422,47 @@ pub struct Env<'a> {
     /// The first fault raised, if any.
     pub fault: Option<Fault>,
     /// The value stack, shared by nested evaluations (see [`STACK`]).
-    pub stack: &'a mut [f64; STACK],
+    pub stack: [f64; STACK],
 }
 
-impl<'a> Env<'a> {
-    /// An environment with faction 0 bound and no fault.
-    pub fn new(
-        st: &'a State,
-        t: &'a Tables,
-        rng: &'a mut Rng,
-        stack: &'a mut [f64; STACK],
-    ) -> Env<'a> {
-        Env {
-            st,
-            t,
-            rng,
+impl Default for Ctx {
+    fn default() -> Self {
+        Ctx {
             me: 0,
             bound: 0,
             target: 0,
             elem: 0,
             fault: None,
-            stack,
+            stack: [0.0; STACK],
         }
     }
+}
 
-    /// Binds the acting faction (and the bound faction to it).
-    pub fn with_me(mut self, f: u8) -> Self {
-        self.me = f;
-        self.bound = f;
-        self
+/// Everything an expression can see while it runs: four references, cheap to build.
+pub struct Env<'a> {
+    /// The game's state.
+    pub st: &'a State,
+    /// The model's static tables.
+    pub t: &'a Tables,
+    /// The game's random stream.
+    pub rng: &'a mut Rng,
+    /// Bindings, fault and stack.
+    pub cx: &'a mut Ctx,
+}
+
+impl<'a> Env<'a> {
+    /// An environment over the given parts.
+    pub fn new(st: &'a State, t: &'a Tables, rng: &'a mut Rng, cx: &'a mut Ctx) -> Env<'a> {
+        Env { st, t, rng, cx }
     }
 
     #[inline]
     fn who(&self, w: Who) -> usize {
         match w {
             Who::None => 0,
-            Who::Bound => self.bound as usize,
-            Who::Me => self.me as usize,
-            Who::Target => self.target as usize,
+            Who::Bound => self.cx.bound as usize,
+            Who::Me => self.cx.me as usize,
+            Who::Target => self.cx.target as usize,
             Who::Fixed(f) => f as usize,
         }
     }
@@ -405,17 +471,18 @@ impl<'a> Env<'a> {
     fn load(&self, base: u32, fstride: u32, who: Who, elem: Elem) -> f64 {
         let e = match elem {
             Elem::None => 0,
-            Elem::Bound => self.elem as usize,
+            Elem::Bound => self.cx.elem as usize,
             Elem::Fixed(i) => i as usize,
         };
         self.st.vals[slot(self.who(who), base, fstride, e)] as f64
     }
 
-    fn fault(&mut self, what: String) -> f64 {
-        if self.fault.is_none() {
-            self.fault = Some(Fault {
+    #[cold]
+    fn fault(&mut self, kind: FaultKind) -> f64 {
+        if self.cx.fault.is_none() {
+            self.cx.fault = Some(Fault {
                 loc: u32::MAX,
-                what,
+                kind,
             });
         }
         0.0
@@ -440,7 +507,7 @@ fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
         BinOp::Sub => a - b,
         BinOp::Mul => a * b,
         BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => {
-            env.fault(format!("division by zero ({a} by 0)"))
+            env.fault(FaultKind::DivisionByZero(a))
         }
         BinOp::Div => a / b,
         BinOp::FloorDiv => (a / b).floor(),
@@ -457,22 +524,20 @@ fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
     }
 }
 
-fn check_p(p: f64) -> Result<f64, String> {
+fn check_p(p: f64) -> Result<f64, FaultKind> {
     if (0.0..=1.0).contains(&p) {
         Ok(p)
     } else {
-        Err(format!("probability {p} is outside 0..1"))
+        Err(FaultKind::Probability(p))
     }
 }
 
-fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, String> {
+fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, FaultKind> {
     Ok(match f {
         RandFn::Uniform => {
             let (a, b) = (args[0].round() as i64, args[1].round() as i64);
             if a > b {
-                return Err(format!(
-                    "uniform({a}, {b}): the low end is above the high end"
-                ));
+                return Err(FaultKind::EmptyRange(a, b));
             }
             rng.random_range(a..=b) as f64
         }
@@ -481,11 +546,11 @@ fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, String> {
         RandFn::Binomial => {
             let n = args[0];
             if n < 0.0 {
-                return Err(format!("binomial: negative count {n}"));
+                return Err(FaultKind::NegativeCount(n));
             }
             let p = check_p(args[1])?;
-            let d = rand_distr::Binomial::new(n as u64, p)
-                .map_err(|e| format!("binomial({n}, {p}): {e}"))?;
+            let d =
+                rand_distr::Binomial::new(n as u64, p).map_err(|_| FaultKind::Probability(p))?;
             d.sample(rng) as f64
         }
         RandFn::Poisson => {
@@ -493,20 +558,18 @@ fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, String> {
             if l == 0.0 {
                 return Ok(0.0);
             }
-            let d = rand_distr::Poisson::new(l).map_err(|e| format!("poisson({l}): {e}"))?;
+            let d = rand_distr::Poisson::new(l).map_err(|_| FaultKind::PoissonRate(l))?;
             d.sample(rng).round()
         }
         RandFn::Normal => {
             let d = rand_distr::Normal::new(args[0], args[1])
-                .map_err(|e| format!("normal({}, {}): {e}", args[0], args[1]))?;
+                .map_err(|_| FaultKind::NormalParameters(args[0], args[1]))?;
             d.sample(rng)
         }
         RandFn::Roll => {
             let (n, s) = (args[0].round() as i64, args[1].round() as i64);
             if n < 0 || s < 1 {
-                return Err(format!(
-                    "roll({n}, {s}): need n >= 0 dice with at least 1 side"
-                ));
+                return Err(FaultKind::BadDice(n, s));
             }
             (0..n).map(|_| rng.random_range(1..=s)).sum::<i64>() as f64
         }
@@ -514,7 +577,7 @@ fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, String> {
         RandFn::Weighted => {
             let total: f64 = args.chunks(2).map(|c| c[0]).sum();
             if args.chunks(2).any(|c| c[0] < 0.0 || !c[0].is_finite()) || total <= 0.0 {
-                return Err("weighted(...): weights must be non-negative and not all zero".into());
+                return Err(FaultKind::BadWeights);
             }
             let mut x = rng.random::<f64>() * total;
             for c in args.chunks(2) {
@@ -575,7 +638,7 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
     macro_rules! push {
         ($v:expr) => {{
             let v = $v;
-            env.stack[sp] = v;
+            env.cx.stack[sp] = v;
             sp += 1;
         }};
     }
@@ -600,17 +663,17 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
                 None => 0.0,
             }),
             Op::DeckLeft(d) => push!(env.st.deck_left[d as usize] as f64),
-            Op::Neg => env.stack[sp - 1] = -env.stack[sp - 1],
-            Op::Not => env.stack[sp - 1] = 1.0 - truth(env.stack[sp - 1]),
-            Op::Bool => env.stack[sp - 1] = truth(env.stack[sp - 1]),
+            Op::Neg => env.cx.stack[sp - 1] = -env.cx.stack[sp - 1],
+            Op::Not => env.cx.stack[sp - 1] = 1.0 - truth(env.cx.stack[sp - 1]),
+            Op::Bool => env.cx.stack[sp - 1] = truth(env.cx.stack[sp - 1]),
             Op::Bin(op) => {
                 sp -= 1;
-                let (a, b) = (env.stack[sp - 1], env.stack[sp]);
-                env.stack[sp - 1] = binop(op, a, b, env);
+                let (a, b) = (env.cx.stack[sp - 1], env.cx.stack[sp]);
+                env.cx.stack[sp - 1] = binop(op, a, b, env);
             }
             Op::JumpIfFalse(to) => {
                 sp -= 1;
-                if env.stack[sp] == 0.0 {
+                if env.cx.stack[sp] == 0.0 {
                     pc = to as usize;
                     continue;
                 }
@@ -621,15 +684,15 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
             }
             Op::Call(f, n) => {
                 let n = n as usize;
-                let v = func(f, &env.stack[sp - n..sp]);
+                let v = func(f, &env.cx.stack[sp - n..sp]);
                 sp -= n;
                 push!(v)
             }
             Op::Rand(f, n) => {
                 let n = n as usize;
-                let v = match rand_fn(f, &env.stack[sp - n..sp], env.rng) {
+                let v = match rand_fn(f, &env.cx.stack[sp - n..sp], env.rng) {
                     Ok(v) => v,
-                    Err(what) => env.fault(what),
+                    Err(kind) => env.fault(kind),
                 };
                 sp -= n;
                 push!(v)
@@ -643,13 +706,13 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
             }
             Op::AggFactions { kind, others, len } => {
                 let body = &code[pc + 1..pc + 1 + len as usize];
-                let outer = env.bound;
+                let outer = env.cx.bound;
                 let mut acc = agg_start(kind);
                 for f in 0..env.t.nfactions {
                     if others && f == outer {
                         continue;
                     }
-                    env.bound = f;
+                    env.cx.bound = f;
                     // Fast path for the common `max_all(vp)`: a single load needs no machine.
                     let v = match body {
                         [
@@ -664,21 +727,21 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
                     };
                     acc = agg_step(kind, acc, v);
                 }
-                env.bound = outer;
+                env.cx.bound = outer;
                 push!(agg_finish(acc));
                 pc += 1 + len as usize;
                 continue;
             }
             Op::AggSet { kind, n, len } => {
                 let body = &code[pc + 1..pc + 1 + len as usize];
-                let outer = env.elem;
+                let outer = env.cx.elem;
                 let mut acc = agg_start(kind);
                 for e in 0..n {
-                    env.elem = e;
+                    env.cx.elem = e;
                     let v = exec(body, env, sp);
                     acc = agg_step(kind, acc, v);
                 }
-                env.elem = outer;
+                env.cx.elem = outer;
                 push!(agg_finish(acc));
                 pc += 1 + len as usize;
                 continue;
@@ -686,7 +749,11 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
         }
         pc += 1;
     }
-    if sp == base { 0.0 } else { env.stack[sp - 1] }
+    if sp == base {
+        0.0
+    } else {
+        env.cx.stack[sp - 1]
+    }
 }
 
 /// Where an assignment writes.
@@ -710,7 +777,7 @@ impl LValue {
     pub fn slot(&self, env: &Env<'_>) -> usize {
         let e = match self.elem {
             Elem::None => 0,
-            Elem::Bound => env.elem as usize,
+            Elem::Bound => env.cx.elem as usize,
             Elem::Fixed(i) => i as usize,
         };
         slot(env.who(self.who), self.base, self.fstride, e)
@@ -784,8 +851,8 @@ mod tests {
             ..Tables::default()
         };
         let mut rng = crate::rng::game_rng(1, 1);
-        let mut stack = [0.0; STACK];
-        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+        let mut cx = Ctx::default();
+        let mut env = Env::new(&st, &t, &mut rng, &mut cx);
         exec(&code, &mut env, 0)
     }
 
@@ -849,8 +916,8 @@ mod tests {
         };
         let t = Tables::default();
         let mut rng = crate::rng::game_rng(1, 1);
-        let mut stack = [0.0; STACK];
-        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+        let mut cx = Ctx::default();
+        let mut env = Env::new(&st, &t, &mut rng, &mut cx);
         let e = Expr::new(
             vec![
                 Op::Round,
@@ -861,8 +928,8 @@ mod tests {
             9,
         );
         e.eval(&mut env);
-        let f = env.fault.unwrap();
+        let f = env.cx.fault.unwrap();
         assert_eq!(f.loc, 9);
-        assert!(f.what.contains("1.7"));
+        assert_eq!(f.kind, FaultKind::Probability(1.7));
     }
 }

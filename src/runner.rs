@@ -112,11 +112,12 @@ pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
             line: 0,
             col: 0,
         });
+    let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
     Error::Fault {
         loc,
         file: m.file.clone(),
         seed,
         game,
-        msg: f.what,
+        msg: f.kind.describe(&vars),
     }
 }

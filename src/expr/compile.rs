@@ -889,8 +889,8 @@ mod tests {
             ..Tables::default()
         };
         let mut rng = crate::rng::game_rng(0, 0);
-        let mut stack = [0.0; crate::expr::STACK];
-        let mut env = Env::new(&st, &t, &mut rng, &mut stack);
+        let mut cx = crate::expr::Ctx::default();
+        let mut env = Env::new(&st, &t, &mut rng, &mut cx);
         Ok(e.eval(&mut env))
     }
 
