@@ -10,8 +10,10 @@ pub mod trace;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::expr::compile::MAX_ORDER_KEYS;
-use crate::expr::{AssignOp, Ctx, Env, Expr, Fault, FaultKind, LValue, Stmt};
+use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM, MAX_ORDER_KEYS};
+use crate::expr::{
+    AssignOp, Ctx, Env, Expr, Fault, FaultKind, LValue, OutcomeKind, Stmt, TiePolicy,
+};
 use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
 use crate::rng::{Rng, game_rng};
 use crate::state::{MAX_FACTIONS, State};
@@ -26,6 +28,8 @@ pub enum Decider {
     Link(u8),
     /// The tie at the top survived the chain: a shared win.
     Shared,
+    /// A `win`/`lose` rule decided (win statement, last one standing, last team).
+    Rule,
 }
 
 /// The result of a game.
@@ -35,8 +39,10 @@ pub enum Result {
     Win(u8),
     /// Several factions share first place (bit mask).
     Shared(u32),
-    /// Nobody wins.
+    /// Nobody wins: a draw.
     Draw,
+    /// Nobody wins and every faction loses.
+    Nobody,
 }
 
 /// Everything the statistics need from one game.
@@ -90,6 +96,15 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     opts: Vec<(u16, u8, f64)>,
     ended: Option<u16>,
     cx: Box<Ctx>,
+    /// Factions that won, lost or drew by rule, waiting for the end of the statement.
+    pending_win: u32,
+    pending_lose: u32,
+    forced: Option<Result>,
+    pending_reason: u16,
+    /// Reason ids of the rule-based endings (when the scenario uses `lose`).
+    rule_reasons: [Option<u16>; 3],
+    /// Points by source, `faction * sources + source`.
+    points: Vec<i64>,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -111,6 +126,13 @@ impl<'m, T: Tracer> Game<'m, T> {
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
             ended: None,
             cx: Box::default(),
+            pending_win: 0,
+            pending_lose: 0,
+            forced: None,
+            pending_reason: 0,
+            rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
+                .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
+            points: vec![0; m.nfactions() * m.sources.len()],
             tracer,
         }
     }
@@ -125,11 +147,21 @@ impl<'m, T: Tracer> Game<'m, T> {
         &self.st
     }
 
+    /// Points each faction gained from each source in the last game,
+    /// `faction * sources + source`.
+    pub fn points(&self) -> &[i64] {
+        &self.points
+    }
+
     /// Plays game `game` of master seed `seed`.
     pub fn play(&mut self, seed: u64, game: u64) -> Step<Outcome> {
         self.rng = game_rng(seed, game);
         self.st.reset(&self.m.tables);
         self.ended = None;
+        self.pending_win = 0;
+        self.pending_lose = 0;
+        self.forced = None;
+        self.points.fill(0);
         if T::ON {
             self.tracer
                 .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
@@ -142,6 +174,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             round += 1;
             self.st.round = round as i64;
             self.st.age = m.age_of_round[round as usize];
+            self.st.age_round = m.age_round[round as usize];
             if T::ON {
                 self.tracer
                     .line(format_args!("round {round} (age {})", self.st.age));
@@ -154,7 +187,11 @@ impl<'m, T: Tracer> Game<'m, T> {
             self.tracer.line(format_args!(
                 "game ends in round {round}: {}{}",
                 r.name,
-                if r.draw { " (a draw)" } else { "" }
+                match r.result {
+                    crate::model::ReasonResult::Rank => "",
+                    crate::model::ReasonResult::Draw => " (a draw)",
+                    crate::model::ReasonResult::Nobody => " (nobody wins)",
+                }
             ));
         }
         let mut out = self.rank(reason)?;
@@ -345,15 +382,84 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         let c = &m.checks[i as usize];
         if self.eval(&c.when, b)? != 0.0 {
-            self.ended = Some(c.reason);
             if T::ON {
                 self.tracer.line(format_args!(
                     "  end condition met: {}",
                     m.reasons[c.reason as usize].name
                 ));
             }
+            if c.wins {
+                self.pending_win |= 1 << b.me;
+                self.pending_reason = c.reason;
+                self.resolve();
+            } else {
+                self.ended = Some(c.reason);
+            }
         }
         Ok(())
+    }
+
+    /// Settles the `win`/`lose` marks of the statement just run: winning and losing at once
+    /// is a loss; losers leave the game; a winner ends it; if everyone left has lost at once
+    /// it is a draw; with teams, the last side standing wins with all its members; otherwise
+    /// the last faction standing wins.
+    fn resolve(&mut self) {
+        if self.pending_win | self.pending_lose == 0 {
+            return;
+        }
+        let n = self.m.nfactions();
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let lose = self.pending_lose & !self.st.out;
+        let win = self.pending_win & !lose & !self.st.out;
+        self.pending_win = 0;
+        self.pending_lose = 0;
+        self.st.out |= lose;
+        if T::ON && lose != 0 {
+            let names: Vec<&str> = (0..n)
+                .filter(|f| lose & (1 << f) != 0)
+                .map(|f| self.m.factions[f].name.as_str())
+                .collect();
+            self.tracer.line(format_args!(
+                "    lost and left the game: {}",
+                names.join(", ")
+            ));
+        }
+        let winners = |mask: u32| {
+            if mask.count_ones() == 1 {
+                Result::Win(mask.trailing_zeros() as u8)
+            } else {
+                Result::Shared(mask)
+            }
+        };
+        if win != 0 {
+            self.forced = Some(winners(win));
+            self.ended = Some(self.pending_reason);
+            return;
+        }
+        if lose == 0 {
+            return;
+        }
+        let remaining = all & !self.st.out;
+        let [last_standing, all_lost, last_team] = self.rule_reasons;
+        if remaining == 0 {
+            self.forced = Some(Result::Draw);
+            self.ended = all_lost.or(Some(self.pending_reason));
+        } else if self.m.teams {
+            let t = &self.m.tables;
+            let first = remaining.trailing_zeros() as usize;
+            let side = t.side[first];
+            if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
+                // 5.2g-style: every member of the last team wins, even those who had left.
+                let team = (0..n)
+                    .filter(|&f| t.side[f] == side)
+                    .fold(0u32, |m, f| m | 1 << f);
+                self.forced = Some(winners(team));
+                self.ended = last_team.or(Some(self.pending_reason));
+            }
+        } else if remaining.count_ones() == 1 && n > 1 {
+            self.forced = Some(winners(remaining));
+            self.ended = last_standing.or(Some(self.pending_reason));
+        }
     }
 
     fn run(&mut self, stmts: &[Stmt], b: Bind) -> Step {
@@ -362,6 +468,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 break;
             }
             self.exec(s, b)?;
+            self.resolve();
         }
         Ok(())
     }
@@ -394,6 +501,19 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// Stores an assignment; returns whether the value changed.
     fn assign(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step<bool> {
+        self.assign_from(lv, op, x, b, loc, None)
+    }
+
+    /// Stores an assignment, crediting the change to `source`; returns whether it changed.
+    fn assign_from(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: f64,
+        b: Bind,
+        loc: u32,
+        source: Option<u8>,
+    ) -> Step<bool> {
         let slot = self.slot(lv, b);
         let old = self.st.vals[slot];
         let x = match op {
@@ -403,6 +523,12 @@ impl<'m, T: Tracer> Game<'m, T> {
         };
         let new = self.store(lv.var, x, loc)?;
         self.st.vals[slot] = new;
+        if let Some(src) = source
+            && lv.fstride != 0
+        {
+            let f = (slot - lv.base as usize) / lv.fstride as usize;
+            self.points[f * self.m.sources.len() + src as usize] += new - old;
+        }
         if T::ON {
             let who = match lv.who {
                 crate::expr::Who::None => None,
@@ -443,12 +569,67 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     fn exec(&mut self, s: &Stmt, b: Bind) -> Step {
         match s {
-            Stmt::Assign { lv, op, value } => {
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source,
+            } => {
                 let x = self.eval(value, b)?;
-                if self.assign(lv, *op, x, b, value.loc)? {
+                if self.assign_from(lv, *op, x, b, value.loc, *source)? {
                     self.after_change(lv.var)?;
                 }
             }
+            Stmt::Award {
+                lv,
+                metric,
+                scale,
+                ties,
+                source,
+            } => self.award(lv, metric, scale, *ties, *source, b)?,
+            Stmt::Race {
+                done,
+                count,
+                cond,
+                key,
+                lv,
+                scale,
+                source,
+            } => self.race(done, count, cond, key, lv, scale, *source, b)?,
+            Stmt::Outcome { kind, reason } => match kind {
+                OutcomeKind::Win => {
+                    if self.pending_win == 0 {
+                        self.pending_reason = *reason;
+                    }
+                    self.pending_win |= 1 << b.bound;
+                    if T::ON {
+                        self.tracer.line(format_args!(
+                            "    {} wins ({})",
+                            self.m.factions[b.bound as usize].name,
+                            self.m.reasons[*reason as usize].name
+                        ));
+                    }
+                }
+                OutcomeKind::Lose => {
+                    if self.pending_win == 0 && self.pending_lose == 0 {
+                        self.pending_reason = *reason;
+                    }
+                    self.pending_lose |= 1 << b.bound;
+                    if T::ON {
+                        self.tracer.line(format_args!(
+                            "    {} loses ({})",
+                            self.m.factions[b.bound as usize].name,
+                            self.m.reasons[*reason as usize].name
+                        ));
+                    }
+                }
+                OutcomeKind::Draw => {
+                    if self.ended.is_none() {
+                        self.forced = Some(Result::Draw);
+                        self.ended = Some(*reason);
+                    }
+                }
+            },
             Stmt::If { cond, then } => {
                 if self.eval(cond, b)? != 0.0 {
                     self.exec(then, b)?;
@@ -520,6 +701,107 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         if changed {
             self.after_change(lv.var)?;
+        }
+        Ok(())
+    }
+
+    /// Rank awards: every faction's metric is read first, then awards are added together.
+    fn award(
+        &mut self,
+        lv: &LValue,
+        metric: &Expr,
+        scale: &[i64],
+        ties: TiePolicy,
+        source: Option<u8>,
+        b: Bind,
+    ) -> Step {
+        let n = self.m.nfactions();
+        let mut key = [0.0f64; MAX_FACTIONS];
+        for (f, k) in key.iter_mut().enumerate().take(n) {
+            *k = self.eval(
+                metric,
+                Bind {
+                    bound: f as u8,
+                    ..b
+                },
+            )?;
+        }
+        let mut amounts = [0i64; MAX_FACTIONS];
+        rank_awards(&key[..n], scale, ties, &mut amounts[..n]);
+        let mut changed = false;
+        for (f, &a) in amounts.iter().enumerate().take(n) {
+            changed |= self.assign_from(
+                lv,
+                AssignOp::Add,
+                a as f64,
+                Bind {
+                    bound: f as u8,
+                    ..b
+                },
+                metric.loc,
+                source,
+            )?;
+        }
+        if changed {
+            self.after_change(lv.var)?;
+        }
+        Ok(())
+    }
+
+    /// Completion-order races: every faction's completion is read first (the same moment),
+    /// then completers are rewarded in ascending `key` order (ties by seat).
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        done: &LValue,
+        count: &LValue,
+        cond: &Expr,
+        key: &Expr,
+        lv: &LValue,
+        scale: &[i64],
+        source: Option<u8>,
+        b: Bind,
+    ) -> Step {
+        let n = self.m.nfactions();
+        let mut order = [0u8; MAX_FACTIONS];
+        let mut keys = [0.0f64; MAX_FACTIONS];
+        let mut k = 0;
+        for f in 0..n as u8 {
+            let fb = Bind { bound: f, ..b };
+            let slot = self.slot(done, fb);
+            if self.st.vals[slot] != 0 || (self.st.out >> f) & 1 != 0 {
+                continue;
+            }
+            if self.eval(cond, fb)? != 0.0 {
+                keys[f as usize] = self.eval(key, fb)?;
+                order[k] = f;
+                k += 1;
+            }
+        }
+        for i in 1..k {
+            let mut j = i;
+            while j > 0 && keys[order[j] as usize] < keys[order[j - 1] as usize] {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        for &f in &order[..k] {
+            let fb = Bind { bound: f, ..b };
+            let cslot = self.slot(count, fb);
+            let place = self.st.vals[cslot];
+            let reward = usize::try_from(place)
+                .ok()
+                .and_then(|p| scale.get(p))
+                .copied()
+                .unwrap_or(0);
+            self.assign(done, AssignOp::Set, 1.0, fb, cond.loc)?;
+            self.assign_from(lv, AssignOp::Add, reward as f64, fb, cond.loc, source)?;
+            self.assign(count, AssignOp::Add, 1.0, fb, cond.loc)?;
+        }
+        if k > 0 {
+            self.after_change(done.var)?;
+            self.after_change(lv.var)?;
+            self.after_change(count.var)?;
         }
         Ok(())
     }
@@ -731,8 +1013,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
     }
 
-    /// Final ranking: score (higher first), then the tie-break chain.
+    /// Final ranking: factions that won by rule first (sharing first place), then score
+    /// (higher first), then the tie-break chain.
     fn rank(&mut self, reason: u16) -> Step<Outcome> {
+        use crate::model::ReasonResult;
         let m = self.m;
         let n = m.nfactions();
         let mut scores = [0i64; MAX_FACTIONS];
@@ -746,14 +1030,26 @@ impl<'m, T: Tracer> Game<'m, T> {
             }
             *s = x.floor() as i64;
         }
+        let winmask = match self.forced {
+            Some(Result::Win(f)) => 1u32 << f,
+            Some(Result::Shared(mask)) => mask,
+            _ => 0,
+        };
+        // Sort key: rule winners first (all equal), then score.
+        let key = |f: usize| -> (bool, i64) {
+            if winmask & (1 << f) != 0 {
+                (true, 0)
+            } else {
+                (false, scores[f])
+            }
+        };
         let mut order = [0u8; MAX_FACTIONS];
         for (i, o) in order.iter_mut().enumerate().take(n) {
             *o = i as u8;
         }
-        // Stable insertion sort by score, descending.
         for i in 1..n {
             let mut j = i;
-            while j > 0 && scores[order[j] as usize] > scores[order[j - 1] as usize] {
+            while j > 0 && key(order[j] as usize) > key(order[j - 1] as usize) {
                 order.swap(j, j - 1);
                 j -= 1;
             }
@@ -764,10 +1060,15 @@ impl<'m, T: Tracer> Game<'m, T> {
         let mut start = 0;
         while start < n {
             let mut end = start + 1;
-            while end < n && scores[order[end] as usize] == scores[order[start] as usize] {
+            while end < n && key(order[end] as usize) == key(order[start] as usize) {
                 end += 1;
             }
-            if end - start > 1 {
+            if key(order[start] as usize).0 {
+                // Factions that won by rule share first place; no chain separates them.
+                for t in tied.iter_mut().take(end).skip(start + 1) {
+                    *t = true;
+                }
+            } else if end - start > 1 {
                 self.break_ties(&mut order[..n], start, end, 0, &mut tied, &mut decided_by)?;
             }
             start = end;
@@ -780,20 +1081,30 @@ impl<'m, T: Tracer> Game<'m, T> {
                 i as u8 + 1
             };
         }
-        let result = if m.reasons[reason as usize].draw {
-            Result::Draw
-        } else if n > 1 && tied[1] {
-            decided_by = Decider::Shared;
-            let mask = ranks[..n]
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| **r == 1)
-                .fold(0u32, |m, (f, _)| m | 1 << f);
-            Result::Shared(mask)
-        } else {
-            Result::Win(order[0])
+        let result = match (self.forced, m.reasons[reason as usize].result) {
+            (Some(r), _) => {
+                decided_by = if matches!(r, Result::Win(_) | Result::Shared(_)) {
+                    Decider::Rule
+                } else {
+                    Decider::Score
+                };
+                r
+            }
+            (None, ReasonResult::Draw) => Result::Draw,
+            (None, ReasonResult::Nobody) => Result::Nobody,
+            (None, ReasonResult::Rank) if n > 1 && tied[1] => {
+                decided_by = Decider::Shared;
+                Result::Shared(
+                    ranks[..n]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| **r == 1)
+                        .fold(0u32, |m, (f, _)| m | 1 << f),
+                )
+            }
+            (None, ReasonResult::Rank) => Result::Win(order[0]),
         };
-        if result == Result::Draw {
+        if matches!(result, Result::Draw | Result::Nobody) {
             decided_by = Decider::Score;
         }
         if T::ON {
@@ -816,14 +1127,25 @@ impl<'m, T: Tracer> Game<'m, T> {
                 Decider::Shared => self.tracer.line(format_args!(
                     "tie at the top is not broken: first place is shared"
                 )),
+                Decider::Rule => self.tracer.line(format_args!("decided by a win/lose rule")),
                 Decider::Score => {}
             }
             match result {
                 Result::Win(f) => self
                     .tracer
                     .line(format_args!("winner: {}", m.factions[f as usize].name)),
-                Result::Shared(_) => self.tracer.line(format_args!("shared win")),
+                Result::Shared(mask) => {
+                    let names: Vec<&str> = (0..n)
+                        .filter(|f| mask & (1 << f) != 0)
+                        .map(|f| m.factions[f].name.as_str())
+                        .collect();
+                    self.tracer
+                        .line(format_args!("shared win: {}", names.join(", ")))
+                }
                 Result::Draw => self.tracer.line(format_args!("draw: nobody wins")),
+                Result::Nobody => self
+                    .tracer
+                    .line(format_args!("nobody wins: every faction loses")),
             }
         }
         Ok(Outcome {
@@ -886,6 +1208,29 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 }
 
+/// Awards by rank: `metric` is ranked highest first; place `p` earns `scale[p]` (0 past the
+/// end). Tied factions share according to `ties`: `Split` sums the tied places' awards and
+/// divides evenly, rounding down; `High` gives each the best tied place's award; `Low` the
+/// worst's; `Zero` gives tied factions nothing ("ties negate").
+pub fn rank_awards(metric: &[f64], scale: &[i64], ties: TiePolicy, out: &mut [i64]) {
+    let n = metric.len();
+    let at = |p: usize| scale.get(p).copied().unwrap_or(0);
+    for f in 0..n {
+        let above = metric.iter().filter(|&&m| m > metric[f]).count();
+        let tied = metric.iter().filter(|&&m| m == metric[f]).count();
+        out[f] = match ties {
+            TiePolicy::Split => (above..above + tied)
+                .map(at)
+                .sum::<i64>()
+                .div_euclid(tied as i64),
+            TiePolicy::High => at(above),
+            TiePolicy::Low => at(above + tied - 1),
+            TiePolicy::Zero if tied > 1 => 0,
+            TiePolicy::Zero => at(above),
+        };
+    }
+}
+
 /// `x.floor() as i64` without a libm call (the hot path stores every assigned value).
 #[inline]
 fn floor_i64(x: f64) -> i64 {
@@ -908,7 +1253,7 @@ fn less(a: &[f64], b: &[f64]) -> bool {
 /// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is.
 fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr)> {
     match s {
-        Stmt::Assign { lv, op, value } => Some((lv, *op, value)),
+        Stmt::Assign { lv, op, value, .. } => Some((lv, *op, value)),
         Stmt::If { then, .. } => simple_assign(then),
         _ => None,
     }

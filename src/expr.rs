@@ -14,7 +14,7 @@ use rand_distr::Distribution;
 use crate::rng::Rng;
 use crate::state::{State, Tables};
 
-pub use parse::{AssignOp, BinOp};
+pub use parse::{AssignOp, BinOp, OutcomeKind, TiePolicy};
 
 /// Which faction a reference is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +121,10 @@ pub enum Op {
     Age,
     /// Push the number of factions.
     NFactions,
+    /// Push the round number within the current age (1 in an age's first round).
+    AgeRound,
+    /// Push 1 when a faction has lost and left the game.
+    Eliminated(Who),
     /// Push a faction's seat (1-based).
     Seat(Who),
     /// Push a faction's side id (1-based, 0 for none).
@@ -391,6 +395,8 @@ fn const_eval(code: &[Op]) -> Option<f64> {
         vals: Vec::new(),
         round: 0,
         age: 1,
+        age_round: 1,
+        out: 0,
         card: None,
         deck_left: Vec::new(),
         pool: Vec::new(),
@@ -654,6 +660,8 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
             Op::Round => push!(env.st.round as f64),
             Op::Age => push!(env.st.age as f64),
             Op::NFactions => push!(env.t.nfactions as f64),
+            Op::AgeRound => push!(env.st.age_round as f64),
+            Op::Eliminated(w) => push!(((env.st.out >> env.who(w)) & 1) as f64),
             Op::Seat(w) => push!((env.who(w) + 1) as f64),
             Op::Side(w) => push!(env.t.side[env.who(w)] as f64),
             Op::Player(w) => push!(env.t.player[env.who(w)] as f64),
@@ -801,6 +809,46 @@ pub enum Stmt {
         op: AssignOp,
         /// What.
         value: Expr,
+        /// Points-by-source tag.
+        source: Option<u8>,
+    },
+    /// Rank factions by `metric` (highest first) and add `scale[place]` to `lv`.
+    Award {
+        /// The faction variable receiving awards.
+        lv: LValue,
+        /// The metric.
+        metric: Expr,
+        /// Award per place (0 beyond the end).
+        scale: Box<[i64]>,
+        /// How ties share.
+        ties: TiePolicy,
+        /// Points-by-source tag.
+        source: Option<u8>,
+    },
+    /// Factions not yet `done` for which `cond` holds complete now, in ascending `key`
+    /// order; each gets `scale[count]` and the counter moves on.
+    Race {
+        /// Per-faction completion flag.
+        done: LValue,
+        /// Global count of completers so far.
+        count: LValue,
+        /// Completion condition.
+        cond: Expr,
+        /// Order among same-moment completers.
+        key: Expr,
+        /// Variable receiving the reward.
+        lv: LValue,
+        /// Reward by completion order.
+        scale: Box<[i64]>,
+        /// Points-by-source tag.
+        source: Option<u8>,
+    },
+    /// `win`, `lose` (the faction in scope) or `draw` (the game), with an end reason.
+    Outcome {
+        /// Which.
+        kind: OutcomeKind,
+        /// End reason.
+        reason: u16,
     },
     /// Run `then` when `cond` holds.
     If {
@@ -840,6 +888,8 @@ mod tests {
             vals: vec![3, 5, 7],
             round: 2,
             age: 1,
+            age_round: 1,
+            out: 0,
             card: None,
             deck_left: vec![],
             pool: vec![],
@@ -910,6 +960,8 @@ mod tests {
             vals: vec![],
             round: 0,
             age: 1,
+            age_round: 1,
+            out: 0,
             card: None,
             deck_left: vec![],
             pool: vec![],

@@ -152,6 +152,20 @@ pub struct Check {
     pub when: Expr,
     /// When it is checked.
     pub timing: Timing,
+    /// A turn-start check whose faction wins (`result = "win"`), instead of ending the game
+    /// for the ranking to decide.
+    pub wins: bool,
+}
+
+/// What an end reason means for the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReasonResult {
+    /// The ranking decides the winner.
+    Rank,
+    /// Nobody wins; every faction gets a draw.
+    Draw,
+    /// Nobody wins; every faction loses (a non-player faction passed a check, say).
+    Nobody,
 }
 
 /// Why a game ended and what that means.
@@ -159,8 +173,11 @@ pub struct Check {
 pub struct Reason {
     /// Name.
     pub name: String,
-    /// The game is a draw (else the ranking decides).
-    pub draw: bool,
+    /// What it means for the result.
+    pub result: ReasonResult,
+    /// Which mechanism uses it: `condition`, `end statement`, `win`, `lose`, `draw`,
+    /// `last round`.
+    pub mechanism: String,
     /// Free text.
     pub description: String,
 }
@@ -218,6 +235,12 @@ pub struct Model {
     pub rounds: u32,
     /// Age of each round (index = round; 0 unused).
     pub age_of_round: Vec<i64>,
+    /// Round within its age of each round (index = round; 0 unused).
+    pub age_round: Vec<i64>,
+    /// Sides are teams: when every other side has left the game, the last side's members win.
+    pub teams: bool,
+    /// Points-by-source tags.
+    pub sources: Vec<String>,
     /// Sets: name and element names.
     pub sets: Vec<(String, Vec<String>)>,
     /// Decks: name and card names.

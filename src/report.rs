@@ -90,8 +90,11 @@ pub struct LengthSummary {
 pub struct ReasonSummary {
     /// Reason name.
     pub name: String,
-    /// `rank` or `draw`.
+    /// `rank`, `draw` or `nobody`.
     pub result: String,
+    /// The mechanism that ended the game: `condition`, `end statement`, `win`, `lose`,
+    /// `draw` or `last round`.
+    pub mechanism: String,
     /// Share of games.
     #[serde(flatten)]
     pub rate: Rate,
@@ -105,6 +108,21 @@ pub struct DeciderSummary {
     /// Share of games with a winner.
     #[serde(flatten)]
     pub rate: Rate,
+}
+
+/// Points one faction gained from one source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceSummary {
+    /// Faction.
+    pub faction: String,
+    /// Source tag.
+    pub source: String,
+    /// Net points over all games.
+    pub total: i64,
+    /// Net points per game.
+    pub mean_per_game: f64,
+    /// Share of the faction's tagged points (0 when it has none).
+    pub share: f64,
 }
 
 /// Speed of the run (the only part that differs between identical runs).
@@ -135,8 +153,12 @@ pub struct Summary {
     pub confidence: f64,
     /// Per faction, in seat order.
     pub factions: Vec<FactionSummary>,
-    /// Games with no winner.
+    /// Games with no winner: draws.
     pub draws: Rate,
+    /// Games nobody won and every faction lost.
+    pub nobody_wins: Rate,
+    /// Where points came from (sources tagged `as SOURCE` in the scenario).
+    pub points_by_source: Vec<SourceSummary>,
     /// Games whose first place was shared.
     pub shared_wins: Rate,
     /// Game length in rounds.
@@ -147,6 +169,29 @@ pub struct Summary {
     pub decided_by: Vec<DeciderSummary>,
     /// Speed.
     pub performance: Performance,
+}
+
+fn points_by_source(m: &Model, t: &Tally) -> Vec<SourceSummary> {
+    let ns = m.sources.len();
+    let mut out = Vec::new();
+    for (f, fac) in m.factions.iter().enumerate() {
+        let row = &t.points[f * ns..(f + 1) * ns];
+        let all: i128 = row.iter().map(|p| p.abs()).sum();
+        for (s, &p) in row.iter().enumerate() {
+            out.push(SourceSummary {
+                faction: fac.name.clone(),
+                source: m.sources[s].clone(),
+                total: p as i64,
+                mean_per_game: if t.games == 0 {
+                    0.0
+                } else {
+                    p as f64 / t.games as f64
+                },
+                share: if all == 0 { 0.0 } else { p as f64 / all as f64 },
+            });
+        }
+    }
+    out
 }
 
 impl Summary {
@@ -194,7 +239,7 @@ impl Summary {
                 }
             })
             .collect();
-        let with_winner = n - t.draws;
+        let with_winner = n - t.draws - t.nobody;
         let links = m.ranking.tiebreak.len();
         let decided_by = t
             .decided
@@ -205,8 +250,10 @@ impl Summary {
                     "score".into()
                 } else if i <= links {
                     m.ranking.link_name(i - 1)
-                } else {
+                } else if i == links + 1 {
                     "shared".into()
+                } else {
+                    "rule".into()
                 },
                 rate: Rate::wilson(c, with_winner, z),
             })
@@ -225,6 +272,8 @@ impl Summary {
             confidence: CONFIDENCE,
             factions,
             draws: Rate::wilson(t.draws, n, z),
+            nobody_wins: Rate::wilson(t.nobody, n, z),
+            points_by_source: points_by_source(m, t),
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),
@@ -240,7 +289,13 @@ impl Summary {
                 .zip(&t.reasons)
                 .map(|(r, &c)| ReasonSummary {
                     name: r.name.clone(),
-                    result: if r.draw { "draw" } else { "rank" }.into(),
+                    result: match r.result {
+                        crate::model::ReasonResult::Rank => "rank",
+                        crate::model::ReasonResult::Draw => "draw",
+                        crate::model::ReasonResult::Nobody => "nobody",
+                    }
+                    .into(),
+                    mechanism: r.mechanism.clone(),
                     rate: Rate::wilson(c, n, z),
                 })
                 .collect(),
@@ -362,18 +417,40 @@ impl Summary {
         for r in self.end_reasons.iter().filter(|r| r.rate.count > 0) {
             let _ = writeln!(
                 s,
-                "  {:<28} {}{}",
+                "  {:<28} {}  {}{}",
                 r.name,
                 ci(&r.rate),
-                if r.result == "draw" { "  (draw)" } else { "" }
+                r.mechanism,
+                if r.result == "rank" {
+                    String::new()
+                } else {
+                    format!(" ({})", r.result)
+                }
             );
         }
         let _ = writeln!(
             s,
-            "draws {}   shared wins {}",
+            "draws {}   shared wins {}   nobody wins {}",
             ci(&self.draws),
-            ci(&self.shared_wins)
+            ci(&self.shared_wins),
+            ci(&self.nobody_wins)
         );
+        if !self.points_by_source.is_empty() {
+            let _ = writeln!(
+                s,
+                "points by source (mean per game, share of the faction's tagged points):"
+            );
+            for p in &self.points_by_source {
+                let _ = writeln!(
+                    s,
+                    "  {:<w$}  {:<20} {:>8.2}  {:>6}",
+                    p.faction,
+                    p.source,
+                    p.mean_per_game,
+                    pct(p.share)
+                );
+            }
+        }
         let _ = writeln!(s, "winner decided by (games with a winner):");
         for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
             let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));

@@ -45,7 +45,12 @@ pub struct RunResult {
 
 /// An empty tally shaped for `m`.
 pub fn empty_tally(m: &Model) -> Tally {
-    Tally::new(m.nfactions(), m.reasons.len(), m.ranking.tiebreak.len())
+    Tally::new(
+        m.nfactions(),
+        m.reasons.len(),
+        m.ranking.tiebreak.len(),
+        m.sources.len(),
+    )
 }
 
 /// Plays `spec.games` games of `m`; `progress` is called with the number of games finished
@@ -72,7 +77,7 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
                     let mut t = empty_tally(m);
                     for i in lo..hi {
                         match game.play(spec.seed, i) {
-                            Ok(o) => t.add(&o),
+                            Ok(o) => t.add(&o, game.points()),
                             Err(f) => return Err((i, f)),
                         }
                     }

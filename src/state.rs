@@ -43,6 +43,10 @@ pub struct State {
     pub round: i64,
     /// Current age, 1-based.
     pub age: i64,
+    /// Round within the current age, 1-based.
+    pub age_round: i64,
+    /// Bit mask of factions that have lost and left the game.
+    pub out: u32,
     /// The card most recently drawn, if the last `draw` succeeded.
     pub card: Option<u16>,
     /// Cards left in each deck.
@@ -58,6 +62,8 @@ impl State {
             vals: vec![0; slots],
             round: 0,
             age: 1,
+            age_round: 0,
+            out: 0,
             card: None,
             deck_left: t.deck_len.clone(),
             pool: t.pool.clone(),
@@ -69,6 +75,8 @@ impl State {
     pub fn reset(&mut self, t: &Tables) {
         self.round = 0;
         self.age = 1;
+        self.age_round = 0;
+        self.out = 0;
         self.card = None;
         self.deck_left.copy_from_slice(&t.deck_len);
         self.pool.copy_from_slice(&t.pool);

@@ -129,17 +129,22 @@ pub struct Tally {
     /// Games per end reason.
     pub reasons: Vec<u64>,
     /// Games with a winner, by what decided it: 0 = score, 1 + k = tie-break link k,
-    /// last = shared.
+    /// then shared, then a win/lose rule.
     pub decided: Vec<u64>,
     /// Games that were draws.
     pub draws: u64,
+    /// Games nobody won (every faction lost).
+    pub nobody: u64,
+    /// Points by source, summed over games: `faction * sources + source`.
+    pub points: Vec<i128>,
     /// Games whose first place was shared.
     pub shared: u64,
 }
 
 impl Tally {
-    /// An empty tally for `nf` factions, `nr` end reasons and `nl` tie-break links.
-    pub fn new(nf: usize, nr: usize, nl: usize) -> Tally {
+    /// An empty tally for `nf` factions, `nr` end reasons, `nl` tie-break links and `ns`
+    /// point sources.
+    pub fn new(nf: usize, nr: usize, nl: usize, ns: usize) -> Tally {
         Tally {
             games: 0,
             factions: vec![
@@ -151,19 +156,24 @@ impl Tally {
             ],
             lengths: Histogram::default(),
             reasons: vec![0; nr],
-            decided: vec![0; nl + 2],
+            decided: vec![0; nl + 3],
             draws: 0,
+            nobody: 0,
+            points: vec![0; nf * ns],
             shared: 0,
         }
     }
 
-    /// Counts one game.
+    /// Counts one game and the points it credited to each source.
     #[inline]
-    pub fn add(&mut self, o: &Outcome) {
+    pub fn add(&mut self, o: &Outcome, points: &[i64]) {
         self.games += 1;
+        for (a, &p) in self.points.iter_mut().zip(points) {
+            *a += p as i128;
+        }
         self.lengths.add(o.rounds as i64);
         self.reasons[o.reason as usize] += 1;
-        let nl = self.decided.len() - 2;
+        let nl = self.decided.len() - 3;
         for (f, ft) in self.factions.iter_mut().enumerate() {
             ft.ranks[o.ranks[f] as usize - 1] += 1;
             ft.scores.add(o.scores[f]);
@@ -184,12 +194,14 @@ impl Tally {
                     ft.draws += 1;
                 }
             }
+            GameResult::Nobody => self.nobody += 1,
         }
-        if o.result != GameResult::Draw {
+        if matches!(o.result, GameResult::Win(_) | GameResult::Shared(_)) {
             let i = match o.decided_by {
                 Decider::Score => 0,
                 Decider::Link(k) => 1 + k as usize,
                 Decider::Shared => nl + 1,
+                Decider::Rule => nl + 2,
             };
             self.decided[i] += 1;
         }
@@ -205,6 +217,10 @@ impl Tally {
         }
         self.games += o.games;
         self.draws += o.draws;
+        self.nobody += o.nobody;
+        for (a, b) in self.points.iter_mut().zip(&o.points) {
+            *a += b;
+        }
         self.shared += o.shared;
         self.lengths.merge(&o.lengths);
         for (a, b) in self.reasons.iter_mut().zip(&o.reasons) {

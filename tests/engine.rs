@@ -86,7 +86,7 @@ proptest! {
         match o.result {
             GameResult::Win(f) => { prop_assert_eq!(top, 1); prop_assert_eq!(o.ranks[f as usize], 1); }
             GameResult::Shared(mask) => { prop_assert!(top > 1); prop_assert_eq!(mask.count_ones() as usize, top); }
-            GameResult::Draw => prop_assert!(false, "no draw reason in this scenario"),
+            GameResult::Draw | GameResult::Nobody => prop_assert!(false, "no draw reason in this scenario"),
         }
     }
 }

@@ -107,7 +107,11 @@ pub fn describe(m: &Model) -> String {
             s,
             "  {} ({how}{})",
             r.name,
-            if r.draw { "; a draw" } else { "" }
+            match r.result {
+                crate::model::ReasonResult::Rank => "",
+                crate::model::ReasonResult::Draw => "; a draw",
+                crate::model::ReasonResult::Nobody => "; nobody wins",
+            }
         );
     }
     let chain: Vec<String> = (0..m.ranking.tiebreak.len())

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::parse::{Ast, BinOp, ParseError, StmtAst};
+use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 use super::{Agg, Elem, Expr, Func, LValue, Op, RandFn, STACK, Stmt, Who};
 
 /// A variable as expressions see it.
@@ -87,21 +87,34 @@ impl Ctx {
 pub const MAX_ORDER_KEYS: usize = 4;
 
 /// Builtin names that are never variables.
-pub const BUILTINS: [&str; 8] = [
+pub const BUILTINS: [&str; 10] = [
     "round",
     "age",
+    "age_round",
     "nfactions",
     "seat",
     "side",
     "player",
     "drawn",
     "card",
+    "eliminated",
 ];
 
 /// Reserved words of the statement and expression syntax.
-pub const KEYWORDS: [&str; 13] = [
-    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false", "me",
+pub const KEYWORDS: [&str; 22] = [
+    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false",
+    "me", "award", "scale", "ties", "as", "race", "win", "lose", "split", "zero",
 ];
+
+/// Reasons the win/lose rules can end a game with, interned when `lose` is used.
+pub const LAST_STANDING: &str = "last_standing";
+/// Everyone left lost at once: a draw.
+pub const ALL_LOST: &str = "all_lost";
+/// Every other team has left the game.
+pub const LAST_TEAM: &str = "last_team";
+
+/// Most distinct points-by-source tags.
+pub const MAX_SOURCES: usize = 16;
 
 fn err<T>(pos: usize, msg: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {
@@ -116,12 +129,88 @@ pub struct Compiler<'s> {
     pub syms: &'s Symbols,
     /// End reasons, interned in first-use order.
     pub reasons: Vec<String>,
+    /// The mechanism that first used each reason (parallel to `reasons`).
+    pub mechanisms: Vec<&'static str>,
+    /// Points-by-source tags, interned in first-use order.
+    pub sources: Vec<String>,
 }
 
 impl<'s> Compiler<'s> {
     /// A compiler over `syms` with the given pre-declared end reasons.
     pub fn new(syms: &'s Symbols, reasons: Vec<String>) -> Self {
-        Compiler { syms, reasons }
+        let mechanisms = vec!["condition"; reasons.len()];
+        Compiler {
+            syms,
+            reasons,
+            mechanisms,
+            sources: Vec::new(),
+        }
+    }
+
+    fn reason(&mut self, r: &str, mechanism: &'static str) -> u16 {
+        match self.reasons.iter().position(|x| x == r) {
+            Some(i) => i as u16,
+            None => {
+                self.reasons.push(r.to_string());
+                self.mechanisms.push(mechanism);
+                (self.reasons.len() - 1) as u16
+            }
+        }
+    }
+
+    fn source(&mut self, s: &Option<(String, usize)>) -> Result<Option<u8>, ParseError> {
+        let Some((name, pos)) = s else {
+            return Ok(None);
+        };
+        if let Some(i) = self.sources.iter().position(|x| x == name) {
+            return Ok(Some(i as u8));
+        }
+        if self.sources.len() >= MAX_SOURCES {
+            return err(
+                *pos,
+                format!("at most {MAX_SOURCES} different point sources"),
+            );
+        }
+        self.sources.push(name.clone());
+        Ok(Some((self.sources.len() - 1) as u8))
+    }
+
+    fn faction_var(
+        &self,
+        var: &(String, usize),
+        ctx: Ctx,
+        what: &str,
+    ) -> Result<LValue, ParseError> {
+        let name = Ast::Name {
+            owner: None,
+            name: var.0.clone(),
+            index: None,
+            pos: var.1,
+        };
+        let (lv, v) = self.var_ref(&name, Ctx { bound: true, ..ctx })?;
+        if !v.faction || v.set.is_some() {
+            return err(
+                var.1,
+                format!(
+                    "{what} must be a plain per-faction variable; `{}` is not one",
+                    var.0
+                ),
+            );
+        }
+        Ok(lv)
+    }
+
+    fn scale(&self, scale: &[(f64, usize)]) -> Result<Box<[i64]>, ParseError> {
+        scale
+            .iter()
+            .map(|&(v, p)| {
+                if v.fract() == 0.0 {
+                    Ok(v as i64)
+                } else {
+                    err(p, format!("awards are whole numbers, not {v}"))
+                }
+            })
+            .collect()
     }
 
     /// Compiles an expression source string.
@@ -228,6 +317,7 @@ impl<'s> Compiler<'s> {
                 "round" => return Ok(Op::Round),
                 "age" => return Ok(Op::Age),
                 "nfactions" => return Ok(Op::NFactions),
+                "age_round" => return Ok(Op::AgeRound),
                 "drawn" => return Ok(Op::Drawn),
                 _ => {}
             }
@@ -242,6 +332,7 @@ impl<'s> Compiler<'s> {
             "seat" => return Ok(Op::Seat(self.who(owner, ctx, pos)?)),
             "side" => return Ok(Op::Side(self.who(owner, ctx, pos)?)),
             "player" => return Ok(Op::Player(self.who(owner, ctx, pos)?)),
+            "eliminated" => return Ok(Op::Eliminated(self.who(owner, ctx, pos)?)),
             _ => {}
         }
         let (lv, _) = self.var_ref(ast, ctx)?;
@@ -643,7 +734,12 @@ impl<'s> Compiler<'s> {
 
     fn stmt_ast(&mut self, ast: &StmtAst, ctx: Ctx, loc: u32) -> Result<Stmt, ParseError> {
         Ok(match ast {
-            StmtAst::Assign { target, op, value } => {
+            StmtAst::Assign {
+                target,
+                op,
+                value,
+                source,
+            } => {
                 if let Ast::Name {
                     owner: None,
                     name,
@@ -658,10 +754,95 @@ impl<'s> Compiler<'s> {
                     );
                 }
                 let (lv, _) = self.var_ref(target, ctx)?;
+                let source = self.source(source)?;
                 Stmt::Assign {
                     lv,
                     op: *op,
                     value: Expr::new(self.code(value, ctx)?, loc),
+                    source,
+                }
+            }
+            StmtAst::Award {
+                var,
+                metric,
+                scale,
+                ties,
+                source,
+            } => {
+                let lv = self.faction_var(var, ctx, "an award's target")?;
+                let inner = Ctx { bound: true, ..ctx };
+                let metric = Expr::new(self.code(metric, inner)?, loc);
+                Stmt::Award {
+                    lv,
+                    metric,
+                    scale: self.scale(scale)?,
+                    ties: *ties,
+                    source: self.source(source)?,
+                }
+            }
+            StmtAst::Race {
+                done,
+                count,
+                cond,
+                key,
+                var,
+                scale,
+                source,
+            } => {
+                let done = self.faction_var(done, ctx, "a race's completion flag")?;
+                let cname = Ast::Name {
+                    owner: None,
+                    name: count.0.clone(),
+                    index: None,
+                    pos: count.1,
+                };
+                let (count_lv, cv) = self.var_ref(&cname, ctx)?;
+                if cv.faction || cv.set.is_some() {
+                    return err(
+                        count.1,
+                        format!(
+                            "a race's counter must be a plain global variable; `{}` is not one",
+                            count.0
+                        ),
+                    );
+                }
+                let lv = self.faction_var(var, ctx, "a race's reward variable")?;
+                let inner = Ctx { bound: true, ..ctx };
+                Stmt::Race {
+                    done,
+                    count: count_lv,
+                    cond: Expr::new(self.code(cond, inner)?, loc),
+                    key: Expr::new(self.code(key, inner)?, loc),
+                    lv,
+                    scale: self.scale(scale)?,
+                    source: self.source(source)?,
+                }
+            }
+            StmtAst::Outcome { kind, reason, pos } => {
+                if *kind != OutcomeKind::Draw && !ctx.bound {
+                    return err(
+                        *pos,
+                        "`win` and `lose` apply to the faction in scope: use them in a faction phase, an action, or inside `each`",
+                    );
+                }
+                let (default, mech) = match kind {
+                    OutcomeKind::Win => ("won", "win"),
+                    OutcomeKind::Lose => ("lost", "lose"),
+                    OutcomeKind::Draw => ("draw", "draw"),
+                };
+                let r = reason
+                    .as_ref()
+                    .map_or(default, |r| r.0.as_str())
+                    .to_string();
+                let reason = self.reason(&r, mech);
+                if *kind == OutcomeKind::Lose {
+                    self.reason(LAST_STANDING, "lose");
+                    self.reason(ALL_LOST, "lose");
+                    self.reason(LAST_TEAM, "lose");
+                }
+                Stmt::Outcome {
+                    kind: *kind,
+                    reason,
                 }
             }
             StmtAst::If(c, s) => Stmt::If {
@@ -681,16 +862,7 @@ impl<'s> Compiler<'s> {
                     body: Box::new(self.stmt_ast(body, inner, loc)?),
                 }
             }
-            StmtAst::End(r, _) => {
-                let id = match self.reasons.iter().position(|x| x == r) {
-                    Some(i) => i,
-                    None => {
-                        self.reasons.push(r.clone());
-                        self.reasons.len() - 1
-                    }
-                };
-                Stmt::End(id as u16)
-            }
+            StmtAst::End(r, _) => Stmt::End(self.reason(r, "end statement")),
             StmtAst::Draw(d, p) => match self.syms.decks.get(d) {
                 Some(&id) => Stmt::Draw(id),
                 None => {
@@ -878,6 +1050,8 @@ mod tests {
             vals: vec![4, 9, 2],
             round: 3,
             age: 1,
+            age_round: 1,
+            out: 0,
             card: None,
             deck_left: vec![],
             pool: vec![],

@@ -201,6 +201,17 @@ impl Ast {
     }
 }
 
+/// `win`, `lose` or `draw`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutcomeKind {
+    /// The faction in scope wins.
+    Win,
+    /// The faction in scope loses and leaves the game.
+    Lose,
+    /// The game is a draw.
+    Draw,
+}
+
 /// Assignment operators of a statement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssignOp {
@@ -212,10 +223,23 @@ pub enum AssignOp {
     Sub,
 }
 
+/// How tied factions share a rank award.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TiePolicy {
+    /// Sum the tied places' awards and divide evenly, rounding down.
+    Split,
+    /// Every tied faction gets the award of the best tied place.
+    High,
+    /// Every tied faction gets the award of the worst tied place.
+    Low,
+    /// Tied factions get nothing ("ties negate").
+    Zero,
+}
+
 /// A statement tree with source positions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtAst {
-    /// `lvalue op expr`.
+    /// `lvalue op expr [as source]`.
     Assign {
         /// The variable written (a `Name` node).
         target: Ast,
@@ -223,6 +247,8 @@ pub enum StmtAst {
         op: AssignOp,
         /// The value.
         value: Ast,
+        /// Points-by-source tag.
+        source: Option<(String, usize)>,
     },
     /// `if cond: stmt`.
     If(Ast, Box<StmtAst>),
@@ -239,6 +265,45 @@ pub enum StmtAst {
     End(String, usize),
     /// `draw deck`.
     Draw(String, usize),
+    /// `award var by metric scale a, b, ... [ties split|high|low|zero] [as source]`.
+    Award {
+        /// Faction variable receiving the awards.
+        var: (String, usize),
+        /// Metric ranked highest first.
+        metric: Ast,
+        /// Award per place.
+        scale: Vec<(f64, usize)>,
+        /// Tie policy.
+        ties: TiePolicy,
+        /// Points-by-source tag.
+        source: Option<(String, usize)>,
+    },
+    /// `race done count if cond by key award var a, b, ... [as source]`.
+    Race {
+        /// Per-faction flag: already completed.
+        done: (String, usize),
+        /// Global counter of completers.
+        count: (String, usize),
+        /// Completion condition.
+        cond: Ast,
+        /// Order of same-moment completers (ascending).
+        key: Ast,
+        /// Faction variable receiving the rewards.
+        var: (String, usize),
+        /// Reward by completion order.
+        scale: Vec<(f64, usize)>,
+        /// Points-by-source tag.
+        source: Option<(String, usize)>,
+    },
+    /// `win [reason]`, `lose [reason]`, `draw [reason]`.
+    Outcome {
+        /// What happens to the faction in scope (or the game, for `draw`).
+        kind: OutcomeKind,
+        /// End reason.
+        reason: Option<(String, usize)>,
+        /// Where the statement starts.
+        pos: usize,
+    },
     /// `order var by key1, key2, ...`.
     Order {
         /// Faction variable receiving 1-based positions.
@@ -472,6 +537,80 @@ impl Parser {
             let (d, dp) = self.ident("a deck name after `draw`")?;
             return Ok(StmtAst::Draw(d, dp));
         }
+        if self.is_word("award") {
+            self.bump();
+            let var = self.ident("a faction variable after `award`")?;
+            self.word("by")?;
+            let metric = self.expr()?;
+            self.word("scale")?;
+            let scale = self.numbers()?;
+            let ties = if self.is_word("ties") {
+                self.bump();
+                let (t, tp) = self.ident("a tie policy (split, high, low or zero)")?;
+                match t.as_str() {
+                    "split" => TiePolicy::Split,
+                    "high" => TiePolicy::High,
+                    "low" => TiePolicy::Low,
+                    "zero" => TiePolicy::Zero,
+                    _ => {
+                        return err(
+                            tp,
+                            format!("unknown tie policy `{t}`: use split, high, low or zero"),
+                        );
+                    }
+                }
+            } else {
+                TiePolicy::Split
+            };
+            let source = self.source()?;
+            return Ok(StmtAst::Award {
+                var,
+                metric,
+                scale,
+                ties,
+                source,
+            });
+        }
+        if self.is_word("race") {
+            self.bump();
+            let done = self.ident("a per-faction flag after `race`")?;
+            let count = self.ident("a global counter after the flag")?;
+            self.word("if")?;
+            let cond = self.expr()?;
+            self.word("by")?;
+            let key = self.expr()?;
+            self.word("award")?;
+            let var = self.ident("a faction variable after `award`")?;
+            let scale = self.numbers()?;
+            let source = self.source()?;
+            return Ok(StmtAst::Race {
+                done,
+                count,
+                cond,
+                key,
+                var,
+                scale,
+                source,
+            });
+        }
+        for (w, kind) in [
+            ("win", OutcomeKind::Win),
+            ("lose", OutcomeKind::Lose),
+            ("draw", OutcomeKind::Draw),
+        ] {
+            if self.is_word(w) {
+                self.bump();
+                let reason = match self.peek() {
+                    Tok::Ident(_) => Some(self.ident("a reason")?),
+                    _ => None,
+                };
+                return Ok(StmtAst::Outcome {
+                    kind,
+                    reason,
+                    pos: p,
+                });
+            }
+        }
         if self.is_word("order") {
             self.bump();
             let var = self.ident("a faction variable after `order`")?;
@@ -508,7 +647,58 @@ impl Parser {
         };
         self.bump();
         let value = self.expr()?;
-        Ok(StmtAst::Assign { target, op, value })
+        let source = self.source()?;
+        Ok(StmtAst::Assign {
+            target,
+            op,
+            value,
+            source,
+        })
+    }
+
+    fn word(&mut self, w: &str) -> PResult<()> {
+        if self.is_word(w) {
+            self.bump();
+            Ok(())
+        } else {
+            err(self.pos(), format!("expected `{w}` {}", self.found()))
+        }
+    }
+
+    /// A comma-separated list of (possibly negative) numbers.
+    fn numbers(&mut self) -> PResult<Vec<(f64, usize)>> {
+        let mut out = Vec::new();
+        loop {
+            let p = self.pos();
+            let neg = if self.is_sym("-") {
+                self.bump();
+                true
+            } else {
+                false
+            };
+            match self.peek().clone() {
+                Tok::Num(v) => {
+                    self.bump();
+                    out.push((if neg { -v } else { v }, p));
+                }
+                _ => return err(self.pos(), format!("expected a number {}", self.found())),
+            }
+            if self.is_sym(",") {
+                self.bump();
+            } else {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// An optional `as source` tag.
+    fn source(&mut self) -> PResult<Option<(String, usize)>> {
+        if self.is_word("as") {
+            self.bump();
+            Ok(Some(self.ident("a source name after `as`")?))
+        } else {
+            Ok(None)
+        }
     }
 
     fn finish(&self) -> PResult<()> {

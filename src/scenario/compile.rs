@@ -366,7 +366,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     }
 
     // End reasons: declared ones first, then the last-round reason, then any `end NAME`.
-    let mut reasons_meta: Vec<(String, bool, String)> = Vec::new();
+    let mut reasons_meta: Vec<(String, &str, String)> = Vec::new();
     for e in &raw.ends {
         let e = e.get_ref();
         check_ident(src, e.name.get_ref(), e.name.span().start)?;
@@ -376,10 +376,23 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 format!("end reason `{}` is declared twice", e.name.get_ref()),
             ));
         }
-        let draw = cx.keyword(&e.result, &["rank", "draw"], "rank", "result")? == "draw";
+        let result = cx.keyword(
+            &e.result,
+            &["rank", "draw", "nobody", "win"],
+            "rank",
+            "result",
+        )?;
+        let turn_start = e
+            .timing
+            .as_ref()
+            .is_some_and(|t| t.get_ref() == "turn_start");
+        if result == "win" && !turn_start {
+            let at = e.result.as_ref().map_or(0, |r| r.span().start);
+            return Err(src.fail(at, "result = \"win\" names the faction whose turn starts: it needs timing = \"turn_start\""));
+        }
         reasons_meta.push((
             e.name.get_ref().clone(),
-            draw,
+            result,
             e.description.clone().unwrap_or_default(),
         ));
     }
@@ -391,7 +404,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     let last_round_reason = match reasons_meta.iter().position(|r| r.0 == last) {
         Some(i) => i,
         None => {
-            reasons_meta.push((last.clone(), false, "the last round was played".into()));
+            reasons_meta.push((last.clone(), "rank", "the last round was played".into()));
             reasons_meta.len() - 1
         }
     } as u16;
@@ -687,6 +700,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 reason: i as u16,
                 when: cx.expr(&comp, w, ctx)?,
                 timing,
+                wins: reasons_meta[i].1 == "win",
             });
         } else if e.timing.is_some() {
             return Err(src.fail(
@@ -745,22 +759,52 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     }
 
     let reason_names = comp.reasons.clone();
+    let mechanisms = comp.mechanisms.clone();
+    let sources = comp.sources.clone();
     drop(comp);
     let reasons = reason_names
         .iter()
-        .map(|n| match reasons_meta.iter().find(|r| &r.0 == n) {
-            Some((_, draw, d)) => Reason {
+        .zip(&mechanisms)
+        .enumerate()
+        .map(|(i, (n, mech))| {
+            let (result, description) = match reasons_meta.iter().find(|r| &r.0 == n) {
+                Some((_, res, d)) => (*res, d.clone()),
+                None if n == crate::expr::compile::ALL_LOST => (
+                    "draw",
+                    "every faction still in the game lost at once".into(),
+                ),
+                None if n == crate::expr::compile::LAST_STANDING => {
+                    ("rank", "every opponent left the game".into())
+                }
+                None if n == crate::expr::compile::LAST_TEAM => {
+                    ("rank", "every other team left the game".into())
+                }
+                None => ("rank", String::new()),
+            };
+            Reason {
                 name: n.clone(),
-                draw: *draw,
-                description: d.clone(),
-            },
-            None => Reason {
-                name: n.clone(),
-                draw: false,
-                description: String::new(),
-            },
+                result: match result {
+                    "draw" => ReasonResult::Draw,
+                    "nobody" => ReasonResult::Nobody,
+                    _ => ReasonResult::Rank,
+                },
+                mechanism: if i == last_round_reason as usize {
+                    "last round".into()
+                } else {
+                    mech.to_string()
+                },
+                description,
+            }
         })
         .collect();
+    let mut age_round = vec![0i64; age_of_round.len()];
+    for r in 1..age_of_round.len() {
+        age_round[r] = if r > 1 && age_of_round[r] == age_of_round[r - 1] {
+            age_round[r - 1] + 1
+        } else {
+            1
+        };
+    }
 
     Ok(Model {
         name: raw.scenario.name.get_ref().clone(),
@@ -777,6 +821,9 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         tables,
         rounds: rounds as u32,
         age_of_round,
+        age_round,
+        teams: raw.scenario.teams,
+        sources,
         sets,
         decks,
         phases,

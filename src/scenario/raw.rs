@@ -104,6 +104,9 @@ pub struct RawMeta {
     /// Name of the end reason when the last round finishes.
     #[serde(default)]
     pub last_round_reason: Option<Spanned<String>>,
+    /// Sides are teams (a team wins when every other team has left the game).
+    #[serde(default)]
+    pub teams: bool,
 }
 
 /// `[[set]]`.
