@@ -4,6 +4,7 @@
 //! arguments into library calls and prints the result. Nothing here knows a game.
 
 pub mod run;
+pub mod test;
 pub mod trace;
 pub mod validate;
 
@@ -35,6 +36,8 @@ pub enum Command {
     Validate(validate::Args),
     /// Tell one game step by step (identical to game I of `run` with the same seed).
     Trace(trace::Args),
+    /// Run the worked examples of scenario files.
+    Test(test::Args),
 }
 
 /// Runs the parsed command line.
@@ -43,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Trace(a) => trace::run(a),
+        Command::Test(a) => test::run(a),
     }
 }
 

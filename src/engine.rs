@@ -5,6 +5,7 @@
 //! everything it does is read from the model. A [`Game`] is built once per worker and reused,
 //! so playing a game allocates nothing; tracing is a type parameter that compiles away.
 
+pub mod example;
 pub mod trace;
 
 use rand::RngExt;
@@ -101,6 +102,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     pending_lose: u32,
     forced: Option<Result>,
     pending_reason: u16,
+    /// Setting up a worked example: changes do not trigger immediate checks.
+    quiet: bool,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
     rule_reasons: [Option<u16>; 3],
     /// Points by source, `faction * sources + source`.
@@ -130,6 +133,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             pending_lose: 0,
             forced: None,
             pending_reason: 0,
+            quiet: false,
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             points: vec![0; m.nfactions() * m.sources.len()],
@@ -271,40 +275,48 @@ impl<'m, T: Tracer> Game<'m, T> {
             {
                 continue;
             }
-            if T::ON {
-                self.tracer.line(format_args!(" phase {}", p.name));
-            }
-            if !p.faction {
-                self.run(&p.effects, Bind::global())?;
-                continue;
-            }
-            let mut order = [0u8; MAX_FACTIONS];
-            let n = m.nfactions();
-            self.sorted_order(&p.order, &mut order[..n])?;
-            for &f in &order[..n] {
-                if self.ended.is_some() {
-                    return Ok(());
-                }
-                let b = Bind::faction(f);
-                if let Some(k) = &p.actions {
-                    self.checks(Timing::TurnStart, b)?;
-                    if self.ended.is_some() {
-                        return Ok(());
-                    }
-                    let count = self.eval(k, b)?.max(0.0) as u32;
-                    for _ in 0..count {
-                        if self.ended.is_some() {
-                            return Ok(());
-                        }
-                        self.decide(f)?;
-                    }
-                }
-                self.run(&p.effects, b)?;
-            }
+            self.phase(p)?;
         }
         if self.ended.is_none() {
             self.events(EventAt::RoundEnd)?;
             self.checks(Timing::RoundEnd, Bind::global())?;
+        }
+        Ok(())
+    }
+
+    /// Runs one phase: its effects once, or a turn for every faction still in the game.
+    fn phase(&mut self, p: &crate::model::Phase) -> Step {
+        if T::ON {
+            self.tracer.line(format_args!(" phase {}", p.name));
+        }
+        if !p.faction {
+            return self.run(&p.effects, Bind::global());
+        }
+        let mut order = [0u8; MAX_FACTIONS];
+        let n = self.m.nfactions();
+        self.sorted_order(&p.order, &mut order[..n])?;
+        for &f in &order[..n] {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if (self.st.out >> f) & 1 != 0 {
+                continue;
+            }
+            let b = Bind::faction(f);
+            if let Some(k) = &p.actions {
+                self.checks(Timing::TurnStart, b)?;
+                if self.ended.is_some() {
+                    return Ok(());
+                }
+                let count = self.eval(k, b)?.max(0.0) as u32;
+                for _ in 0..count {
+                    if self.ended.is_some() {
+                        return Ok(());
+                    }
+                    self.decide(f)?;
+                }
+            }
+            self.run(&p.effects, b)?;
         }
         Ok(())
     }
@@ -560,6 +572,9 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     fn after_change(&mut self, var: u16) -> Step {
+        if self.quiet {
+            return Ok(());
+        }
         let m = self.m;
         for &c in &m.immediate_by_var[var as usize] {
             self.check(c, Bind::global())?;
@@ -646,6 +661,36 @@ impl<'m, T: Tracer> Game<'m, T> {
                 }
             }
             Stmt::Draw(d) => self.draw(*d)?,
+            Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), b)?,
+            Stmt::ForHeld { deck, body } => {
+                let code = crate::state::held_by(b.bound);
+                for c in self.m.tables.deck_cards(*deck) {
+                    if self.ended.is_some() {
+                        break;
+                    }
+                    // Each card is looked at once, even if the body discards or completes it.
+                    if self.st.owner[c] == code {
+                        self.st.card = Some(c as u16);
+                        self.exec(body, b)?;
+                    }
+                }
+            }
+            Stmt::Discard => {
+                if let Some(c) = self.st.card {
+                    self.return_card(c as usize);
+                }
+            }
+            Stmt::Complete => {
+                if let Some(c) = self.st.card {
+                    if self.st.owner[c as usize] == crate::state::IN_POOL {
+                        self.remove_from_pool(c as usize);
+                    }
+                    self.st.owner[c as usize] = crate::state::completed_by(b.bound);
+                    if T::ON {
+                        self.tracer.line(format_args!("    {} completes {}", self.m.factions[b.bound as usize].name, self.card_name(c)));
+                    }
+                }
+            }
             Stmt::Order { lv, keys } => {
                 let n = self.m.nfactions();
                 let mut order = [0u8; MAX_FACTIONS];
@@ -677,7 +722,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     fn each(&mut self, others: bool, body: &Stmt, b: Bind) -> Step {
         let n = self.m.nfactions();
         let outer = b.bound;
-        let Some((lv, op, value)) = simple_assign(body) else {
+        let Some((lv, op, value, source)) = simple_assign(body) else {
             for f in 0..n as u8 {
                 if (others && f == outer) || self.ended.is_some() {
                     continue;
@@ -696,7 +741,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         let mut changed = false;
         for f in 0..n as u8 {
             if let Some(x) = planned[f as usize] {
-                changed |= self.assign(lv, op, x, Bind { bound: f, ..b }, value.loc)?;
+                changed |= self.assign_from(lv, op, x, Bind { bound: f, ..b }, value.loc, source)?;
             }
         }
         if changed {
@@ -820,6 +865,111 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
     }
 
+    fn card_name(&self, c: u16) -> String {
+        let t = &self.m.tables;
+        let d = (0..t.deck_start.len()).rev().find(|&d| t.deck_start[d] as usize <= c as usize).unwrap_or(0);
+        let deck = &self.m.decks[d];
+        format!("{} ({})", deck.1[c as usize - t.deck_start[d] as usize], deck.0)
+    }
+
+    fn deck_of(&self, c: usize) -> usize {
+        let t = &self.m.tables;
+        (0..t.deck_start.len()).rev().find(|&d| t.deck_start[d] as usize <= c).unwrap_or(0)
+    }
+
+    /// Takes card `c` out of its deck's pool (it must be there).
+    fn remove_from_pool(&mut self, c: usize) {
+        let d = self.deck_of(c);
+        let start = self.m.tables.deck_start[d] as usize;
+        let left = self.st.deck_left[d] as usize;
+        if let Some(j) = (start..start + left).find(|&j| self.st.pool[j] as usize == c) {
+            self.st.pool.swap(j, start + left - 1);
+            self.st.deck_left[d] -= 1;
+        }
+    }
+
+    /// Puts card `c` back into its deck's pool.
+    fn return_card(&mut self, c: usize) {
+        if self.st.owner[c] == crate::state::IN_POOL {
+            return;
+        }
+        let d = self.deck_of(c);
+        let start = self.m.tables.deck_start[d] as usize;
+        let len = self.m.tables.deck_len[d] as usize;
+        let left = self.st.deck_left[d] as usize;
+        if let Some(j) = (start + left..start + len).find(|&j| self.st.pool[j] as usize == c) {
+            self.st.pool.swap(j, start + left);
+            self.st.deck_left[d] += 1;
+        }
+        self.st.owner[c] = crate::state::IN_POOL;
+        if T::ON {
+            self.tracer.line(format_args!("    {} goes back to its deck", self.card_name(c as u16)));
+        }
+    }
+
+    /// `take`: a uniformly random card among the deck's eligible cards joins the hand of the
+    /// faction in scope. Drawing an ineligible card, putting it back and drawing again until
+    /// an eligible one comes gives exactly this distribution.
+    fn take(&mut self, d: u16, cond: Option<&Expr>, b: Bind) -> Step {
+        let start = self.m.tables.deck_start[d as usize] as usize;
+        let left = self.st.deck_left[d as usize] as usize;
+        let mut eligible = 0usize;
+        let mut pick = None;
+        if let Some(cond) = cond {
+            // Count the eligible cards, then draw the k-th: one random number per take.
+            let saved = self.st.card;
+            let mut ok = [false; 1024];
+            for j in 0..left.min(ok.len()) {
+                self.st.card = Some(self.st.pool[start + j]);
+                ok[j] = self.eval(cond, b)? != 0.0;
+                eligible += ok[j] as usize;
+            }
+            self.st.card = saved;
+            if eligible > 0 {
+                let mut k = self.rng.random_range(0..eligible);
+                for (j, &o) in ok.iter().enumerate().take(left) {
+                    if o {
+                        if k == 0 {
+                            pick = Some(j);
+                            break;
+                        }
+                        k -= 1;
+                    }
+                }
+            }
+        } else if left > 0 {
+            eligible = left;
+            pick = Some(self.rng.random_range(0..left));
+        }
+        match pick {
+            None => {
+                self.st.card = None;
+                if T::ON {
+                    self.tracer.line(format_args!("    take {}: no eligible card", self.m.decks[d as usize].0));
+                }
+            }
+            Some(j) => {
+                let card = self.st.pool[start + j];
+                self.st.pool.swap(start + j, start + left - 1);
+                self.st.deck_left[d as usize] -= 1;
+                self.st.owner[card as usize] = crate::state::held_by(b.bound);
+                self.st.card = Some(card);
+                if T::ON {
+                    self.tracer.line(format_args!(
+                        "    {} takes {} ({eligible} eligible)",
+                        self.m.factions[b.bound as usize].name,
+                        self.card_name(card)
+                    ));
+                }
+            }
+        }
+        let m = self.m;
+        for &c in &m.immediate_on_draw {
+            self.check(c, Bind::global())?;
+        }
+        Ok(())
+    }
+
     fn draw(&mut self, d: u16) -> Step {
         let t = &self.m.tables;
         let left = self.st.deck_left[d as usize];
@@ -837,6 +987,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             let card = self.st.pool[start + i];
             self.st.pool.swap(start + i, start + left as usize - 1);
             self.st.deck_left[d as usize] = left - 1;
+            self.st.owner[card as usize] = crate::state::REVEALED;
             self.st.card = Some(card);
             if T::ON {
                 let deck = &self.m.decks[d as usize];
@@ -1251,9 +1402,9 @@ fn less(a: &[f64], b: &[f64]) -> bool {
 }
 
 /// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is.
-fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr)> {
+fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
     match s {
-        Stmt::Assign { lv, op, value, .. } => Some((lv, *op, value)),
+        Stmt::Assign { lv, op, value, source } => Some((lv, *op, value, *source)),
         Stmt::If { then, .. } => simple_assign(then),
         _ => None,
     }

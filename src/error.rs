@@ -59,6 +59,9 @@ pub enum Error {
         /// What happened.
         msg: String,
     },
+    /// A check the user asked for failed (a worked example, a balance assertion).
+    #[error("{0}")]
+    Failed(String),
     /// A command-line value is invalid.
     #[error("{0}")]
     Usage(String),
@@ -77,7 +80,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Read { .. } | Error::Scenario { .. } | Error::Usage(_) => 2,
-            Error::Fault { .. } | Error::Write { .. } => 1,
+            Error::Fault { .. } | Error::Write { .. } | Error::Failed(_) => 1,
         }
     }
 }

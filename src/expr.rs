@@ -137,6 +137,12 @@ pub enum Op {
     CardAttr(u16),
     /// Push the number of cards left in a deck.
     DeckLeft(u16),
+    /// Push the number of cards of a deck the bound faction holds.
+    Held(u16),
+    /// Push the number of cards of a deck the bound faction has completed.
+    Completed(u16),
+    /// Pop an id; push 1 when the bound faction has completed the deck's card with that `id`.
+    HasCompleted(u16),
     /// Negate the top.
     Neg,
     /// Logical not of the top.
@@ -400,6 +406,7 @@ fn const_eval(code: &[Op]) -> Option<f64> {
         card: None,
         deck_left: Vec::new(),
         pool: Vec::new(),
+        owner: Vec::new(),
     };
     let t = Tables::default();
     let mut rng = crate::rng::game_rng(0, 0);
@@ -481,6 +488,10 @@ impl<'a> Env<'a> {
             Elem::Fixed(i) => i as usize,
         };
         self.st.vals[slot(self.who(who), base, fstride, e)] as f64
+    }
+
+    fn count_owned(&self, deck: u16, code: u8) -> usize {
+        self.t.deck_cards(deck).filter(|&c| self.st.owner[c] == code).count()
     }
 
     #[cold]
@@ -671,6 +682,17 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
                 None => 0.0,
             }),
             Op::DeckLeft(d) => push!(env.st.deck_left[d as usize] as f64),
+            Op::Held(d) => push!(env.count_owned(d, crate::state::held_by(env.cx.bound)) as f64),
+            Op::Completed(d) => push!(env.count_owned(d, crate::state::completed_by(env.cx.bound)) as f64),
+            Op::HasCompleted(d) => {
+                let id = env.cx.stack[sp - 1] as i64;
+                let code = crate::state::completed_by(env.cx.bound);
+                let t = env.t;
+                let found = t.deck_cards(d).any(|c| {
+                    env.st.owner[c] == code && t.id_attr.is_some_and(|a| t.card_attrs[c * t.n_attrs + a as usize] == id)
+                });
+                env.cx.stack[sp - 1] = found as u8 as f64;
+            }
             Op::Neg => env.cx.stack[sp - 1] = -env.cx.stack[sp - 1],
             Op::Not => env.cx.stack[sp - 1] = 1.0 - truth(env.cx.stack[sp - 1]),
             Op::Bool => env.cx.stack[sp - 1] = truth(env.cx.stack[sp - 1]),
@@ -869,6 +891,26 @@ pub enum Stmt {
     End(u16),
     /// Draw a card from this deck into the card register.
     Draw(u16),
+    /// The faction in scope draws a uniformly random card among the deck's cards for which
+    /// `cond` holds (with `card` bound to the candidate) into its hand.
+    Take {
+        /// The deck.
+        deck: u16,
+        /// Eligibility.
+        cond: Option<Expr>,
+    },
+    /// Run `body` with `card` bound to each card of the deck the faction in scope holds.
+    ForHeld {
+        /// The deck.
+        deck: u16,
+        /// The statement.
+        body: Box<Stmt>,
+    },
+    /// Return the card in `card` to its deck.
+    Discard,
+    /// The faction in scope completes the card in `card`: it leaves the hand and stays out
+    /// of the deck.
+    Complete,
     /// Set a faction variable to each faction's 1-based position when sorted ascending by the
     /// keys (ties by seat).
     Order {
@@ -893,6 +935,7 @@ mod tests {
             card: None,
             deck_left: vec![],
             pool: vec![],
+            owner: vec![],
         };
         let t = Tables {
             nfactions: 3,
@@ -965,6 +1008,7 @@ mod tests {
             card: None,
             deck_left: vec![],
             pool: vec![],
+            owner: vec![],
         };
         let t = Tables::default();
         let mut rng = crate::rng::game_rng(1, 1);

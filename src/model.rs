@@ -212,6 +212,65 @@ impl Ranking {
     }
 }
 
+/// The result a worked example expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpectedResult {
+    /// `win NAME`.
+    Win(u8),
+    /// `shared NAME NAME ...`.
+    Shared(u32),
+    /// `draw`.
+    Draw,
+    /// `nobody`.
+    Nobody,
+    /// `running`: the game has not ended.
+    Running,
+}
+
+impl ExpectedResult {
+    /// As written in a scenario.
+    pub fn describe(&self, m: &Model) -> String {
+        match self {
+            ExpectedResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
+            ExpectedResult::Shared(mask) => {
+                let names: Vec<&str> =
+                    (0..m.nfactions()).filter(|f| mask & (1 << f) != 0).map(|f| m.factions[f].name.as_str()).collect();
+                format!("shared {}", names.join(" "))
+            }
+            ExpectedResult::Draw => "draw".into(),
+            ExpectedResult::Nobody => "nobody".into(),
+            ExpectedResult::Running => "running".into(),
+        }
+    }
+}
+
+/// A rulebook's worked example, executable.
+#[derive(Debug, Clone)]
+pub struct Example {
+    /// Name (cite the rulebook section).
+    pub name: String,
+    /// Seed of the setup's randomness.
+    pub seed: u64,
+    /// The round the example happens in.
+    pub round: u32,
+    /// Statements that set the state (no end checks fire).
+    pub given: Vec<Stmt>,
+    /// The phase to run once, if any.
+    pub phase: Option<usize>,
+    /// Statements to run instead of a phase.
+    pub effects: Vec<Stmt>,
+    /// Formulas that must hold afterwards, with their source.
+    pub expect: Vec<(Expr, String)>,
+    /// For each expectation, the names it reads (to show their values on failure).
+    pub probes: Vec<Vec<(String, Expr)>>,
+    /// Expected result.
+    pub result: Option<ExpectedResult>,
+    /// Expected end reason.
+    pub reason: Option<u16>,
+    /// Expected final order (first places first).
+    pub order: Vec<u8>,
+}
+
 /// A compiled scenario.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -267,6 +326,8 @@ pub struct Model {
     pub ranking: Ranking,
     /// Source locations of formulas.
     pub locs: Vec<Location>,
+    /// Worked examples.
+    pub examples: Vec<Example>,
 }
 
 impl Model {

@@ -32,6 +32,34 @@ pub struct Tables {
     pub deck_len: Vec<u32>,
     /// The pool template: card ids of all decks, deck after deck.
     pub pool: Vec<u16>,
+    /// The card attribute named `id`, if any card has one.
+    pub id_attr: Option<u16>,
+}
+
+impl Tables {
+    /// The card ids of a deck (every copy, wherever it is now).
+    pub fn deck_cards(&self, deck: u16) -> std::ops::Range<usize> {
+        // Cards are numbered deck after deck, so a deck's ids are its pool range.
+        let start = self.deck_start[deck as usize] as usize;
+        start..start + self.deck_len[deck as usize] as usize
+    }
+}
+
+/// Owner code of a card in its deck's pool.
+pub const IN_POOL: u8 = 0;
+/// Owner code of a card drawn face up (`draw`), out of the pool.
+pub const REVEALED: u8 = 255;
+
+/// Owner code of a card held in faction `f`'s hand.
+#[inline]
+pub fn held_by(f: u8) -> u8 {
+    1 + f
+}
+
+/// Owner code of a card completed by faction `f`.
+#[inline]
+pub fn completed_by(f: u8) -> u8 {
+    101 + f
 }
 
 /// Mutable state of one game.
@@ -53,6 +81,8 @@ pub struct State {
     pub deck_left: Vec<u32>,
     /// Working copy of the pool (drawn cards are swapped to the back of their deck's range).
     pub pool: Vec<u16>,
+    /// Where each card is: [`IN_POOL`], [`REVEALED`], held or completed by a faction.
+    pub owner: Vec<u8>,
 }
 
 impl State {
@@ -67,6 +97,7 @@ impl State {
             card: None,
             deck_left: t.deck_len.clone(),
             pool: t.pool.clone(),
+            owner: vec![IN_POOL; t.pool.len()],
         }
     }
 
@@ -80,5 +111,6 @@ impl State {
         self.card = None;
         self.deck_left.copy_from_slice(&t.deck_len);
         self.pool.copy_from_slice(&t.pool);
+        self.owner.fill(IN_POOL);
     }
 }

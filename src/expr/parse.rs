@@ -304,6 +304,14 @@ pub enum StmtAst {
         /// Where the statement starts.
         pos: usize,
     },
+    /// `take deck [if cond]`: the faction in scope draws an eligible card into its hand.
+    Take(String, usize, Option<Ast>),
+    /// `for held deck: stmt`: run `stmt` for each card of the deck the faction holds.
+    ForHeld(String, usize, Box<StmtAst>),
+    /// `discard`: return the card in hand to its deck.
+    Discard(usize),
+    /// `complete`: the faction in scope completes the card in hand (kept out of the deck).
+    Complete(usize),
     /// `order var by key1, key2, ...`.
     Order {
         /// Faction variable receiving 1-based positions.
@@ -537,6 +545,32 @@ impl Parser {
             let (d, dp) = self.ident("a deck name after `draw`")?;
             return Ok(StmtAst::Draw(d, dp));
         }
+        if self.is_word("take") {
+            self.bump();
+            let (d, dp) = self.ident("a deck name after `take`")?;
+            let cond = if self.is_word("if") {
+                self.bump();
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            return Ok(StmtAst::Take(d, dp, cond));
+        }
+        if self.is_word("for") {
+            self.bump();
+            self.word("held")?;
+            let (d, dp) = self.ident("a deck name after `for held`")?;
+            self.expect_sym(":")?;
+            return Ok(StmtAst::ForHeld(d, dp, Box::new(self.stmt()?)));
+        }
+        if self.is_word("discard") {
+            self.bump();
+            return Ok(StmtAst::Discard(p));
+        }
+        if self.is_word("complete") {
+            self.bump();
+            return Ok(StmtAst::Complete(p));
+        }
         if self.is_word("award") {
             self.bump();
             let var = self.ident("a faction variable after `award`")?;
@@ -725,6 +759,29 @@ pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
     let e = p.expr()?;
     p.finish()?;
     Ok(e)
+}
+
+/// The names an expression reads, as written (`Faction.var[elem]`), for explaining values.
+pub fn names(ast: &Ast, out: &mut Vec<String>) {
+    match ast {
+        Ast::Name { owner, name, index, .. } => {
+            let mut s = owner.as_ref().map(|o| format!("{}.", o.0)).unwrap_or_default();
+            s.push_str(name);
+            if let Some((i, _)) = index {
+                s.push_str(&format!("[{i}]"));
+            }
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        Ast::Call(_, args, _) => args.iter().for_each(|a| names(a, out)),
+        Ast::Neg(e, _) | Ast::Not(e, _) => names(e, out),
+        Ast::Bin(_, l, r, _) => {
+            names(l, out);
+            names(r, out);
+        }
+        Ast::Num(..) | Ast::Dice(..) => {}
+    }
 }
 
 /// Parses one statement.

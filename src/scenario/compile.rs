@@ -319,7 +319,11 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
     if cards.len() > u16::MAX as usize {
         return Err(src.fail(0, "too many cards (at most 65535 in all decks)"));
     }
+    if let Some(d) = decks.iter().find(|d| d.1.len() > 1024) {
+        return Err(src.fail(0, format!("deck `{}` has {} cards; a deck holds at most 1024", d.0, d.1.len())));
+    }
     tables.n_attrs = syms.attrs.len();
+    tables.id_attr = syms.attrs.get("id").copied();
     tables.card_attrs = vec![0; cards.len() * tables.n_attrs];
     for (i, (_, attrs)) in cards.iter().enumerate() {
         for (k, v) in attrs {
@@ -758,6 +762,97 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         tiebreak.push(TieBreak::Die);
     }
 
+    // Worked examples.
+    let mut examples = Vec::new();
+    for ex in &raw.examples {
+        let ex = ex.get_ref();
+        let given = cx.stmts(&mut comp, &ex.given, Ctx::global())?;
+        let effects = cx.stmts(&mut comp, &ex.effects, Ctx::global())?;
+        let phase = match &ex.phase {
+            None => None,
+            Some(p) => match phases.iter().position(|x| &x.name == p.get_ref()) {
+                Some(i) => Some(i),
+                None => {
+                    let known = phases.iter().map(|x| x.name.as_str());
+                    return Err(src.fail(p.span().start, format!("`{}` is not a phase{}", p.get_ref(), suggest(p.get_ref(), known))));
+                }
+            },
+        };
+        if phase.is_some() && !effects.is_empty() {
+            return Err(src.fail(ex.phase.as_ref().map_or(0, |p| p.span().start), "an example runs a `phase` or `effects`, not both"));
+        }
+        let mut expect = Vec::new();
+        let mut probes = Vec::new();
+        for f in &ex.expect {
+            let e = cx.expr(&comp, f, Ctx::global())?;
+            let mut names = Vec::new();
+            if let Ok(ast) = crate::expr::parse::parse_expr(&f.get_ref().0) {
+                crate::expr::parse::names(&ast, &mut names);
+            }
+            let probe = names.into_iter().filter_map(|n| comp.expr(&n, Ctx::global(), e.loc).ok().map(|p| (n, p))).collect();
+            expect.push((e, f.get_ref().0.clone()));
+            probes.push(probe);
+        }
+        let faction = |n: &Spanned<String>| -> Result<u8> {
+            syms.factions.get(n.get_ref().as_str()).copied().ok_or_else(|| {
+                src.fail(n.span().start, format!("`{}` is not a faction{}", n.get_ref(), suggest(n.get_ref(), syms.factions.keys())))
+            })
+        };
+        let result = match &ex.result {
+            None => None,
+            Some(r) => {
+                let words: Vec<&str> = r.get_ref().split_whitespace().collect();
+                let named = |w: &[&str]| -> Result<u32> {
+                    w.iter().try_fold(0u32, |m, n| Ok(m | 1 << faction(&Spanned::new(r.span(), n.to_string()))?))
+                };
+                Some(match words.as_slice() {
+                    ["win", f] => ExpectedResult::Win(faction(&Spanned::new(r.span(), f.to_string()))?),
+                    ["shared", rest @ ..] if rest.len() >= 2 => ExpectedResult::Shared(named(rest)?),
+                    ["draw"] => ExpectedResult::Draw,
+                    ["nobody"] => ExpectedResult::Nobody,
+                    ["running"] => ExpectedResult::Running,
+                    _ => {
+                        return Err(src.fail(
+                            r.span().start,
+                            "result is `win NAME`, `shared NAME NAME ...`, `draw`, `nobody` or `running`",
+                        ));
+                    }
+                })
+            }
+        };
+        let reason = match &ex.reason {
+            None => None,
+            Some(r) => match comp.reasons.iter().position(|x| x == r.get_ref()) {
+                Some(i) => Some(i as u16),
+                None => {
+                    return Err(src.fail(
+                        r.span().start,
+                        format!("`{}` is not an end reason{}", r.get_ref(), suggest(r.get_ref(), comp.reasons.iter())),
+                    ));
+                }
+            },
+        };
+        let order = ex.order.iter().map(faction).collect::<Result<Vec<_>>>()?;
+        let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
+        if round < 1 || round > rounds {
+            let at = ex.round.as_ref().map_or(0, |r| r.span().start);
+            return Err(src.fail(at, format!("round must be between 1 and {rounds}")));
+        }
+        examples.push(Example {
+            name: ex.name.clone(),
+            seed: ex.seed,
+            round: round as u32,
+            given,
+            phase,
+            effects,
+            expect,
+            probes,
+            result,
+            reason,
+            order,
+        });
+    }
+
     let reason_names = comp.reasons.clone();
     let mechanisms = comp.mechanisms.clone();
     let sources = comp.sources.clone();
@@ -841,6 +936,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             shared: r.shared,
         },
         locs: cx.locs,
+        examples,
     })
 }
 

@@ -82,6 +82,44 @@ pub struct RawScenario {
     pub ends: Vec<Spanned<RawEnd>>,
     /// Final ranking.
     pub ranking: RawRanking,
+    /// Worked examples.
+    #[serde(default, rename = "example")]
+    pub examples: Vec<Spanned<RawExample>>,
+}
+
+/// `[[example]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExample {
+    /// Name (cite the rulebook section).
+    pub name: String,
+    /// Seed of the setup (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// The round (default 1).
+    #[serde(default)]
+    pub round: Option<Spanned<i64>>,
+    /// Statements that set the state.
+    #[serde(default)]
+    pub given: Vec<Formula>,
+    /// The phase to run once.
+    #[serde(default)]
+    pub phase: Option<Spanned<String>>,
+    /// Statements to run instead of a phase.
+    #[serde(default)]
+    pub effects: Vec<Formula>,
+    /// Formulas that must hold afterwards.
+    #[serde(default)]
+    pub expect: Vec<Formula>,
+    /// `win NAME`, `shared NAME NAME ...`, `draw`, `nobody` or `running`.
+    #[serde(default)]
+    pub result: Option<Spanned<String>>,
+    /// Expected end reason.
+    #[serde(default)]
+    pub reason: Option<Spanned<String>>,
+    /// Expected final order, first place first (a prefix is enough).
+    #[serde(default)]
+    pub order: Vec<Spanned<String>>,
 }
 
 /// `[scenario]`.

@@ -1,0 +1,46 @@
+//! `vpsim test`: run a scenario's worked examples.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::engine::Game;
+use crate::error::{Error, Result};
+
+/// Run the worked examples (`[[example]]`) of scenario files.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  vpsim test scenarios/pax_romana.toml\n\nExit codes: 0 all examples pass, 1 one fails, 2 bad input.")]
+pub struct Args {
+    /// Scenario files (TOML).
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+}
+
+/// Runs `vpsim test`.
+pub fn run(a: Args) -> Result<()> {
+    let mut text = String::new();
+    let (mut passed, mut failed) = (0, 0);
+    for path in &a.scenarios {
+        let model = crate::scenario::load(path)?;
+        let mut game = Game::new(&model);
+        let _ = writeln!(text, "{} ({} examples)", model.file, model.examples.len());
+        for i in 0..model.examples.len() {
+            let r = game.run_example(i);
+            if r.passed() {
+                passed += 1;
+                let _ = writeln!(text, "  ok      {}", r.name);
+            } else {
+                failed += 1;
+                let _ = writeln!(text, "  FAILED  {}", r.name);
+                for f in &r.failures {
+                    let _ = writeln!(text, "    - {f}");
+                }
+            }
+        }
+    }
+    let _ = writeln!(text, "{passed} passed, {failed} failed");
+    super::out(&text)?;
+    if failed > 0 {
+        return Err(Error::Failed(format!("{failed} example{} failed", if failed == 1 { "" } else { "s" })));
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! Worked examples: a rulebook's example as an executable check.
+//!
+//! Owns running one `[[example]]` of a scenario: a deterministic setup, the `given`
+//! statements (which set the state without triggering end checks), one phase or a list of
+//! effects, then the expectations: formulas that must hold, and optionally the result, the
+//! end reason and the final order. A failure explains itself with the values involved.
+
+use super::{Bind, Game, Result as GameResult, Tracer};
+use crate::model::{ExpectedResult, Model};
+
+/// The outcome of one example.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExampleReport {
+    /// The example's name.
+    pub name: String,
+    /// What did not match, one readable paragraph each; empty when it passed.
+    pub failures: Vec<String>,
+}
+
+impl ExampleReport {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+fn describe(m: &Model, r: &GameResult) -> String {
+    let names = |mask: u32| -> String {
+        (0..m.nfactions()).filter(|f| mask & (1 << f) != 0).map(|f| m.factions[f].name.as_str()).collect::<Vec<_>>().join(" ")
+    };
+    match r {
+        GameResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
+        GameResult::Shared(mask) => format!("shared {}", names(*mask)),
+        GameResult::Draw => "draw".into(),
+        GameResult::Nobody => "nobody".into(),
+    }
+}
+
+impl<T: Tracer> Game<'_, T> {
+    /// Runs example `i` of the model.
+    pub fn run_example(&mut self, i: usize) -> ExampleReport {
+        let m = self.m;
+        let ex = &m.examples[i];
+        let mut failures = Vec::new();
+        let outcome = self.example_steps(i);
+        let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(f) => {
+                let at = m.locs.get(f.loc as usize).map(|l| l.to_string()).unwrap_or_default();
+                failures.push(format!("the example faulted at {at}: {}", f.kind.describe(&vars)));
+                return ExampleReport { name: ex.name.clone(), failures };
+            }
+        };
+        for (k, (e, src)) in ex.expect.iter().enumerate() {
+            let v = self.eval(e, Bind::global());
+            match v {
+                Ok(v) if v != 0.0 => {}
+                Ok(_) => {
+                    let mut msg = format!("expected `{src}`, which is false");
+                    for (name, probe) in &ex.probes[k] {
+                        if let Ok(x) = self.eval(probe, Bind::global()) {
+                            msg.push_str(&format!("\n      {name} = {x}"));
+                        }
+                    }
+                    failures.push(msg);
+                }
+                Err(f) => failures.push(format!("`{src}` faulted: {}", f.kind.describe(&vars))),
+            }
+        }
+        match (&ex.result, &outcome) {
+            (None, _) => {}
+            (Some(ExpectedResult::Running), None) => {}
+            (Some(ExpectedResult::Running), Some(o)) => failures.push(format!(
+                "expected the game to go on, but it ended ({}: {})",
+                m.reasons[o.reason as usize].name,
+                describe(m, &o.result)
+            )),
+            (Some(want), None) => failures.push(format!("expected `{}`, but the game did not end", want.describe(m))),
+            (Some(want), Some(o)) => {
+                let got = describe(m, &o.result);
+                if want.describe(m) != got {
+                    failures.push(format!("expected result `{}`, got `{got}`", want.describe(m)));
+                }
+            }
+        }
+        if let Some(r) = ex.reason {
+            let got = outcome.as_ref().map(|o| m.reasons[o.reason as usize].name.as_str()).unwrap_or("(the game did not end)");
+            if got != m.reasons[r as usize].name {
+                failures.push(format!("expected end reason `{}`, got `{got}`", m.reasons[r as usize].name));
+            }
+        }
+        if !ex.order.is_empty() {
+            match &outcome {
+                None => failures.push("expected a final order, but the game did not end".into()),
+                Some(o) => {
+                    let mut got: Vec<usize> = (0..m.nfactions()).collect();
+                    got.sort_by_key(|&f| (o.ranks[f], f));
+                    let got: Vec<&str> = got.iter().map(|&f| m.factions[f].name.as_str()).collect();
+                    let want: Vec<&str> = ex.order.iter().map(|&f| m.factions[f as usize].name.as_str()).collect();
+                    if got[..want.len().min(got.len())] != want[..] {
+                        failures.push(format!("expected order {}, got {}", want.join(" > "), got.join(" > ")));
+                    }
+                }
+            }
+        }
+        ExampleReport { name: ex.name.clone(), failures }
+    }
+
+    fn example_steps(&mut self, i: usize) -> super::Step<Option<super::Outcome>> {
+        let m = self.m;
+        let ex = &m.examples[i];
+        self.rng = crate::rng::game_rng(ex.seed, 0);
+        self.st.reset(&m.tables);
+        self.ended = None;
+        self.pending_win = 0;
+        self.pending_lose = 0;
+        self.forced = None;
+        self.points.fill(0);
+        let round = ex.round.min(m.rounds).max(1);
+        self.st.round = round as i64;
+        self.st.age = m.age_of_round[round as usize];
+        self.st.age_round = m.age_round[round as usize];
+        self.quiet = true;
+        let set = self.setup().and_then(|_| self.run(&ex.given, Bind::global()));
+        self.quiet = false;
+        set?;
+        match ex.phase {
+            Some(p) => self.phase(&m.phases[p])?,
+            None => self.run(&ex.effects, Bind::global())?,
+        }
+        match self.ended {
+            Some(reason) => {
+                let mut o = self.rank(reason)?;
+                o.rounds = round;
+                Ok(Some(o))
+            }
+            None => Ok(None),
+        }
+    }
+}
