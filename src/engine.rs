@@ -474,14 +474,16 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
     }
 
+    /// Runs an effect list. `win` and `lose` marks made anywhere in the list are settled
+    /// together at its end: one effect is one moment.
     fn run(&mut self, stmts: &[Stmt], b: Bind) -> Step {
         for s in stmts {
             if self.ended.is_some() {
                 break;
             }
             self.exec(s, b)?;
-            self.resolve();
         }
+        self.resolve();
         Ok(())
     }
 
@@ -636,12 +638,6 @@ impl<'m, T: Tracer> Game<'m, T> {
                             self.m.factions[b.bound as usize].name,
                             self.m.reasons[*reason as usize].name
                         ));
-                    }
-                }
-                OutcomeKind::Draw => {
-                    if self.ended.is_none() {
-                        self.forced = Some(Result::Draw);
-                        self.ended = Some(*reason);
                     }
                 }
             },
@@ -1112,11 +1108,12 @@ impl<'m, T: Tracer> Game<'m, T> {
                 m.factions[f as usize].name, a.name
             ));
         }
-        let b = Bind {
-            me: f,
-            bound: f,
-            target: t,
-        };
+        self.act(ai as usize, Bind { me: f, bound: f, target: t })
+    }
+
+    /// Takes action `ai` as `b.me` against `b.target`: pays its cost, runs its effects.
+    fn act(&mut self, ai: usize, b: Bind) -> Step {
+        let a = &self.m.actions[ai];
         for (lv, amount) in &a.cost {
             let x = self.eval(amount, b)?;
             if self.assign(lv, AssignOp::Sub, x, b, amount.loc)? {

@@ -865,7 +865,7 @@ pub enum Stmt {
         /// Points-by-source tag.
         source: Option<u8>,
     },
-    /// `win`, `lose` (the faction in scope) or `draw` (the game), with an end reason.
+    /// `win` or `lose` (the faction in scope), with an end reason.
     Outcome {
         /// Which.
         kind: OutcomeKind,

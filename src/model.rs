@@ -259,6 +259,12 @@ pub struct Example {
     pub phase: Option<usize>,
     /// Statements to run instead of a phase.
     pub effects: Vec<Stmt>,
+    /// The faction the effects or the action run for.
+    pub actor: Option<u8>,
+    /// An action to take (as `actor`, against `target`).
+    pub action: Option<usize>,
+    /// The action's target.
+    pub target: Option<u8>,
     /// Formulas that must hold afterwards, with their source.
     pub expect: Vec<(Expr, String)>,
     /// For each expectation, the names it reads (to show their values on failure).

@@ -125,9 +125,13 @@ impl<T: Tracer> Game<'_, T> {
         let set = self.setup().and_then(|_| self.run(&ex.given, Bind::global()));
         self.quiet = false;
         set?;
-        match ex.phase {
-            Some(p) => self.phase(&m.phases[p])?,
-            None => self.run(&ex.effects, Bind::global())?,
+        let actor = ex.actor.unwrap_or(0);
+        let b = Bind { me: actor, bound: actor, target: ex.target.unwrap_or(actor) };
+        match (ex.phase, ex.action) {
+            (Some(p), _) => self.phase(&m.phases[p])?,
+            (None, Some(a)) => self.act(a, b)?,
+            (None, None) if ex.actor.is_some() => self.run(&ex.effects, b)?,
+            (None, None) => self.run(&ex.effects, Bind::global())?,
         }
         match self.ended {
             Some(reason) => {

@@ -849,7 +849,7 @@ impl<'s> Compiler<'s> {
                 }
             }
             StmtAst::Outcome { kind, reason, pos } => {
-                if *kind != OutcomeKind::Draw && !ctx.bound {
+                if !ctx.bound {
                     return err(
                         *pos,
                         "`win` and `lose` apply to the faction in scope: use them in a faction phase, an action, or inside `each`",
@@ -858,7 +858,6 @@ impl<'s> Compiler<'s> {
                 let (default, mech) = match kind {
                     OutcomeKind::Win => ("won", "win"),
                     OutcomeKind::Lose => ("lost", "lose"),
-                    OutcomeKind::Draw => ("draw", "draw"),
                 };
                 let r = reason
                     .as_ref()

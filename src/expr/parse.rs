@@ -201,15 +201,13 @@ impl Ast {
     }
 }
 
-/// `win`, `lose` or `draw`.
+/// `win` or `lose`. (A game ends in a draw through `end REASON` with a draw reason.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutcomeKind {
     /// The faction in scope wins.
     Win,
     /// The faction in scope loses and leaves the game.
     Lose,
-    /// The game is a draw.
-    Draw,
 }
 
 /// Assignment operators of a statement.
@@ -295,9 +293,9 @@ pub enum StmtAst {
         /// Points-by-source tag.
         source: Option<(String, usize)>,
     },
-    /// `win [reason]`, `lose [reason]`, `draw [reason]`.
+    /// `win [reason]`, `lose [reason]`.
     Outcome {
-        /// What happens to the faction in scope (or the game, for `draw`).
+        /// What happens to the faction in scope.
         kind: OutcomeKind,
         /// End reason.
         reason: Option<(String, usize)>,
@@ -630,7 +628,6 @@ impl Parser {
         for (w, kind) in [
             ("win", OutcomeKind::Win),
             ("lose", OutcomeKind::Lose),
-            ("draw", OutcomeKind::Draw),
         ] {
             if self.is_word(w) {
                 self.bump();

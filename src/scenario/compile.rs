@@ -762,12 +762,47 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         tiebreak.push(TieBreak::Die);
     }
 
+    let teams = match &raw.scenario.teams {
+        Some(f) => cx.constant(&comp, f, "`teams`")? != 0.0,
+        None => false,
+    };
+
     // Worked examples.
     let mut examples = Vec::new();
     for ex in &raw.examples {
         let ex = ex.get_ref();
         let given = cx.stmts(&mut comp, &ex.given, Ctx::global())?;
-        let effects = cx.stmts(&mut comp, &ex.effects, Ctx::global())?;
+        let fac = |n: &Spanned<String>| -> Result<u8> {
+            syms.factions.get(n.get_ref().as_str()).copied().ok_or_else(|| {
+                src.fail(n.span().start, format!("`{}` is not a faction{}", n.get_ref(), suggest(n.get_ref(), syms.factions.keys())))
+            })
+        };
+        let actor = ex.actor.as_ref().map(fac).transpose()?;
+        let target = ex.target.as_ref().map(fac).transpose()?;
+        let action = match &ex.action {
+            None => None,
+            Some(a) => match actions.iter().position(|x| &x.name == a.get_ref()) {
+                Some(i) => Some(i),
+                None => {
+                    let known = actions.iter().map(|x| x.name.as_str());
+                    return Err(src.fail(a.span().start, format!("`{}` is not an action{}", a.get_ref(), suggest(a.get_ref(), known))));
+                }
+            },
+        };
+        if (action.is_some() || !ex.effects.is_empty()) && ex.phase.is_some() {
+            return Err(src.fail(ex.phase.as_ref().map_or(0, |p| p.span().start), "an example runs a `phase`, an `action` or `effects`, one of them"));
+        }
+        if action.is_some() && actor.is_none() {
+            return Err(src.fail(ex.action.as_ref().map_or(0, |a| a.span().start), "an example's `action` needs an `actor`"));
+        }
+        if let Some(a) = action
+            && actions[a].targeted != target.is_some()
+        {
+            let at = ex.action.as_ref().map_or(0, |a| a.span().start);
+            return Err(src.fail(at, if actions[a].targeted { "this action needs a `target`" } else { "this action takes no `target`" }));
+        }
+        let ectx = if actor.is_some() { Ctx::faction() } else { Ctx::global() };
+        let effects = cx.stmts(&mut comp, &ex.effects, ectx)?;
         let phase = match &ex.phase {
             None => None,
             Some(p) => match phases.iter().position(|x| &x.name == p.get_ref()) {
@@ -845,6 +880,9 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             given,
             phase,
             effects,
+            actor,
+            action,
+            target,
             expect,
             probes,
             result,
@@ -885,6 +923,11 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
                 },
                 mechanism: if i == last_round_reason as usize {
                     "last round".into()
+                } else if let Some(c) = checks.iter().find(|c| c.reason as usize == i) {
+                    if c.wins { "win condition".into() } else { "condition".into() }
+                } else if *mech == "condition" {
+                    // Declared in [[end]] without `when`: only `end NAME` statements use it.
+                    "end statement".into()
                 } else {
                     mech.to_string()
                 },
@@ -917,7 +960,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
         rounds: rounds as u32,
         age_of_round,
         age_round,
-        teams: raw.scenario.teams,
+        teams,
         sources,
         sets,
         decks,

@@ -108,6 +108,15 @@ pub struct RawExample {
     /// Statements to run instead of a phase.
     #[serde(default)]
     pub effects: Vec<Formula>,
+    /// The faction that runs `effects` or takes `action`.
+    #[serde(default)]
+    pub actor: Option<Spanned<String>>,
+    /// An action for `actor` to take.
+    #[serde(default)]
+    pub action: Option<Spanned<String>>,
+    /// The action's target.
+    #[serde(default)]
+    pub target: Option<Spanned<String>>,
     /// Formulas that must hold afterwards.
     #[serde(default)]
     pub expect: Vec<Formula>,
@@ -142,9 +151,10 @@ pub struct RawMeta {
     /// Name of the end reason when the last round finishes.
     #[serde(default)]
     pub last_round_reason: Option<Spanned<String>>,
-    /// Sides are teams (a team wins when every other team has left the game).
+    /// Sides are teams (a team wins when every other team has left the game): a constant
+    /// formula, so a setting can switch the variant.
     #[serde(default)]
-    pub teams: bool,
+    pub teams: Option<Formula>,
 }
 
 /// `[[set]]`.
