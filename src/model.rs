@@ -251,6 +251,9 @@ pub struct Example {
     pub name: String,
     /// Seed of the setup's randomness.
     pub seed: u64,
+    /// The scenario compiled with this example's settings, when it changes any; its
+    /// example of the same index is this one.
+    pub variant: Option<Box<Model>>,
     /// The round the example happens in.
     pub round: u32,
     /// Statements that set the state (no end checks fire).
@@ -265,6 +268,8 @@ pub struct Example {
     pub action: Option<usize>,
     /// The action's target.
     pub target: Option<u8>,
+    /// End the game afterwards with the last-round reason if it has not ended.
+    pub finish: bool,
     /// Formulas that must hold afterwards, with their source.
     pub expect: Vec<(Expr, String)>,
     /// For each expectation, the names it reads (to show their values on failure).

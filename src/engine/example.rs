@@ -41,6 +41,9 @@ impl<T: Tracer> Game<'_, T> {
     pub fn run_example(&mut self, i: usize) -> ExampleReport {
         let m = self.m;
         let ex = &m.examples[i];
+        if let Some(variant) = &ex.variant {
+            return Game::new(variant).run_example(i);
+        }
         let mut failures = Vec::new();
         let outcome = self.example_steps(i);
         let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
@@ -132,6 +135,9 @@ impl<T: Tracer> Game<'_, T> {
             (None, Some(a)) => self.act(a, b)?,
             (None, None) if ex.actor.is_some() => self.run(&ex.effects, b)?,
             (None, None) => self.run(&ex.effects, Bind::global())?,
+        }
+        if ex.finish && self.ended.is_none() {
+            self.ended = Some(m.last_round_reason);
         }
         match self.ended {
             Some(reason) => {

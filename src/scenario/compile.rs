@@ -193,6 +193,11 @@ fn check_ident(src: &Source, n: &str, pos: usize) -> Result<()> {
 
 /// Compiles a parsed scenario.
 pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
+    compile_at(raw, src, true)
+}
+
+/// Compiles a parsed scenario; `variants` compiles the examples' setting variants too.
+fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> {
     let mut cx = Cx {
         src,
         locs: Vec::new(),
@@ -873,9 +878,25 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             let at = ex.round.as_ref().map_or(0, |r| r.span().start);
             return Err(src.fail(at, format!("round must be between 1 and {rounds}")));
         }
+        let variant = if variants && !ex.settings.is_empty() {
+            let mut v = raw.clone();
+            for (k, f) in &ex.settings {
+                if !v.settings.contains_key(k) {
+                    return Err(src.fail(
+                        f.span().start,
+                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
+                    ));
+                }
+                v.settings.insert(k.clone(), f.clone());
+            }
+            Some(Box::new(compile_at(&v, src, false)?))
+        } else {
+            None
+        };
         examples.push(Example {
             name: ex.name.clone(),
             seed: ex.seed,
+            variant,
             round: round as u32,
             given,
             phase,
@@ -883,6 +904,7 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
             actor,
             action,
             target,
+            finish: ex.finish,
             expect,
             probes,
             result,

@@ -45,7 +45,7 @@ impl<'de> Deserialize<'de> for Src {
 pub type Formula = Spanned<Src>;
 
 /// The whole file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     /// Name, clock and description.
@@ -88,7 +88,7 @@ pub struct RawScenario {
 }
 
 /// `[[example]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExample {
     /// Name (cite the rulebook section).
@@ -99,6 +99,9 @@ pub struct RawExample {
     /// The round (default 1).
     #[serde(default)]
     pub round: Option<Spanned<i64>>,
+    /// Settings this example changes (the scenario is compiled again with them).
+    #[serde(default)]
+    pub settings: BTreeMap<String, Formula>,
     /// Statements that set the state.
     #[serde(default)]
     pub given: Vec<Formula>,
@@ -117,6 +120,9 @@ pub struct RawExample {
     /// The action's target.
     #[serde(default)]
     pub target: Option<Spanned<String>>,
+    /// End the game afterwards (as after its last round) if it has not ended.
+    #[serde(default)]
+    pub finish: bool,
     /// Formulas that must hold afterwards.
     #[serde(default)]
     pub expect: Vec<Formula>,
@@ -132,7 +138,7 @@ pub struct RawExample {
 }
 
 /// `[scenario]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMeta {
     /// Short identifier.
@@ -158,7 +164,7 @@ pub struct RawMeta {
 }
 
 /// `[[set]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSet {
     /// Set name.
@@ -168,7 +174,7 @@ pub struct RawSet {
 }
 
 /// `[[faction]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFaction {
     /// Identifier used in formulas.
@@ -195,7 +201,7 @@ fn yes() -> bool {
 }
 
 /// `[[var]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVar {
     /// Identifier.
@@ -221,7 +227,7 @@ pub struct RawVar {
 }
 
 /// `[[deck]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDeck {
     /// Deck name.
@@ -231,7 +237,7 @@ pub struct RawDeck {
 }
 
 /// A card kind in a deck.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCard {
     /// Card name.
@@ -263,7 +269,7 @@ pub struct RawAgent {
 }
 
 /// `[[phase]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Name.
@@ -286,7 +292,7 @@ pub struct RawPhase {
 }
 
 /// `[[action]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAction {
     /// Name.
@@ -318,7 +324,7 @@ pub struct RawAction {
 }
 
 /// `[[event]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvent {
     /// Name.
@@ -337,7 +343,7 @@ pub struct RawEvent {
 }
 
 /// `[[end]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEnd {
     /// Reason name.
@@ -357,7 +363,7 @@ pub struct RawEnd {
 }
 
 /// `[ranking]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRanking {
     /// Score per faction.
