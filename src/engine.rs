@@ -461,7 +461,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             let first = remaining.trailing_zeros() as usize;
             let side = t.side[first];
             if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
-                // 5.2g-style: every member of the last team wins, even those who had left.
+                // Every member of the last team wins, even those who had left the game.
                 let team = (0..n)
                     .filter(|&f| t.side[f] == side)
                     .fold(0u32, |m, f| m | 1 << f);
@@ -566,8 +566,12 @@ impl<'m, T: Tracer> Game<'m, T> {
             } else {
                 (x - old as f64).abs()
             };
+            let flip = match self.m.vars[lv.var as usize].flip {
+                Some(f) if f > 0 && new >= f => format!(", shown as {} on the +{f} side", new % f),
+                _ => String::new(),
+            };
             self.tracer.line(format_args!(
-                "    {name} {sym} {shown} -> {new} (was {old})"
+                "    {name} {sym} {shown} -> {new} (was {old}{flip})"
             ));
         }
         Ok(new != old)
@@ -656,8 +660,10 @@ impl<'m, T: Tracer> Game<'m, T> {
                     }
                 }
             }
-            Stmt::Draw(d) => self.draw(*d)?,
-            Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), b)?,
+            Stmt::Draw(d, cond) => self.pick(*d, cond.as_ref(), b, crate::state::REVEALED)?,
+            Stmt::Take { deck, cond } => {
+                self.pick(*deck, cond.as_ref(), b, crate::state::held_by(b.bound))?
+            }
             Stmt::ForHeld { deck, body } => {
                 let code = crate::state::held_by(b.bound);
                 for c in self.m.tables.deck_cards(*deck) {
@@ -683,7 +689,11 @@ impl<'m, T: Tracer> Game<'m, T> {
                     }
                     self.st.owner[c as usize] = crate::state::completed_by(b.bound);
                     if T::ON {
-                        self.tracer.line(format_args!("    {} completes {}", self.m.factions[b.bound as usize].name, self.card_name(c)));
+                        self.tracer.line(format_args!(
+                            "    {} completes {}",
+                            self.m.factions[b.bound as usize].name,
+                            self.card_name(c)
+                        ));
                     }
                 }
             }
@@ -737,7 +747,8 @@ impl<'m, T: Tracer> Game<'m, T> {
         let mut changed = false;
         for f in 0..n as u8 {
             if let Some(x) = planned[f as usize] {
-                changed |= self.assign_from(lv, op, x, Bind { bound: f, ..b }, value.loc, source)?;
+                changed |=
+                    self.assign_from(lv, op, x, Bind { bound: f, ..b }, value.loc, source)?;
             }
         }
         if changed {
@@ -863,14 +874,24 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     fn card_name(&self, c: u16) -> String {
         let t = &self.m.tables;
-        let d = (0..t.deck_start.len()).rev().find(|&d| t.deck_start[d] as usize <= c as usize).unwrap_or(0);
+        let d = (0..t.deck_start.len())
+            .rev()
+            .find(|&d| t.deck_start[d] as usize <= c as usize)
+            .unwrap_or(0);
         let deck = &self.m.decks[d];
-        format!("{} ({})", deck.1[c as usize - t.deck_start[d] as usize], deck.0)
+        format!(
+            "{} ({})",
+            deck.1[c as usize - t.deck_start[d] as usize],
+            deck.0
+        )
     }
 
     fn deck_of(&self, c: usize) -> usize {
         let t = &self.m.tables;
-        (0..t.deck_start.len()).rev().find(|&d| t.deck_start[d] as usize <= c).unwrap_or(0)
+        (0..t.deck_start.len())
+            .rev()
+            .find(|&d| t.deck_start[d] as usize <= c)
+            .unwrap_or(0)
     }
 
     /// Takes card `c` out of its deck's pool (it must be there).
@@ -899,14 +920,17 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         self.st.owner[c] = crate::state::IN_POOL;
         if T::ON {
-            self.tracer.line(format_args!("    {} goes back to its deck", self.card_name(c as u16)));
+            self.tracer.line(format_args!(
+                "    {} goes back to its deck",
+                self.card_name(c as u16)
+            ));
         }
     }
 
-    /// `take`: a uniformly random card among the deck's eligible cards joins the hand of the
-    /// faction in scope. Drawing an ineligible card, putting it back and drawing again until
-    /// an eligible one comes gives exactly this distribution.
-    fn take(&mut self, d: u16, cond: Option<&Expr>, b: Bind) -> Step {
+    /// `take` and `draw`: a uniformly random card among the deck's eligible cards leaves the
+    /// pool for `owner` (a hand, or face up). Drawing an ineligible card, putting it back and
+    /// drawing again until an eligible one comes gives exactly this distribution.
+    fn pick(&mut self, d: u16, cond: Option<&Expr>, b: Bind, owner: u8) -> Step {
         let start = self.m.tables.deck_start[d as usize] as usize;
         let left = self.st.deck_left[d as usize] as usize;
         let mut eligible = 0usize;
@@ -941,58 +965,30 @@ impl<'m, T: Tracer> Game<'m, T> {
             None => {
                 self.st.card = None;
                 if T::ON {
-                    self.tracer.line(format_args!("    take {}: no eligible card", self.m.decks[d as usize].0));
+                    self.tracer.line(format_args!(
+                        "    {}: no eligible card",
+                        self.m.decks[d as usize].0
+                    ));
                 }
             }
             Some(j) => {
                 let card = self.st.pool[start + j];
                 self.st.pool.swap(start + j, start + left - 1);
                 self.st.deck_left[d as usize] -= 1;
-                self.st.owner[card as usize] = crate::state::held_by(b.bound);
+                self.st.owner[card as usize] = owner;
                 self.st.card = Some(card);
                 if T::ON {
+                    let who = if owner == crate::state::REVEALED {
+                        "draw:".to_string()
+                    } else {
+                        format!("{} takes", self.m.factions[b.bound as usize].name)
+                    };
                     self.tracer.line(format_args!(
-                        "    {} takes {} ({eligible} eligible)",
-                        self.m.factions[b.bound as usize].name,
-                        self.card_name(card)
+                        "    {who} {} ({eligible} eligible, {} left)",
+                        self.card_name(card),
+                        left - 1
                     ));
                 }
-            }
-        }
-        let m = self.m;
-        for &c in &m.immediate_on_draw {
-            self.check(c, Bind::global())?;
-        }
-        Ok(())
-    }
-
-    fn draw(&mut self, d: u16) -> Step {
-        let t = &self.m.tables;
-        let left = self.st.deck_left[d as usize];
-        if left == 0 {
-            self.st.card = None;
-            if T::ON {
-                self.tracer.line(format_args!(
-                    "    draw {}: the deck is empty",
-                    self.m.decks[d as usize].0
-                ));
-            }
-        } else {
-            let start = t.deck_start[d as usize] as usize;
-            let i = self.rng.random_range(0..left) as usize;
-            let card = self.st.pool[start + i];
-            self.st.pool.swap(start + i, start + left as usize - 1);
-            self.st.deck_left[d as usize] = left - 1;
-            self.st.owner[card as usize] = crate::state::REVEALED;
-            self.st.card = Some(card);
-            if T::ON {
-                let deck = &self.m.decks[d as usize];
-                let name = &deck.1[card as usize - start];
-                self.tracer.line(format_args!(
-                    "    draw {}: {name} ({} left)",
-                    deck.0,
-                    left - 1
-                ));
             }
         }
         let m = self.m;
@@ -1108,7 +1104,14 @@ impl<'m, T: Tracer> Game<'m, T> {
                 m.factions[f as usize].name, a.name
             ));
         }
-        self.act(ai as usize, Bind { me: f, bound: f, target: t })
+        self.act(
+            ai as usize,
+            Bind {
+                me: f,
+                bound: f,
+                target: t,
+            },
+        )
     }
 
     /// Takes action `ai` as `b.me` against `b.target`: pays its cost, runs its effects.
@@ -1178,17 +1181,23 @@ impl<'m, T: Tracer> Game<'m, T> {
             }
             *s = x.floor() as i64;
         }
+        let mut tiers = [0i64; MAX_FACTIONS];
+        if let Some(tier) = &m.ranking.tier {
+            for (f, t) in tiers.iter_mut().enumerate().take(n) {
+                *t = floor_i64(self.eval(tier, Bind::faction(f as u8))?);
+            }
+        }
         let winmask = match self.forced {
             Some(Result::Win(f)) => 1u32 << f,
             Some(Result::Shared(mask)) => mask,
             _ => 0,
         };
         // Sort key: rule winners first (all equal), then score.
-        let key = |f: usize| -> (bool, i64) {
+        let key = |f: usize| -> (bool, i64, i64) {
             if winmask & (1 << f) != 0 {
-                (true, 0)
+                (true, 0, 0)
             } else {
-                (false, scores[f])
+                (false, tiers[f], scores[f])
             }
         };
         let mut order = [0u8; MAX_FACTIONS];
@@ -1401,7 +1410,12 @@ fn less(a: &[f64], b: &[f64]) -> bool {
 /// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is.
 fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
     match s {
-        Stmt::Assign { lv, op, value, source } => Some((lv, *op, value, *source)),
+        Stmt::Assign {
+            lv,
+            op,
+            value,
+            source,
+        } => Some((lv, *op, value, *source)),
         Stmt::If { then, .. } => simple_assign(then),
         _ => None,
     }

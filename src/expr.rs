@@ -491,7 +491,10 @@ impl<'a> Env<'a> {
     }
 
     fn count_owned(&self, deck: u16, code: u8) -> usize {
-        self.t.deck_cards(deck).filter(|&c| self.st.owner[c] == code).count()
+        self.t
+            .deck_cards(deck)
+            .filter(|&c| self.st.owner[c] == code)
+            .count()
     }
 
     #[cold]
@@ -683,13 +686,17 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
             }),
             Op::DeckLeft(d) => push!(env.st.deck_left[d as usize] as f64),
             Op::Held(d) => push!(env.count_owned(d, crate::state::held_by(env.cx.bound)) as f64),
-            Op::Completed(d) => push!(env.count_owned(d, crate::state::completed_by(env.cx.bound)) as f64),
+            Op::Completed(d) => {
+                push!(env.count_owned(d, crate::state::completed_by(env.cx.bound)) as f64)
+            }
             Op::HasCompleted(d) => {
                 let id = env.cx.stack[sp - 1] as i64;
                 let code = crate::state::completed_by(env.cx.bound);
                 let t = env.t;
                 let found = t.deck_cards(d).any(|c| {
-                    env.st.owner[c] == code && t.id_attr.is_some_and(|a| t.card_attrs[c * t.n_attrs + a as usize] == id)
+                    env.st.owner[c] == code
+                        && t.id_attr
+                            .is_some_and(|a| t.card_attrs[c * t.n_attrs + a as usize] == id)
                 });
                 env.cx.stack[sp - 1] = found as u8 as f64;
             }
@@ -889,8 +896,9 @@ pub enum Stmt {
     },
     /// End the game with this reason.
     End(u16),
-    /// Draw a card from this deck into the card register.
-    Draw(u16),
+    /// Draw a card face up from this deck into the card register: uniformly among the cards
+    /// for which the condition holds, when there is one.
+    Draw(u16, Option<Expr>),
     /// The faction in scope draws a uniformly random card among the deck's cards for which
     /// `cond` holds (with `card` bound to the candidate) into its hand.
     Take {

@@ -42,6 +42,9 @@ pub struct Var {
     pub init_for: Vec<Option<Expr>>,
     /// A 0/1 flag.
     pub flag: bool,
+    /// Display-only flip: past this value a track marker is flipped and counts again from 0;
+    /// the value itself keeps counting (traces show both).
+    pub flip: Option<i64>,
 }
 
 /// Agent policies.
@@ -194,6 +197,8 @@ pub enum TieBreak {
 /// The final ranking.
 #[derive(Debug, Clone)]
 pub struct Ranking {
+    /// Ranked before the score, higher first (all equal when absent).
+    pub tier: Option<Expr>,
     /// Score.
     pub score: Expr,
     /// Tie-break chain.
@@ -233,8 +238,10 @@ impl ExpectedResult {
         match self {
             ExpectedResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
             ExpectedResult::Shared(mask) => {
-                let names: Vec<&str> =
-                    (0..m.nfactions()).filter(|f| mask & (1 << f) != 0).map(|f| m.factions[f].name.as_str()).collect();
+                let names: Vec<&str> = (0..m.nfactions())
+                    .filter(|f| mask & (1 << f) != 0)
+                    .map(|f| m.factions[f].name.as_str())
+                    .collect();
                 format!("shared {}", names.join(" "))
             }
             ExpectedResult::Draw => "draw".into(),

@@ -176,7 +176,7 @@ fn fails_with(args: &[&str], code: i32, needle: &str) {
 fn bad_input_exits_2_with_a_location() {
     let dir = std::env::temp_dir().join(format!("vpsim-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let base = std::fs::read_to_string("tests/data/race_to_three.toml").unwrap();
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let cases = [
         ("p = 0.3", "p = 0.3\npp = [1", "expected"),
         (
@@ -228,7 +228,7 @@ fn bad_flags_exit_2() {
 fn a_runtime_fault_names_the_formula_and_the_game() {
     let dir = std::env::temp_dir().join(format!("vpsim-fault-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let base = std::fs::read_to_string("tests/data/race_to_three.toml").unwrap();
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     // A probability that only goes wrong at run time: chance is 30 or 40 percent, not a fraction.
     let path = dir.join("fault.toml");
     std::fs::write(

@@ -27,7 +27,7 @@ fn exact(p: f64, q: f64) -> f64 {
 #[test]
 fn race_to_three_matches_the_exact_odds_within_4_standard_errors() {
     let model =
-        vpsim::scenario::load(std::path::Path::new("tests/data/race_to_three.toml")).unwrap();
+        vpsim::scenario::load(std::path::Path::new("scenarios/race_to_three.toml")).unwrap();
     let n = 1_000_000u64;
     let spec = RunSpec {
         seed: 2024,

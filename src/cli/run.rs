@@ -12,7 +12,7 @@ use crate::runner::{RunSpec, run as run_games};
 /// Play many seeded games and report.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  vpsim run scenarios/twilight_imperium_4.toml --games 1000000 --seed 7 --json > ti4.json"
+    after_help = "Example:\n  vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > ti4.json"
 )]
 pub struct Args {
     /// The scenario file (TOML).

@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 
 /// Run the worked examples (`[[example]]`) of scenario files.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  vpsim test scenarios/pax_romana.toml\n\nExit codes: 0 all examples pass, 1 one fails, 2 bad input.")]
+#[command(
+    after_help = "Example:\n  vpsim test scenarios/race_to_three.toml\n\nExit codes: 0 all examples pass, 1 one fails, 2 bad input."
+)]
 pub struct Args {
     /// Scenario files (TOML).
     #[arg(required = true)]
@@ -40,7 +42,10 @@ pub fn run(a: Args) -> Result<()> {
     let _ = writeln!(text, "{passed} passed, {failed} failed");
     super::out(&text)?;
     if failed > 0 {
-        return Err(Error::Failed(format!("{failed} example{} failed", if failed == 1 { "" } else { "s" })));
+        return Err(Error::Failed(format!(
+            "{failed} example{} failed",
+            if failed == 1 { "" } else { "s" }
+        )));
     }
     Ok(())
 }

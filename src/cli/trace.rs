@@ -7,9 +7,7 @@ use crate::error::Result;
 
 /// Tell one game step by step.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Example:\n  vpsim trace scenarios/twilight_imperium_4.toml --seed 1 --game 42"
-)]
+#[command(after_help = "Example:\n  vpsim trace scenarios/race_to_three.toml --seed 1 --game 42")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,

@@ -8,7 +8,7 @@ use crate::model::{Model, Policy, Timing};
 
 /// Check a scenario file and print a summary of the compiled model.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  vpsim validate scenarios/twilight_imperium_4.toml")]
+#[command(after_help = "Example:\n  vpsim validate scenarios/race_to_three.toml")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,

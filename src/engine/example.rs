@@ -26,7 +26,11 @@ impl ExampleReport {
 
 fn describe(m: &Model, r: &GameResult) -> String {
     let names = |mask: u32| -> String {
-        (0..m.nfactions()).filter(|f| mask & (1 << f) != 0).map(|f| m.factions[f].name.as_str()).collect::<Vec<_>>().join(" ")
+        (0..m.nfactions())
+            .filter(|f| mask & (1 << f) != 0)
+            .map(|f| m.factions[f].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     match r {
         GameResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
@@ -50,9 +54,19 @@ impl<T: Tracer> Game<'_, T> {
         let outcome = match outcome {
             Ok(o) => o,
             Err(f) => {
-                let at = m.locs.get(f.loc as usize).map(|l| l.to_string()).unwrap_or_default();
-                failures.push(format!("the example faulted at {at}: {}", f.kind.describe(&vars)));
-                return ExampleReport { name: ex.name.clone(), failures };
+                let at = m
+                    .locs
+                    .get(f.loc as usize)
+                    .map(|l| l.to_string())
+                    .unwrap_or_default();
+                failures.push(format!(
+                    "the example faulted at {at}: {}",
+                    f.kind.describe(&vars)
+                ));
+                return ExampleReport {
+                    name: ex.name.clone(),
+                    failures,
+                };
             }
         };
         for (k, (e, src)) in ex.expect.iter().enumerate() {
@@ -79,18 +93,30 @@ impl<T: Tracer> Game<'_, T> {
                 m.reasons[o.reason as usize].name,
                 describe(m, &o.result)
             )),
-            (Some(want), None) => failures.push(format!("expected `{}`, but the game did not end", want.describe(m))),
+            (Some(want), None) => failures.push(format!(
+                "expected `{}`, but the game did not end",
+                want.describe(m)
+            )),
             (Some(want), Some(o)) => {
                 let got = describe(m, &o.result);
                 if want.describe(m) != got {
-                    failures.push(format!("expected result `{}`, got `{got}`", want.describe(m)));
+                    failures.push(format!(
+                        "expected result `{}`, got `{got}`",
+                        want.describe(m)
+                    ));
                 }
             }
         }
         if let Some(r) = ex.reason {
-            let got = outcome.as_ref().map(|o| m.reasons[o.reason as usize].name.as_str()).unwrap_or("(the game did not end)");
+            let got = outcome
+                .as_ref()
+                .map(|o| m.reasons[o.reason as usize].name.as_str())
+                .unwrap_or("(the game did not end)");
             if got != m.reasons[r as usize].name {
-                failures.push(format!("expected end reason `{}`, got `{got}`", m.reasons[r as usize].name));
+                failures.push(format!(
+                    "expected end reason `{}`, got `{got}`",
+                    m.reasons[r as usize].name
+                ));
             }
         }
         if !ex.order.is_empty() {
@@ -100,14 +126,25 @@ impl<T: Tracer> Game<'_, T> {
                     let mut got: Vec<usize> = (0..m.nfactions()).collect();
                     got.sort_by_key(|&f| (o.ranks[f], f));
                     let got: Vec<&str> = got.iter().map(|&f| m.factions[f].name.as_str()).collect();
-                    let want: Vec<&str> = ex.order.iter().map(|&f| m.factions[f as usize].name.as_str()).collect();
+                    let want: Vec<&str> = ex
+                        .order
+                        .iter()
+                        .map(|&f| m.factions[f as usize].name.as_str())
+                        .collect();
                     if got[..want.len().min(got.len())] != want[..] {
-                        failures.push(format!("expected order {}, got {}", want.join(" > "), got.join(" > ")));
+                        failures.push(format!(
+                            "expected order {}, got {}",
+                            want.join(" > "),
+                            got.join(" > ")
+                        ));
                     }
                 }
             }
         }
-        ExampleReport { name: ex.name.clone(), failures }
+        ExampleReport {
+            name: ex.name.clone(),
+            failures,
+        }
     }
 
     fn example_steps(&mut self, i: usize) -> super::Step<Option<super::Outcome>> {
@@ -125,11 +162,17 @@ impl<T: Tracer> Game<'_, T> {
         self.st.age = m.age_of_round[round as usize];
         self.st.age_round = m.age_round[round as usize];
         self.quiet = true;
-        let set = self.setup().and_then(|_| self.run(&ex.given, Bind::global()));
+        let set = self
+            .setup()
+            .and_then(|_| self.run(&ex.given, Bind::global()));
         self.quiet = false;
         set?;
         let actor = ex.actor.unwrap_or(0);
-        let b = Bind { me: actor, bound: actor, target: ex.target.unwrap_or(actor) };
+        let b = Bind {
+            me: actor,
+            bound: actor,
+            target: ex.target.unwrap_or(actor),
+        };
         match (ex.phase, ex.action) {
             (Some(p), _) => self.phase(&m.phases[p])?,
             (None, Some(a)) => self.act(a, b)?,

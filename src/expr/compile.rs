@@ -102,8 +102,9 @@ pub const BUILTINS: [&str; 10] = [
 
 /// Reserved words of the statement and expression syntax.
 pub const KEYWORDS: [&str; 26] = [
-    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false", "me", "award",
-    "scale", "ties", "as", "race", "win", "lose", "split", "zero", "take", "for", "discard", "complete",
+    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false",
+    "me", "award", "scale", "ties", "as", "race", "win", "lose", "split", "zero", "take", "for",
+    "discard", "complete",
 ];
 
 /// Reasons the win/lose rules can end a game with, interned when `lose` is used.
@@ -607,18 +608,33 @@ impl<'s> Compiler<'s> {
                 arity(1)?;
                 let d = self.deck_arg(&args[0])?;
                 if !ctx.bound {
-                    return err(pos, format!("{name}() counts the cards of the faction in scope, and no faction is in scope here"));
+                    return err(
+                        pos,
+                        format!(
+                            "{name}() counts the cards of the faction in scope, and no faction is in scope here"
+                        ),
+                    );
                 }
-                out.push(if name == "held" { Op::Held(d) } else { Op::Completed(d) });
+                out.push(if name == "held" {
+                    Op::Held(d)
+                } else {
+                    Op::Completed(d)
+                });
             }
             "has_completed" => {
                 arity(2)?;
                 let d = self.deck_arg(&args[0])?;
                 if !self.syms.attrs.contains_key("id") {
-                    return err(pos, "has_completed(deck, id) matches the cards' `id` attribute, and no card has one");
+                    return err(
+                        pos,
+                        "has_completed(deck, id) matches the cards' `id` attribute, and no card has one",
+                    );
                 }
                 if !ctx.bound {
-                    return err(pos, "has_completed() looks at the faction in scope, and no faction is in scope here");
+                    return err(
+                        pos,
+                        "has_completed() looks at the faction in scope, and no faction is in scope here",
+                    );
                 }
                 self.emit(&args[1], ctx, out)?;
                 out.push(Op::HasCompleted(d));
@@ -740,9 +756,17 @@ impl<'s> Compiler<'s> {
 
     fn deck_arg(&self, a: &Ast) -> Result<u16, ParseError> {
         match a {
-            Ast::Name { owner: None, name: d, index: None, pos } => match self.syms.decks.get(d) {
+            Ast::Name {
+                owner: None,
+                name: d,
+                index: None,
+                pos,
+            } => match self.syms.decks.get(d) {
                 Some(&id) => Ok(id),
-                None => err(*pos, format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys()))),
+                None => err(
+                    *pos,
+                    format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
+                ),
             },
             other => err(other.pos(), "expected a deck name"),
         }
@@ -894,9 +918,17 @@ impl<'s> Compiler<'s> {
             StmtAst::End(r, _) => Stmt::End(self.reason(r, "end statement")),
             StmtAst::Take(d, p, cond) => {
                 if !ctx.bound {
-                    return err(*p, "`take` puts a card in the hand of the faction in scope, and no faction is in scope here");
+                    return err(
+                        *p,
+                        "`take` puts a card in the hand of the faction in scope, and no faction is in scope here",
+                    );
                 }
-                let deck = self.deck_arg(&Ast::Name { owner: None, name: d.clone(), index: None, pos: *p })?;
+                let deck = self.deck_arg(&Ast::Name {
+                    owner: None,
+                    name: d.clone(),
+                    index: None,
+                    pos: *p,
+                })?;
                 let cond = match cond {
                     Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
                     None => None,
@@ -905,20 +937,40 @@ impl<'s> Compiler<'s> {
             }
             StmtAst::ForHeld(d, p, body) => {
                 if !ctx.bound {
-                    return err(*p, "`for held` looks at the hand of the faction in scope, and no faction is in scope here");
+                    return err(
+                        *p,
+                        "`for held` looks at the hand of the faction in scope, and no faction is in scope here",
+                    );
                 }
-                let deck = self.deck_arg(&Ast::Name { owner: None, name: d.clone(), index: None, pos: *p })?;
-                Stmt::ForHeld { deck, body: Box::new(self.stmt_ast(body, ctx, loc)?) }
+                let deck = self.deck_arg(&Ast::Name {
+                    owner: None,
+                    name: d.clone(),
+                    index: None,
+                    pos: *p,
+                })?;
+                Stmt::ForHeld {
+                    deck,
+                    body: Box::new(self.stmt_ast(body, ctx, loc)?),
+                }
             }
             StmtAst::Discard(_) => Stmt::Discard,
             StmtAst::Complete(p) => {
                 if !ctx.bound {
-                    return err(*p, "`complete` credits the faction in scope, and no faction is in scope here");
+                    return err(
+                        *p,
+                        "`complete` credits the faction in scope, and no faction is in scope here",
+                    );
                 }
                 Stmt::Complete
             }
-            StmtAst::Draw(d, p) => match self.syms.decks.get(d) {
-                Some(&id) => Stmt::Draw(id),
+            StmtAst::Draw(d, p, cond) => match self.syms.decks.get(d) {
+                Some(&id) => Stmt::Draw(
+                    id,
+                    match cond {
+                        Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
+                        None => None,
+                    },
+                ),
                 None => {
                     return err(
                         *p,

@@ -261,8 +261,8 @@ pub enum StmtAst {
     },
     /// `end reason`.
     End(String, usize),
-    /// `draw deck`.
-    Draw(String, usize),
+    /// `draw deck [if cond]`.
+    Draw(String, usize, Option<Ast>),
     /// `award var by metric scale a, b, ... [ties split|high|low|zero] [as source]`.
     Award {
         /// Faction variable receiving the awards.
@@ -541,7 +541,13 @@ impl Parser {
         if self.is_word("draw") {
             self.bump();
             let (d, dp) = self.ident("a deck name after `draw`")?;
-            return Ok(StmtAst::Draw(d, dp));
+            let cond = if self.is_word("if") {
+                self.bump();
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            return Ok(StmtAst::Draw(d, dp, cond));
         }
         if self.is_word("take") {
             self.bump();
@@ -625,10 +631,7 @@ impl Parser {
                 source,
             });
         }
-        for (w, kind) in [
-            ("win", OutcomeKind::Win),
-            ("lose", OutcomeKind::Lose),
-        ] {
+        for (w, kind) in [("win", OutcomeKind::Win), ("lose", OutcomeKind::Lose)] {
             if self.is_word(w) {
                 self.bump();
                 let reason = match self.peek() {
@@ -761,8 +764,13 @@ pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
 /// The names an expression reads, as written (`Faction.var[elem]`), for explaining values.
 pub fn names(ast: &Ast, out: &mut Vec<String>) {
     match ast {
-        Ast::Name { owner, name, index, .. } => {
-            let mut s = owner.as_ref().map(|o| format!("{}.", o.0)).unwrap_or_default();
+        Ast::Name {
+            owner, name, index, ..
+        } => {
+            let mut s = owner
+                .as_ref()
+                .map(|o| format!("{}.", o.0))
+                .unwrap_or_default();
             s.push_str(name);
             if let Some((i, _)) = index {
                 s.push_str(&format!("[{i}]"));

@@ -325,7 +325,14 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         return Err(src.fail(0, "too many cards (at most 65535 in all decks)"));
     }
     if let Some(d) = decks.iter().find(|d| d.1.len() > 1024) {
-        return Err(src.fail(0, format!("deck `{}` has {} cards; a deck holds at most 1024", d.0, d.1.len())));
+        return Err(src.fail(
+            0,
+            format!(
+                "deck `{}` has {} cards; a deck holds at most 1024",
+                d.0,
+                d.1.len()
+            ),
+        ));
     }
     tables.n_attrs = syms.attrs.len();
     tables.id_attr = syms.attrs.get("id").copied();
@@ -449,6 +456,10 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         }
         tables.var_min.push(lo);
         tables.var_max.push(hi);
+        let flip = match &rv.flip {
+            Some(f) => Some(cx.constant(&comp, f, "a variable's flip")?.floor() as i64),
+            None => None,
+        };
         let init = match &rv.init {
             Some(f) => cx.expr(&comp, f, ctx)?,
             None => Expr::constant(0.0),
@@ -464,6 +475,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             init,
             init_for: vec![None; nf],
             flag: rv.flag,
+            flip,
         });
     }
     for (i, f) in raw.factions.iter().enumerate() {
@@ -750,6 +762,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     // Ranking.
     let r = &raw.ranking;
     let score = cx.expr(&comp, &r.score, Ctx::faction())?;
+    let tier = cx.opt(&comp, &r.tier, Ctx::faction())?;
     let mut tiebreak = Vec::new();
     for f in &r.tiebreak {
         if f.get_ref().0.trim() == "die" {
@@ -778,9 +791,19 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         let ex = ex.get_ref();
         let given = cx.stmts(&mut comp, &ex.given, Ctx::global())?;
         let fac = |n: &Spanned<String>| -> Result<u8> {
-            syms.factions.get(n.get_ref().as_str()).copied().ok_or_else(|| {
-                src.fail(n.span().start, format!("`{}` is not a faction{}", n.get_ref(), suggest(n.get_ref(), syms.factions.keys())))
-            })
+            syms.factions
+                .get(n.get_ref().as_str())
+                .copied()
+                .ok_or_else(|| {
+                    src.fail(
+                        n.span().start,
+                        format!(
+                            "`{}` is not a faction{}",
+                            n.get_ref(),
+                            suggest(n.get_ref(), syms.factions.keys())
+                        ),
+                    )
+                })
         };
         let actor = ex.actor.as_ref().map(fac).transpose()?;
         let target = ex.target.as_ref().map(fac).transpose()?;
@@ -790,23 +813,47 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 Some(i) => Some(i),
                 None => {
                     let known = actions.iter().map(|x| x.name.as_str());
-                    return Err(src.fail(a.span().start, format!("`{}` is not an action{}", a.get_ref(), suggest(a.get_ref(), known))));
+                    return Err(src.fail(
+                        a.span().start,
+                        format!(
+                            "`{}` is not an action{}",
+                            a.get_ref(),
+                            suggest(a.get_ref(), known)
+                        ),
+                    ));
                 }
             },
         };
         if (action.is_some() || !ex.effects.is_empty()) && ex.phase.is_some() {
-            return Err(src.fail(ex.phase.as_ref().map_or(0, |p| p.span().start), "an example runs a `phase`, an `action` or `effects`, one of them"));
+            return Err(src.fail(
+                ex.phase.as_ref().map_or(0, |p| p.span().start),
+                "an example runs a `phase`, an `action` or `effects`, one of them",
+            ));
         }
         if action.is_some() && actor.is_none() {
-            return Err(src.fail(ex.action.as_ref().map_or(0, |a| a.span().start), "an example's `action` needs an `actor`"));
+            return Err(src.fail(
+                ex.action.as_ref().map_or(0, |a| a.span().start),
+                "an example's `action` needs an `actor`",
+            ));
         }
         if let Some(a) = action
             && actions[a].targeted != target.is_some()
         {
             let at = ex.action.as_ref().map_or(0, |a| a.span().start);
-            return Err(src.fail(at, if actions[a].targeted { "this action needs a `target`" } else { "this action takes no `target`" }));
+            return Err(src.fail(
+                at,
+                if actions[a].targeted {
+                    "this action needs a `target`"
+                } else {
+                    "this action takes no `target`"
+                },
+            ));
         }
-        let ectx = if actor.is_some() { Ctx::faction() } else { Ctx::global() };
+        let ectx = if actor.is_some() {
+            Ctx::faction()
+        } else {
+            Ctx::global()
+        };
         let effects = cx.stmts(&mut comp, &ex.effects, ectx)?;
         let phase = match &ex.phase {
             None => None,
@@ -814,12 +861,22 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 Some(i) => Some(i),
                 None => {
                     let known = phases.iter().map(|x| x.name.as_str());
-                    return Err(src.fail(p.span().start, format!("`{}` is not a phase{}", p.get_ref(), suggest(p.get_ref(), known))));
+                    return Err(src.fail(
+                        p.span().start,
+                        format!(
+                            "`{}` is not a phase{}",
+                            p.get_ref(),
+                            suggest(p.get_ref(), known)
+                        ),
+                    ));
                 }
             },
         };
         if phase.is_some() && !effects.is_empty() {
-            return Err(src.fail(ex.phase.as_ref().map_or(0, |p| p.span().start), "an example runs a `phase` or `effects`, not both"));
+            return Err(src.fail(
+                ex.phase.as_ref().map_or(0, |p| p.span().start),
+                "an example runs a `phase` or `effects`, not both",
+            ));
         }
         let mut expect = Vec::new();
         let mut probes = Vec::new();
@@ -829,25 +886,44 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             if let Ok(ast) = crate::expr::parse::parse_expr(&f.get_ref().0) {
                 crate::expr::parse::names(&ast, &mut names);
             }
-            let probe = names.into_iter().filter_map(|n| comp.expr(&n, Ctx::global(), e.loc).ok().map(|p| (n, p))).collect();
+            let probe = names
+                .into_iter()
+                .filter_map(|n| comp.expr(&n, Ctx::global(), e.loc).ok().map(|p| (n, p)))
+                .collect();
             expect.push((e, f.get_ref().0.clone()));
             probes.push(probe);
         }
         let faction = |n: &Spanned<String>| -> Result<u8> {
-            syms.factions.get(n.get_ref().as_str()).copied().ok_or_else(|| {
-                src.fail(n.span().start, format!("`{}` is not a faction{}", n.get_ref(), suggest(n.get_ref(), syms.factions.keys())))
-            })
+            syms.factions
+                .get(n.get_ref().as_str())
+                .copied()
+                .ok_or_else(|| {
+                    src.fail(
+                        n.span().start,
+                        format!(
+                            "`{}` is not a faction{}",
+                            n.get_ref(),
+                            suggest(n.get_ref(), syms.factions.keys())
+                        ),
+                    )
+                })
         };
         let result = match &ex.result {
             None => None,
             Some(r) => {
                 let words: Vec<&str> = r.get_ref().split_whitespace().collect();
                 let named = |w: &[&str]| -> Result<u32> {
-                    w.iter().try_fold(0u32, |m, n| Ok(m | 1 << faction(&Spanned::new(r.span(), n.to_string()))?))
+                    w.iter().try_fold(0u32, |m, n| {
+                        Ok(m | 1 << faction(&Spanned::new(r.span(), n.to_string()))?)
+                    })
                 };
                 Some(match words.as_slice() {
-                    ["win", f] => ExpectedResult::Win(faction(&Spanned::new(r.span(), f.to_string()))?),
-                    ["shared", rest @ ..] if rest.len() >= 2 => ExpectedResult::Shared(named(rest)?),
+                    ["win", f] => {
+                        ExpectedResult::Win(faction(&Spanned::new(r.span(), f.to_string()))?)
+                    }
+                    ["shared", rest @ ..] if rest.len() >= 2 => {
+                        ExpectedResult::Shared(named(rest)?)
+                    }
                     ["draw"] => ExpectedResult::Draw,
                     ["nobody"] => ExpectedResult::Nobody,
                     ["running"] => ExpectedResult::Running,
@@ -867,7 +943,11 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 None => {
                     return Err(src.fail(
                         r.span().start,
-                        format!("`{}` is not an end reason{}", r.get_ref(), suggest(r.get_ref(), comp.reasons.iter())),
+                        format!(
+                            "`{}` is not an end reason{}",
+                            r.get_ref(),
+                            suggest(r.get_ref(), comp.reasons.iter())
+                        ),
                     ));
                 }
             },
@@ -946,7 +1026,11 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 mechanism: if i == last_round_reason as usize {
                     "last round".into()
                 } else if let Some(c) = checks.iter().find(|c| c.reason as usize == i) {
-                    if c.wins { "win condition".into() } else { "condition".into() }
+                    if c.wins {
+                        "win condition".into()
+                    } else {
+                        "condition".into()
+                    }
                 } else if *mech == "condition" {
                     // Declared in [[end]] without `when`: only `end NAME` statements use it.
                     "end statement".into()
@@ -996,6 +1080,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         reasons,
         last_round_reason,
         ranking: Ranking {
+            tier,
             score,
             tiebreak,
             shared: r.shared,

@@ -224,6 +224,9 @@ pub struct RawVar {
     /// A flag: min 0, max 1.
     #[serde(default)]
     pub flag: bool,
+    /// Display-only flip of a track (constant): the value keeps counting.
+    #[serde(default)]
+    pub flip: Option<Formula>,
 }
 
 /// `[[deck]]`.
@@ -366,6 +369,9 @@ pub struct RawEnd {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRanking {
+    /// Ranked before the score (higher first): places by side, a faction forced last...
+    #[serde(default)]
+    pub tier: Option<Formula>,
     /// Score per faction.
     pub score: Formula,
     /// Tie-break chain: expressions (higher wins) or `die`.
