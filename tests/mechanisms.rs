@@ -1,0 +1,196 @@
+//! Scoring mechanisms: properties of rank awards and races, the teams rule, `vpsim test`.
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use vpsim::engine::{Game, Result as GameResult, rank_awards};
+use vpsim::expr::TiePolicy;
+
+fn policy() -> impl Strategy<Value = TiePolicy> {
+    prop_oneof![
+        Just(TiePolicy::Split),
+        Just(TiePolicy::High),
+        Just(TiePolicy::Low),
+        Just(TiePolicy::Zero)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Split never hands a tied group more than the awards of the places it occupies (and with
+    /// a non-negative scale, never less than that total minus the rounding).
+    #[test]
+    fn tie_split_never_hands_out_more_than_the_tied_places(
+        metric in prop::collection::vec(0i64..4, 1..8),
+        scale in prop::collection::vec(0i64..10, 0..8),
+    ) {
+        let metric: Vec<f64> = metric.into_iter().map(|m| m as f64).collect();
+        let mut out = vec![0; metric.len()];
+        rank_awards(&metric, &scale, TiePolicy::Split, &mut out);
+        let at = |p: usize| scale.get(p).copied().unwrap_or(0);
+        for value in metric.iter() {
+            let members: Vec<usize> = (0..metric.len()).filter(|&f| metric[f] == *value).collect();
+            let above = metric.iter().filter(|&&m| m > *value).count();
+            let places: i64 = (above..above + members.len()).map(at).sum();
+            let given: i64 = members.iter().map(|&f| out[f]).sum();
+            prop_assert!(given <= places, "group {members:?} got {given} of {places}");
+            prop_assert!(places - given < members.len() as i64, "rounding down loses less than one per member");
+            // Every member of a tie gets the same.
+            prop_assert!(members.iter().all(|&f| out[f] == out[members[0]]));
+        }
+    }
+
+    /// Whatever the policy, untied factions get exactly their place's award and tied ones
+    /// share one value between the best and worst of their places' awards (or 0 for `zero`).
+    #[test]
+    fn tie_policies_stay_within_the_places_awards(
+        metric in prop::collection::vec(0i64..4, 1..8),
+        scale in prop::collection::vec(-3i64..10, 0..8),
+        ties in policy(),
+    ) {
+        let metric: Vec<f64> = metric.into_iter().map(|m| m as f64).collect();
+        let mut out = vec![0; metric.len()];
+        rank_awards(&metric, &scale, ties, &mut out);
+        let at = |p: usize| scale.get(p).copied().unwrap_or(0);
+        for f in 0..metric.len() {
+            let above = metric.iter().filter(|&&m| m > metric[f]).count();
+            let tied = metric.iter().filter(|&&m| m == metric[f]).count();
+            let lo = (above..above + tied).map(at).min().unwrap();
+            let hi = (above..above + tied).map(at).max().unwrap();
+            if tied == 1 {
+                prop_assert_eq!(out[f], at(above));
+            } else if ties == TiePolicy::Zero {
+                prop_assert_eq!(out[f], 0);
+            } else {
+                prop_assert!(lo <= out[f] && out[f] <= hi);
+            }
+        }
+    }
+
+    /// A threshold race without shared wins has exactly one winner, ranks form a permutation
+    /// with ties (competition ranking) and the winner holds rank 1 alone.
+    #[test]
+    fn a_threshold_race_has_one_winner(seed in any::<u64>(), game in 0u64..100_000) {
+        let m = vpsim::scenario::load(std::path::Path::new("scenarios/race_to_three.toml")).unwrap();
+        let o = Game::new(&m).play(seed, game).unwrap();
+        let GameResult::Win(w) = o.result else { return Err(TestCaseError::fail("no single winner")) };
+        prop_assert_eq!(o.ranks[w as usize], 1);
+        let mut ranks: Vec<u8> = o.ranks[..2].to_vec();
+        ranks.sort();
+        prop_assert_eq!(ranks, vec![1, 2]);
+        prop_assert!(o.scores[w as usize] == 3);
+    }
+}
+
+const TEAMS: &str = r#"
+[scenario]
+name = "teams"
+rounds = 5
+teams = 1
+
+[[faction]]
+name = "A1"
+side = "Red"
+[[faction]]
+name = "A2"
+side = "Red"
+[[faction]]
+name = "B1"
+side = "Blue"
+[[faction]]
+name = "B2"
+side = "Blue"
+
+[[var]]
+name = "hp"
+init = 3
+
+[[phase]]
+name = "fight"
+effects = ["each: if hp <= 0: lose"]
+
+[ranking]
+score = "hp"
+
+[[example]]
+name = "the last team standing wins with every member, even one who had left"
+given = ["each: if seat == A2: lose", "B1.hp = 0", "B2.hp = -1"]
+phase = "fight"
+result = "shared A1 A2"
+reason = "last_team"
+
+[[example]]
+name = "one team member falling does not end the game"
+given = ["B1.hp = 0"]
+phase = "fight"
+result = "running"
+expect = ["B1.eliminated == 1", "B2.eliminated == 0"]
+"#;
+
+#[test]
+fn the_last_team_standing_wins_together() {
+    let m = vpsim::scenario::parse(TEAMS, "teams.toml").unwrap();
+    let mut g = Game::new(&m);
+    for i in 0..m.examples.len() {
+        let r = g.run_example(i);
+        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
+    }
+}
+
+#[test]
+fn without_teams_the_last_faction_standing_wins() {
+    let text = TEAMS.replace("teams = 1", "teams = 0").replace(
+        "result = \"shared A1 A2\"\nreason = \"last_team\"",
+        "result = \"win A1\"\nreason = \"last_standing\"",
+    );
+    assert!(text.contains("last_standing"));
+    let m = vpsim::scenario::parse(&text, "ffa.toml").unwrap();
+    let r = Game::new(&m).run_example(0);
+    assert!(r.passed(), "{:?}", r.failures);
+}
+
+#[test]
+fn vpsim_test_passes_every_seed_scenario() {
+    let mut files: Vec<String> = std::fs::read_dir("scenarios")
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6);
+    let out = Command::cargo_bin("vpsim")
+        .unwrap()
+        .arg("test")
+        .args(&files)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
+#[test]
+fn vpsim_test_fails_with_a_readable_diff() {
+    let text = std::fs::read_to_string("scenarios/pax_romana.toml").unwrap();
+    let bad = text.replace(
+        "\"Greece.gop_vp == 5\", \"East.gop_vp == 5\"",
+        "\"Greece.gop_vp == 6\", \"East.gop_vp == 5\"",
+    );
+    assert_ne!(text, bad);
+    let path = std::env::temp_dir().join(format!("vpsim-bad-example-{}.toml", std::process::id()));
+    std::fs::write(&path, bad).unwrap();
+    let out = Command::cargo_bin("vpsim")
+        .unwrap()
+        .arg("test")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAILED"), "{text}");
+    assert!(
+        text.contains("expected `Greece.gop_vp == 6`, which is false"),
+        "{text}"
+    );
+    assert!(text.contains("Greece.gop_vp = 5"), "{text}");
+}
