@@ -606,8 +606,17 @@ impl<'m, T: Tracer> Game<'m, T> {
                 metric,
                 scale,
                 ties,
+                chain,
                 source,
-            } => self.award(lv, metric, scale, *ties, *source, b)?,
+            } => self.award(lv, metric, scale, *ties, chain, *source, b)?,
+            Stmt::Block(body) => {
+                for s in body.iter() {
+                    if self.ended.is_some() {
+                        break;
+                    }
+                    self.exec(s, b)?;
+                }
+            }
             Stmt::Race {
                 done,
                 count,
@@ -758,12 +767,14 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     /// Rank awards: every faction's metric is read first, then awards are added together.
+    #[allow(clippy::too_many_arguments)]
     fn award(
         &mut self,
         lv: &LValue,
         metric: &Expr,
         scale: &[i64],
         ties: TiePolicy,
+        chain: &[Expr],
         source: Option<u8>,
         b: Bind,
     ) -> Step {
@@ -777,6 +788,30 @@ impl<'m, T: Tracer> Game<'m, T> {
                     ..b
                 },
             )?;
+        }
+        if !chain.is_empty() {
+            // Fold the chain into one key: each faction's key becomes the number of factions
+            // strictly behind it on (metric, chain...), so ties the chain breaks are no longer
+            // ties and ties it leaves remain.
+            let mut keys = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+            for f in 0..n {
+                keys[f][0] = key[f];
+                for (j, e) in chain.iter().enumerate() {
+                    keys[f][j + 1] = self.eval(
+                        e,
+                        Bind {
+                            bound: f as u8,
+                            ..b
+                        },
+                    )?;
+                }
+            }
+            let nk = chain.len() + 1;
+            for f in 0..n {
+                key[f] = (0..n)
+                    .filter(|&g| less(&keys[g][..nk], &keys[f][..nk]))
+                    .count() as f64;
+            }
         }
         let mut amounts = [0i64; MAX_FACTIONS];
         rank_awards(&key[..n], scale, ties, &mut amounts[..n]);

@@ -851,6 +851,8 @@ pub enum Stmt {
         scale: Box<[i64]>,
         /// How ties share.
         ties: TiePolicy,
+        /// Tie-break chain (higher first) before the policy.
+        chain: Box<[Expr]>,
         /// Points-by-source tag.
         source: Option<u8>,
     },
@@ -872,6 +874,8 @@ pub enum Stmt {
         /// Points-by-source tag.
         source: Option<u8>,
     },
+    /// Statements in order.
+    Block(Box<[Stmt]>),
     /// `win` or `lose` (the faction in scope), with an end reason.
     Outcome {
         /// Which.

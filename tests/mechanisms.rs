@@ -194,3 +194,69 @@ fn vpsim_test_fails_with_a_readable_diff() {
     );
     assert!(text.contains("Greece.gop_vp = 5"), "{text}");
 }
+
+const CHAIN_AND_BLOCKS: &str = r#"
+[scenario]
+name = "chain"
+rounds = 3
+
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[faction]]
+name = "D"
+
+[[var]]
+name = "score"
+[[var]]
+name = "tb"
+[[var]]
+name = "pts"
+[[var]]
+name = "done"
+
+[[deck]]
+name = "goals"
+cards = [{ name = "goal", count = 4, attrs = { reward = 2 } }]
+
+[[phase]]
+name = "awards"
+effects = ["award pts by score scale 7, 4, 2, 0 ties by tb"]
+
+[[phase]]
+name = "goals"
+each = "faction"
+effects = [
+  "take goals",
+  # One roll decides both the reward and the completion.
+  "for held goals: if bernoulli(1): { pts += card.reward as goals; done += 1; complete }",
+]
+
+[ranking]
+score = "pts"
+
+[[example]]
+name = "a tie-break chain splits only the ties it leaves"
+given = ["A.score = 5", "B.score = 5", "C.score = 5", "D.score = 1", "A.tb = 2", "B.tb = 1", "C.tb = 2", "D.tb = 0"]
+phase = "awards"
+# A and C stay tied (score 5, tb 2): (7 + 4) // 2 = 5 each; B is third (2), D fourth (0).
+expect = ["A.pts == 5", "C.pts == 5", "B.pts == 2", "D.pts == 0"]
+
+[[example]]
+name = "a block runs every statement under one roll"
+phase = "goals"
+expect = ["count_all(pts == 2 and done == 1) == 4", "count_all(completed(goals) == 1 and held(goals) == 0) == 4"]
+"#;
+
+#[test]
+fn award_chains_and_statement_blocks() {
+    let m = vpsim::scenario::parse(CHAIN_AND_BLOCKS, "chain.toml").unwrap();
+    let mut g = Game::new(&m);
+    for i in 0..m.examples.len() {
+        let r = g.run_example(i);
+        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
+    }
+}

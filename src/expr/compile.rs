@@ -821,18 +821,40 @@ impl<'s> Compiler<'s> {
                 metric,
                 scale,
                 ties,
+                chain,
                 source,
             } => {
                 let lv = self.faction_var(var, ctx, "an award's target")?;
                 let inner = Ctx { bound: true, ..ctx };
                 let metric = Expr::new(self.code(metric, inner)?, loc);
+                if chain.len() > MAX_ORDER_KEYS - 1 {
+                    return err(
+                        var.1,
+                        format!(
+                            "an award's tie-break chain takes at most {} keys",
+                            MAX_ORDER_KEYS - 1
+                        ),
+                    );
+                }
+                let chain = chain
+                    .iter()
+                    .map(|k| Ok(Expr::new(self.code(k, inner)?, loc)))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
                 Stmt::Award {
                     lv,
                     metric,
                     scale: self.scale(scale)?,
                     ties: *ties,
+                    chain: chain.into_boxed_slice(),
                     source: self.source(source)?,
                 }
+            }
+            StmtAst::Block(body) => {
+                let body = body
+                    .iter()
+                    .map(|s| self.stmt_ast(s, ctx, loc))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
+                Stmt::Block(body.into_boxed_slice())
             }
             StmtAst::Race {
                 done,

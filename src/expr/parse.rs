@@ -35,9 +35,9 @@ enum Tok {
     Eof,
 }
 
-const SYMBOLS: [&str; 20] = [
+const SYMBOLS: [&str; 23] = [
     "//", "==", "!=", "<=", ">=", "+=", "-=", "+", "-", "*", "/", "%", "(", ")", ",", ".", "[",
-    "]", "<", ">",
+    "]", "<", ">", "{", "}", ";",
 ];
 
 fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
@@ -273,9 +273,13 @@ pub enum StmtAst {
         scale: Vec<(f64, usize)>,
         /// Tie policy.
         ties: TiePolicy,
+        /// Tie-break chain (higher first) applied before the policy.
+        chain: Vec<Ast>,
         /// Points-by-source tag.
         source: Option<(String, usize)>,
     },
+    /// `{ stmt; stmt; ... }`: statements in order.
+    Block(Vec<StmtAst>),
     /// `race done count if cond by key award var a, b, ... [as source]`.
     Race {
         /// Per-faction flag: already completed.
@@ -512,6 +516,20 @@ impl Parser {
 
     fn stmt(&mut self) -> PResult<StmtAst> {
         let p = self.pos();
+        if self.is_sym("{") {
+            self.bump();
+            let mut body = Vec::new();
+            while !self.is_sym("}") {
+                body.push(self.stmt()?);
+                if self.is_sym(";") {
+                    self.bump();
+                } else if !self.is_sym("}") {
+                    return err(self.pos(), format!("expected `;` or `}}` {}", self.found()));
+                }
+            }
+            self.bump();
+            return Ok(StmtAst::Block(body));
+        }
         if self.is_word("if") {
             self.bump();
             let c = self.expr()?;
@@ -582,9 +600,29 @@ impl Parser {
             let metric = self.expr()?;
             self.word("scale")?;
             let scale = self.numbers()?;
+            let mut chain = Vec::new();
             let ties = if self.is_word("ties") {
                 self.bump();
-                let (t, tp) = self.ident("a tie policy (split, high, low or zero)")?;
+                if self.is_word("by") {
+                    // A tie-break chain, higher first; ties it leaves are split.
+                    self.bump();
+                    chain.push(self.expr()?);
+                    while self.is_sym(",") {
+                        self.bump();
+                        chain.push(self.expr()?);
+                    }
+                    let source = self.source()?;
+                    return Ok(StmtAst::Award {
+                        var,
+                        metric,
+                        scale,
+                        ties: TiePolicy::Split,
+                        chain,
+                        source,
+                    });
+                }
+                let (t, tp) = self
+                    .ident("a tie policy (split, high, low, zero) or `by` and a tie-break chain")?;
                 match t.as_str() {
                     "split" => TiePolicy::Split,
                     "high" => TiePolicy::High,
@@ -606,6 +644,7 @@ impl Parser {
                 metric,
                 scale,
                 ties,
+                chain,
                 source,
             });
         }
