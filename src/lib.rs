@@ -6,6 +6,8 @@ pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod model;
+pub mod output;
+pub mod overrides;
 pub mod report;
 pub mod rng;
 pub mod runner;

@@ -29,6 +29,95 @@ pub struct ScenarioInfo {
     pub hash: String,
 }
 
+/// A faction as reports name it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FactionInfo {
+    /// Identifier.
+    pub name: String,
+    /// Display name.
+    pub label: String,
+    /// Side or team.
+    pub side: Option<String>,
+    /// Player faction.
+    pub player: bool,
+}
+
+/// An end reason as reports name it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReasonInfo {
+    /// Name.
+    pub name: String,
+    /// `rank`, `draw` or `nobody`.
+    pub result: String,
+    /// The mechanism that uses it.
+    pub mechanism: String,
+}
+
+/// What a report needs to know about the run besides its counts: which scenario, which
+/// seed and overrides, and the names behind the tally's indices. Stored with every shard so
+/// that `vpsim merge` needs no scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The scenario.
+    pub scenario: ScenarioInfo,
+    /// `--set` overrides, as given.
+    pub overrides: Vec<String>,
+    /// Master seed.
+    pub seed: u64,
+    /// Factions in seat order.
+    pub factions: Vec<FactionInfo>,
+    /// End reasons.
+    pub reasons: Vec<ReasonInfo>,
+    /// Tie-break links as written.
+    pub links: Vec<String>,
+    /// Points-by-source tags.
+    pub sources: Vec<String>,
+}
+
+impl RunInfo {
+    /// The run information of model `m` under `seed` with `overrides`.
+    pub fn of(m: &Model, seed: u64, overrides: &[String]) -> RunInfo {
+        RunInfo {
+            scenario: ScenarioInfo {
+                name: m.name.clone(),
+                title: m.title.clone(),
+                file: m.file.clone(),
+                hash: m.hash.clone(),
+            },
+            overrides: overrides.to_vec(),
+            seed,
+            factions: m
+                .factions
+                .iter()
+                .map(|f| FactionInfo {
+                    name: f.name.clone(),
+                    label: f.label.clone(),
+                    side: f.side.clone(),
+                    player: f.player,
+                })
+                .collect(),
+            reasons: m
+                .reasons
+                .iter()
+                .map(|r| ReasonInfo {
+                    name: r.name.clone(),
+                    result: match r.result {
+                        crate::model::ReasonResult::Rank => "rank",
+                        crate::model::ReasonResult::Draw => "draw",
+                        crate::model::ReasonResult::Nobody => "nobody",
+                    }
+                    .into(),
+                    mechanism: r.mechanism.clone(),
+                })
+                .collect(),
+            links: (0..m.ranking.tiebreak.len())
+                .map(|k| m.ranking.link_name(k))
+                .collect(),
+            sources: m.sources.clone(),
+        }
+    }
+}
+
 /// Games at one rank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankCount {
@@ -143,6 +232,8 @@ pub struct Summary {
     pub vpsim_version: String,
     /// The scenario.
     pub scenario: ScenarioInfo,
+    /// `--set` overrides, as given.
+    pub overrides: Vec<String>,
     /// Master seed.
     pub seed: u64,
     /// Index of the first game.
@@ -169,9 +260,23 @@ pub struct Summary {
     pub decided_by: Vec<DeciderSummary>,
     /// Speed.
     pub performance: Performance,
+    /// With `--precision`: the target and whether it was reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<PrecisionReport>,
 }
 
-fn points_by_source(m: &Model, t: &Tally) -> Vec<SourceSummary> {
+/// The outcome of `vpsim run --precision`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionReport {
+    /// Target half-width.
+    pub target: f64,
+    /// Whether every win rate's half-width got below it.
+    pub reached: bool,
+    /// The widest half-width at the end.
+    pub max_half_width: f64,
+}
+
+fn points_by_source(m: &RunInfo, t: &Tally) -> Vec<SourceSummary> {
     let ns = m.sources.len();
     let mut out = Vec::new();
     for (f, fac) in m.factions.iter().enumerate() {
@@ -195,9 +300,25 @@ fn points_by_source(m: &Model, t: &Tally) -> Vec<SourceSummary> {
 }
 
 impl Summary {
-    /// Computes the summary of a finished run.
+    /// Computes the summary of a finished run of model `m`.
     pub fn new(m: &Model, spec: &RunSpec, r: &RunResult) -> Summary {
-        let t: &Tally = &r.tally;
+        Summary::of(
+            &RunInfo::of(m, spec.seed, &[]),
+            spec.first,
+            &r.tally,
+            r.elapsed,
+            r.threads,
+        )
+    }
+
+    /// Computes a summary from run information and a tally.
+    pub fn of(
+        m: &RunInfo,
+        first: u64,
+        t: &Tally,
+        elapsed: std::time::Duration,
+        threads: usize,
+    ) -> Summary {
         let z = z_for(CONFIDENCE);
         let n = t.games;
         let factions = m
@@ -240,7 +361,7 @@ impl Summary {
             })
             .collect();
         let with_winner = n - t.draws - t.nobody;
-        let links = m.ranking.tiebreak.len();
+        let links = m.links.len();
         let decided_by = t
             .decided
             .iter()
@@ -249,7 +370,7 @@ impl Summary {
                 by: if i == 0 {
                     "score".into()
                 } else if i <= links {
-                    m.ranking.link_name(i - 1)
+                    m.links[i - 1].clone()
                 } else if i == links + 1 {
                     "shared".into()
                 } else {
@@ -260,14 +381,10 @@ impl Summary {
             .collect();
         Summary {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
-            scenario: ScenarioInfo {
-                name: m.name.clone(),
-                title: m.title.clone(),
-                file: m.file.clone(),
-                hash: m.hash.clone(),
-            },
-            seed: spec.seed,
-            first_game: spec.first,
+            scenario: m.scenario.clone(),
+            overrides: m.overrides.clone(),
+            seed: m.seed,
+            first_game: first,
             games: n,
             confidence: CONFIDENCE,
             factions,
@@ -289,26 +406,22 @@ impl Summary {
                 .zip(&t.reasons)
                 .map(|(r, &c)| ReasonSummary {
                     name: r.name.clone(),
-                    result: match r.result {
-                        crate::model::ReasonResult::Rank => "rank",
-                        crate::model::ReasonResult::Draw => "draw",
-                        crate::model::ReasonResult::Nobody => "nobody",
-                    }
-                    .into(),
+                    result: r.result.clone(),
                     mechanism: r.mechanism.clone(),
                     rate: Rate::wilson(c, n, z),
                 })
                 .collect(),
             decided_by,
             performance: Performance {
-                elapsed_s: r.elapsed.as_secs_f64(),
-                games_per_s: if r.elapsed.as_secs_f64() > 0.0 {
-                    n as f64 / r.elapsed.as_secs_f64()
+                elapsed_s: elapsed.as_secs_f64(),
+                games_per_s: if elapsed.as_secs_f64() > 0.0 {
+                    n as f64 / elapsed.as_secs_f64()
                 } else {
                     0.0
                 },
-                threads: r.threads,
+                threads,
             },
+            precision: None,
         }
     }
 

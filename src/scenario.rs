@@ -21,6 +21,33 @@ pub fn load(path: &Path) -> Result<Model> {
     parse(&text, &path.display().to_string())
 }
 
+/// Reads a scenario file, applies `--set` overrides and compiles it. The file must be valid
+/// on its own; an override that breaks it is named in the error (exit code 2).
+pub fn load_with(path: &Path, overrides: &[crate::overrides::Override]) -> Result<Model> {
+    if overrides.is_empty() {
+        return load(path);
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = path.display().to_string();
+    parse(&text, &file)?;
+    let edited = crate::overrides::apply(&text, overrides)?;
+    match parse(&edited, &file) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            for k in 1..=overrides.len() {
+                let t = crate::overrides::apply(&text, &overrides[..k])?;
+                if let Err(Error::Scenario { msg, .. }) = parse(&t, &file) {
+                    return Err(Error::Usage(format!("--set {}: {msg}", overrides[k - 1])));
+                }
+            }
+            Err(e)
+        }
+    }
+}
+
 /// Compiles scenario text; `file` names it in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Model> {
     let src = Source { file, text };

@@ -1,78 +1,158 @@
 //! `vpsim run`: play many games and report.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
-
+use super::RunOpts;
 use crate::error::{Error, Result};
-use crate::report::Summary;
-use crate::runner::{RunSpec, run as run_games};
+use crate::output::{Shard, TallyFile};
+use crate::report::{PrecisionReport, RunInfo, Summary};
+use crate::runner::{RunSpec, empty_tally, run as run_games};
+use crate::stats::{Rate, z_for};
 
 /// Play many seeded games and report.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Example:\n  vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > ti4.json"
-)]
+#[command(after_help = "Examples:
+  vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > run.json
+  vpsim run scenarios/race_to_three.toml --set settings.p=0.35 --precision 0.005
+  vpsim run scenarios/race_to_three.toml --games 1000000 --shard 2/4 --out shards/2")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
-    /// Number of games to play.
-    #[arg(long, short = 'n', default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub games: u64,
-    /// Master seed: the same seed gives the same results on any machine and thread count.
-    #[arg(long, short = 's', default_value_t = 1)]
-    pub seed: u64,
-    /// Worker threads (default: one per core).
-    #[arg(long, short = 't', value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
-    /// Print the results as one JSON object on stdout (schema in the README).
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    /// Run options.
+    #[command(flatten)]
+    pub opts: RunOpts,
+    /// Play only the K-th of N disjoint parts of the games (by game index); merge the parts'
+    /// --out folders with `vpsim merge`.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+    /// Keep playing until every win rate's 95% interval half-width is below this, up to
+    /// --games games.
+    #[arg(long, value_name = "HALF_WIDTH", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+}
+
+fn parse_precision(s: &str) -> std::result::Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if p > 0.0 && p < 0.5 {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not a half-width between 0 and 0.5"))
+    }
+}
+
+/// The largest 95% half-width of the factions' win rates.
+fn widest(t: &crate::stats::Tally) -> f64 {
+    let z = z_for(crate::report::CONFIDENCE);
+    t.factions
+        .iter()
+        .map(|f| Rate::wilson(f.wins, t.games, z))
+        .map(|r| (r.high - r.low) / 2.0)
+        .fold(0.0, f64::max)
 }
 
 /// Runs `vpsim run`.
 pub fn run(a: Args) -> Result<()> {
-    let model = crate::scenario::load(&a.scenario)?;
-    let spec = RunSpec {
-        seed: a.seed,
-        first: 0,
-        games: a.games,
-        threads: a.threads.map(|t| t as usize),
+    let o = &a.opts;
+    let model = crate::scenario::load_with(&a.scenario, &o.set)?;
+    if a.shard.is_some() && a.precision.is_some() {
+        return Err(Error::Usage(
+            "--shard and --precision do not go together: a shard plays a fixed part of --games"
+                .into(),
+        ));
+    }
+    let (first, games) = match a.shard {
+        Some(s) => s.range(o.games),
+        None => (0, o.games),
     };
-    let bar = progress_bar(a.games, a.quiet);
+    let threads = o.threads.map(|t| t as usize);
+    let bar = super::progress_bar(games, o.quiet);
     let tick = |n: u64| {
         if let Some(b) = &bar {
             b.inc(n)
         }
     };
-    let result = run_games(&model, &spec, &tick);
+    let mut tally = empty_tally(&model);
+    let mut elapsed = Duration::ZERO;
+    let mut used_threads = 1;
+    let mut precision = None;
+    let outcome: Result<()> = (|| {
+        match a.precision {
+            None => {
+                let r = run_games(
+                    &model,
+                    &RunSpec {
+                        seed: o.seed,
+                        first,
+                        games,
+                        threads,
+                    },
+                    &tick,
+                )?;
+                (tally, elapsed, used_threads) = (r.tally, r.elapsed, r.threads);
+            }
+            Some(target) => {
+                // Batches over consecutive game indices: the stopping point depends only on
+                // the counts, so it is as reproducible as the counts.
+                let mut batch = games.min(10_000);
+                loop {
+                    let spec = RunSpec {
+                        seed: o.seed,
+                        first: first + tally.games,
+                        games: batch,
+                        threads,
+                    };
+                    let r = run_games(&model, &spec, &tick)?;
+                    tally = std::mem::take(&mut tally).merge(r.tally);
+                    elapsed += r.elapsed;
+                    used_threads = r.threads;
+                    let w = widest(&tally);
+                    if w < target || tally.games >= games {
+                        precision = Some(PrecisionReport {
+                            target,
+                            reached: w < target,
+                            max_half_width: w,
+                        });
+                        break;
+                    }
+                    batch = (tally.games / 2).max(10_000).min(games - tally.games);
+                }
+            }
+        }
+        Ok(())
+    })();
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let result = result?;
-    let summary = Summary::new(&model, &spec, &result);
-    if a.json {
-        let mut text = serde_json::to_string_pretty(&summary)
-            .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-        text.push('\n');
-        super::out(&text)
-    } else {
-        super::out(&summary.table())
+    outcome?;
+    let info = RunInfo::of(&model, o.seed, &o.overrides());
+    let mut summary = Summary::of(&info, first, &tally, elapsed, used_threads);
+    summary.precision = precision;
+    if let Some(p) = &summary.precision
+        && !o.json
+    {
+        let verdict = if p.reached {
+            "reached"
+        } else {
+            "NOT reached (stopped at --games)"
+        };
+        eprintln!(
+            "precision {}: {verdict} after {} games (widest half-width {:.4})",
+            p.target, summary.games, p.max_half_width
+        );
     }
-}
-
-/// A progress bar on stderr, only when both stdout and stderr are terminals and not --quiet.
-fn progress_bar(total: u64, quiet: bool) -> Option<ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() || !std::io::stdout().is_terminal() {
-        return None;
+    if let Some(dir) = &o.out {
+        let file = TallyFile {
+            vpsim_version: env!("CARGO_PKG_VERSION").into(),
+            info,
+            shard: a.shard,
+            total_games: o.games,
+            first_game: first,
+            elapsed_s: elapsed.as_secs_f64(),
+            threads: used_threads,
+            tally,
+        };
+        super::write_outputs(dir, &summary, &file)?;
     }
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    Some(bar)
+    super::print_summary(&summary, o.json)
 }

@@ -11,6 +11,9 @@ use crate::error::Result;
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
+    /// Override a scenario value, e.g. --set settings.goal=14 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
+    pub set: Vec<crate::overrides::Override>,
     /// Master seed (as given to `run`).
     #[arg(long, short = 's', default_value_t = 1)]
     pub seed: u64,
@@ -21,7 +24,7 @@ pub struct Args {
 
 /// Runs `vpsim trace`.
 pub fn run(a: Args) -> Result<()> {
-    let model = crate::scenario::load(&a.scenario)?;
+    let model = crate::scenario::load_with(&a.scenario, &a.set)?;
     let mut game = Game::with_tracer(&model, TextTrace::default());
     let played = game.play(a.seed, a.game);
     // Print the story so far even when the game faulted: it shows what led there.

@@ -12,11 +12,14 @@ use crate::model::{Model, Policy, Timing};
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
+    /// Override a scenario value, e.g. --set settings.goal=14 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
+    pub set: Vec<crate::overrides::Override>,
 }
 
 /// Runs `vpsim validate`.
 pub fn run(a: Args) -> Result<()> {
-    let model = crate::scenario::load(&a.scenario)?;
+    let model = crate::scenario::load_with(&a.scenario, &a.set)?;
     super::out(&describe(&model))
 }
 

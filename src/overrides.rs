@@ -1,0 +1,261 @@
+//! `--set PATH=VALUE`: changing any scenario value from the command line.
+//!
+//! Owns the path language and the edit. A path walks the scenario's tables; in an array of
+//! tables (`faction`, `var`, `action`, `phase`, `event`, `end`, `deck`, `set`) the next
+//! segment picks the entry by its `name`: `settings.goal`, `faction.Sol.init.skill`,
+//! `action.expand.weight`, `var.vp.max`, `ranking.tiebreak`. The value is TOML (`14`, `0.5`,
+//! `true`, `[7, 4, 2]`, `"text"`); anything that is not valid TOML is taken as a string, so
+//! formulas need no quotes: `--set ranking.score=vp*2`. The edit keeps the file's layout
+//! (toml_edit), and the edited text then goes through the same validation as the file.
+
+use std::fmt;
+
+use toml_edit::{DocumentMut, Item, Table, Value};
+
+use crate::error::{Error, Result};
+use crate::expr::compile::edit_distance;
+
+/// One `--set PATH=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Override {
+    /// Dotted path.
+    pub path: String,
+    /// The value as written.
+    pub value: String,
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.path, self.value)
+    }
+}
+
+/// Parses `PATH=VALUE` (the clap value parser of `--set`).
+pub fn parse_override(s: &str) -> std::result::Result<Override, String> {
+    let (path, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not PATH=VALUE (for example settings.goal=14)"))?;
+    let path = path.trim();
+    if path.is_empty() || path.split('.').any(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "`{path}` is not a path: use dotted names such as settings.goal"
+        ));
+    }
+    Ok(Override {
+        path: path.to_string(),
+        value: value.trim().to_string(),
+    })
+}
+
+fn toml_value(text: &str) -> Value {
+    match format!("v = {text}").parse::<DocumentMut>() {
+        Ok(doc) => match doc.get("v").and_then(|i| i.as_value()) {
+            Some(v) => {
+                let mut v = v.clone();
+                v.decor_mut().clear();
+                v
+            }
+            None => Value::from(text),
+        },
+        Err(_) => Value::from(text),
+    }
+}
+
+/// Every path that names an existing value, for "did you mean" hints.
+fn leaf_paths(table: &Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, item) in table.iter() {
+        let p = if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match item {
+            Item::Table(t) => leaf_paths(t, &p, out),
+            Item::ArrayOfTables(a) => {
+                for t in a.iter() {
+                    if let Some(name) = t.get("name").and_then(|n| n.as_str()) {
+                        leaf_paths(t, &format!("{p}.{name}"), out);
+                    }
+                }
+            }
+            Item::Value(Value::InlineTable(t)) => {
+                for (k2, _) in t.iter() {
+                    out.push(format!("{p}.{k2}"));
+                }
+                out.push(p);
+            }
+            _ => out.push(p),
+        }
+    }
+}
+
+fn unknown(doc: &DocumentMut, o: &Override) -> Error {
+    let mut paths = Vec::new();
+    leaf_paths(doc.as_table(), "", &mut paths);
+    paths.sort_by_key(|p| (edit_distance(&o.path, p), p.clone()));
+    let near: Vec<&str> = paths.iter().take(3).map(|s| s.as_str()).collect();
+    Error::Usage(format!(
+        "--set {o}: `{}` is not a value in this scenario; nearest valid paths: {}",
+        o.path,
+        near.join(", ")
+    ))
+}
+
+fn set_one(doc: &mut DocumentMut, o: &Override) -> Result<()> {
+    let parts: Vec<&str> = o.path.split('.').map(str::trim).collect();
+    let (last, walk) = parts.split_last().expect("paths are non-empty");
+    let mut table: &mut Table = doc.as_table_mut();
+    let mut i = 0;
+    while i < walk.len() {
+        let key = walk[i];
+        let is_array = matches!(table.get(key), Some(Item::ArrayOfTables(_)));
+        if is_array {
+            let name = *walk.get(i + 1).unwrap_or(last);
+            if i + 1 >= walk.len() {
+                return Err(Error::Usage(format!(
+                    "--set {o}: `{key}` entries are picked by name: {key}.NAME.KEY"
+                )));
+            }
+            let Some(Item::ArrayOfTables(arr)) = table.get_mut(key) else {
+                unreachable!("checked above")
+            };
+            let found = arr
+                .iter_mut()
+                .find(|t| t.get("name").and_then(|n| n.as_str()) == Some(name));
+            match found {
+                Some(t) => table = t,
+                None => return Err(unknown_entry(o, key, name)),
+            }
+            i += 2;
+            continue;
+        }
+        if table.get(key).is_none() && CREATABLE.contains(&key) {
+            // A faction's `init` or `agent`, an action's `cost`: created on first use.
+            table.insert(
+                key,
+                Item::Value(Value::InlineTable(toml_edit::InlineTable::new())),
+            );
+        }
+        match table.get_mut(key) {
+            Some(Item::Table(t)) => table = t,
+            Some(Item::Value(Value::InlineTable(t))) if i + 1 == walk.len() => {
+                if FREE_MAPS.contains(&key)
+                    && key != "init"
+                    && key != "cost"
+                    && !t.contains_key(last)
+                {
+                    return Err(unknown_key(o));
+                }
+                // An inline table such as `init = { skill = 3 }`: set or add its key.
+                let mut v = toml_value(&o.value);
+                if let Some(old) = t.get(last) {
+                    *v.decor_mut() = old.decor().clone();
+                }
+                t.insert(*last, v);
+                return Ok(());
+            }
+            _ => {
+                return Err(Error::Usage(format!(
+                    "--set {o}: `{}` is not a table of this scenario",
+                    walk[..=i].join(".")
+                )));
+            }
+        }
+        i += 1;
+    }
+    if table.get(last).is_none()
+        && walk.last().is_some_and(|k| FREE_MAPS.contains(k))
+        && walk.len() == 1
+    {
+        // `settings` is a free map: a key it does not have is a typo, not a new setting.
+        return Err(unknown_key(o));
+    }
+    let mut v = toml_value(&o.value);
+    if let Some(old) = table.get(last).and_then(|i| i.as_value()) {
+        *v.decor_mut() = old.decor().clone();
+    }
+    table.insert(last, Item::Value(v));
+    Ok(())
+}
+
+/// Tables that may be created by `--set` when the scenario leaves them out.
+const CREATABLE: [&str; 3] = ["init", "cost", "agent"];
+/// Top-level tables whose keys are the author's names, not a schema.
+const FREE_MAPS: [&str; 1] = ["settings"];
+
+fn unknown_key(o: &Override) -> Error {
+    Error::Usage(format!(
+        "--set {o}: `{}` is not a value in this scenario",
+        o.path
+    ))
+}
+
+fn unknown_entry(o: &Override, key: &str, name: &str) -> Error {
+    Error::Usage(format!("--set {o}: there is no [[{key}]] named `{name}`"))
+}
+
+/// Applies overrides to scenario text, checking each path exists (or its table does, for a
+/// key the file leaves at its default).
+pub fn apply(text: &str, overrides: &[Override]) -> Result<String> {
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let Ok(mut doc) = text.parse::<DocumentMut>() else {
+        // Malformed TOML: the scenario parser reports it with its location.
+        return Ok(text.to_string());
+    };
+    let original = doc.clone();
+    for o in overrides {
+        set_one(&mut doc, o).map_err(|e| match e {
+            Error::Usage(m)
+                if m.contains("is not a table")
+                    || m.contains("no [[")
+                    || m.contains("is not a value") =>
+            {
+                let hint = unknown(&original, o).to_string();
+                Error::Usage(format!("{m}; {}", hint.split("; ").nth(1).unwrap_or("")))
+            }
+            other => other,
+        })?;
+    }
+    Ok(doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[settings]\ngoal = 10 # the target\n\n[[faction]]\nname = \"A\"\ninit = { skill = 2 }\n\n[[action]]\nname = \"go\"\nweight = 1\n";
+
+    fn set(path: &str, value: &str) -> Result<String> {
+        apply(TEXT, &[parse_override(&format!("{path}={value}")).unwrap()])
+    }
+
+    #[test]
+    fn sets_values_by_path_and_keeps_the_layout() {
+        let out = set("settings.goal", "14").unwrap();
+        assert!(out.contains("goal = 14 # the target"), "{out}");
+        let out = set("faction.A.init.skill", "uniform(1, 3)").unwrap();
+        assert!(out.contains("skill = \"uniform(1, 3)\""), "{out}");
+        let out = set("action.go.when", "round > 2").unwrap();
+        assert!(out.contains("when = \"round > 2\""), "{out}");
+        let out = set("action.go.weight", "0.5").unwrap();
+        assert!(out.contains("weight = 0.5"), "{out}");
+    }
+
+    #[test]
+    fn unknown_paths_name_the_nearest() {
+        let e = set("settings.gaol.x", "1").unwrap_err().to_string();
+        assert!(e.contains("settings.goal"), "{e}");
+        let e = set("settings.gaol", "1").unwrap_err().to_string();
+        assert!(e.contains("nearest valid paths: settings.goal"), "{e}");
+        assert!(
+            set("action.go.cost.gold", "2")
+                .unwrap()
+                .contains("cost = { gold = 2 }")
+        );
+        let e = set("faction.Z.init.skill", "1").unwrap_err().to_string();
+        assert!(e.contains("no [[faction]] named `Z`"), "{e}");
+        assert!(parse_override("settings.goal").is_err());
+    }
+}

@@ -1,0 +1,214 @@
+//! Designer and CI workflows through the binary: overrides, shards and merge, precision.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const TI4: &str = "scenarios/twilight_imperium_4.toml";
+
+fn vpsim() -> Command {
+    Command::cargo_bin("vpsim").unwrap()
+}
+
+fn without_performance(bytes: &[u8]) -> Value {
+    let mut v: Value = serde_json::from_slice(bytes).unwrap();
+    v.as_object_mut().unwrap().remove("performance");
+    v
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vpsim-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_local_shard_recipe_merges_to_exactly_one_run() {
+    let dir = temp("shards");
+    // The README's xargs recipe, with this build's binary.
+    let recipe = format!(
+        "seq 1 4 | xargs -P 4 -I{{}} {bin} run {TI4} --games 6000 --seed 7 --shard {{}}/4 --out {d}/{{}} --quiet > /dev/null && \
+         {bin} merge {d}/1 {d}/2 {d}/3 {d}/4 --json",
+        bin = env!("CARGO_BIN_EXE_vpsim"),
+        d = dir.display()
+    );
+    let merged = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&recipe)
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let single = vpsim()
+        .args(["run", TI4, "--games", "6000", "--seed", "7", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        without_performance(&merged.stdout),
+        without_performance(&single.stdout)
+    );
+}
+
+#[test]
+fn merge_refuses_mismatched_missing_and_duplicated_shards() {
+    let dir = temp("badshards");
+    for (k, seed) in [(1, "7"), (2, "7"), (3, "8")] {
+        let out = dir.join(k.to_string());
+        vpsim()
+            .args([
+                "run",
+                TI4,
+                "--games",
+                "900",
+                "--seed",
+                seed,
+                "--shard",
+                &format!("{k}/3"),
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+    }
+    let d = |k: u32| dir.join(k.to_string());
+    let out = vpsim()
+        .arg("merge")
+        .arg(d(1))
+        .arg(d(2))
+        .arg(d(3))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("seeds differ"));
+    let out = vpsim()
+        .arg("merge")
+        .arg(d(1))
+        .arg(d(2))
+        .arg(d(2))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("missing 3/3") && err.contains("duplicated 2/3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn set_overrides_change_the_run_and_name_bad_paths() {
+    let base = vpsim()
+        .args(["run", TI4, "--games", "3000", "--json"])
+        .output()
+        .unwrap();
+    let tweaked = vpsim()
+        .args([
+            "run",
+            TI4,
+            "--games",
+            "3000",
+            "--json",
+            "--set",
+            "faction.Sol.init.skill=9",
+        ])
+        .output()
+        .unwrap();
+    let (b, t) = (
+        without_performance(&base.stdout),
+        without_performance(&tweaked.stdout),
+    );
+    let sol = |v: &Value| v["factions"][5]["win"]["rate"].as_f64().unwrap();
+    assert!(
+        sol(&t) > sol(&b) + 0.05,
+        "a skilled Sol should win more: {} vs {}",
+        sol(&t),
+        sol(&b)
+    );
+    assert_eq!(t["overrides"][0], "faction.Sol.init.skill=9");
+    assert_ne!(t["scenario"]["hash"], b["scenario"]["hash"]);
+    for (set, needle) in [
+        ("settings.gaol=3", "nearest valid paths: settings.goal"),
+        ("settings.goal=abc", "--set settings.goal=abc"),
+        ("var.vp.maxx=3", "unknown key `maxx`"),
+        (
+            "faction.Nobody.init.skill=3",
+            "no [[faction]] named `Nobody`",
+        ),
+        ("oops", "PATH=VALUE"),
+    ] {
+        let out = vpsim()
+            .args(["run", TI4, "--games", "10", "--set", set])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{set}: {err}");
+    }
+}
+
+#[test]
+fn precision_keeps_playing_until_the_target() {
+    let out = vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--precision",
+            "0.004",
+            "--games",
+            "5000000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = without_performance(&out.stdout);
+    assert_eq!(v["precision"]["reached"], true);
+    let games = v["games"].as_u64().unwrap();
+    assert!(games > 10_000 && games < 5_000_000, "{games}");
+    for f in v["factions"].as_array().unwrap() {
+        let w = &f["win"];
+        assert!((w["high"].as_f64().unwrap() - w["low"].as_f64().unwrap()) / 2.0 < 0.004);
+    }
+    // The stopping point is as reproducible as the counts.
+    let again = vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--precision",
+            "0.004",
+            "--games",
+            "5000000",
+            "--json",
+            "--threads",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(without_performance(&again.stdout), v);
+}
+
+#[test]
+fn out_writes_complete_files_only() {
+    let dir = temp("out");
+    vpsim()
+        .args(["run", TI4, "--games", "500", "--quiet", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(
+        names.contains(&"summary.json".to_string()) && names.contains(&"tally.json".to_string()),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["games"], 500);
+}
