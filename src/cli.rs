@@ -3,6 +3,7 @@
 //! Owns the flags, their help text and their validation; each subcommand turns its
 //! arguments into library calls and prints the result. Nothing here knows a game.
 
+pub mod check;
 pub mod merge;
 pub mod run;
 pub mod test;
@@ -41,6 +42,8 @@ pub enum Command {
     Test(test::Args),
     /// Merge the outputs of `run --shard K/N --out DIR` into the single run's result.
     Merge(merge::Args),
+    /// Evaluate balance assertions on a run; exit 1 when one fails (for CI).
+    Check(check::Args),
 }
 
 /// Runs the parsed command line.
@@ -51,6 +54,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace(a) => trace::run(a),
         Command::Test(a) => test::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Check(a) => check::run(a),
     }
 }
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod error;

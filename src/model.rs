@@ -346,6 +346,8 @@ pub struct Model {
     pub locs: Vec<Location>,
     /// Worked examples.
     pub examples: Vec<Example>,
+    /// Balance assertions: name, formula over run metrics, where it is written.
+    pub asserts: Vec<(String, String, Location)>,
 }
 
 impl Model {

@@ -212,3 +212,86 @@ fn out_writes_complete_files_only() {
         serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["games"], 500);
 }
+
+#[test]
+fn check_passes_fails_and_writes_junit() {
+    let dir = temp("check");
+    let junit = dir.join("checks.xml");
+    // The scenario's own [[assert]] gates pass.
+    vpsim()
+        .args(["check", TI4, "--games", "4000", "--quiet"])
+        .assert()
+        .success();
+    // An assertion that fails: exit 1, value and interval printed, JUnit written.
+    let out = vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "20000",
+            "--quiet",
+            "--assert",
+            "win_rate(First) > 0.5",
+            "--junit",
+        ])
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL  win_rate(First) > 0.5  measured 0.37"),
+        "{text}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<failure") && xml.contains("tests=\"2\"") && xml.contains("failures=\"1\""),
+        "{xml}"
+    );
+    // Judged on the interval, a difference inside the noise does not pass.
+    let est = vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "2000",
+            "-q",
+            "--assert",
+            "win_rate(First) > 0.37",
+        ])
+        .output()
+        .unwrap();
+    let int = vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "2000",
+            "-q",
+            "--assert",
+            "win_rate(First) > 0.37",
+            "--judge",
+            "interval",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        est.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&est.stdout)
+    );
+    assert_eq!(
+        int.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&int.stdout)
+    );
+    // An unknown metric is a usage error, before any game is played.
+    let bad = vpsim()
+        .args(["check", TI4, "--assert", "win_rat(Sol) < 0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `win_rate`"));
+}

@@ -51,6 +51,91 @@ fn widest(t: &crate::stats::Tally) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// What a batch of games produced.
+pub struct Played {
+    /// The counts.
+    pub tally: crate::stats::Tally,
+    /// Time spent playing.
+    pub elapsed: Duration,
+    /// Threads used.
+    pub threads: usize,
+    /// With a precision target: how it went.
+    pub precision: Option<PrecisionReport>,
+}
+
+/// Plays games `first..first + games` of `model` (or, with a precision target, as many of
+/// them as it takes), with a progress bar unless --quiet.
+pub fn play(
+    model: &crate::Model,
+    o: &RunOpts,
+    first: u64,
+    games: u64,
+    target: Option<f64>,
+) -> Result<Played> {
+    let threads = o.threads.map(|t| t as usize);
+    let bar = super::progress_bar(games, o.quiet);
+    let tick = |n: u64| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    };
+    let mut p = Played {
+        tally: empty_tally(model),
+        elapsed: Duration::ZERO,
+        threads: 1,
+        precision: None,
+    };
+    let outcome: Result<()> = (|| {
+        match target {
+            None => {
+                let r = run_games(
+                    model,
+                    &RunSpec {
+                        seed: o.seed,
+                        first,
+                        games,
+                        threads,
+                    },
+                    &tick,
+                )?;
+                (p.tally, p.elapsed, p.threads) = (r.tally, r.elapsed, r.threads);
+            }
+            Some(target) => {
+                // Batches over consecutive game indices: the stopping point depends only on
+                // the counts, so it is as reproducible as the counts.
+                let mut batch = games.min(10_000);
+                loop {
+                    let spec = RunSpec {
+                        seed: o.seed,
+                        first: first + p.tally.games,
+                        games: batch,
+                        threads,
+                    };
+                    let r = run_games(model, &spec, &tick)?;
+                    p.tally = std::mem::take(&mut p.tally).merge(r.tally);
+                    p.elapsed += r.elapsed;
+                    p.threads = r.threads;
+                    let w = widest(&p.tally);
+                    if w < target || p.tally.games >= games {
+                        p.precision = Some(PrecisionReport {
+                            target,
+                            reached: w < target,
+                            max_half_width: w,
+                        });
+                        break;
+                    }
+                    batch = (p.tally.games / 2).max(10_000).min(games - p.tally.games);
+                }
+            }
+        }
+        Ok(())
+    })();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    outcome.map(|_| p)
+}
+
 /// Runs `vpsim run`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
@@ -65,80 +150,21 @@ pub fn run(a: Args) -> Result<()> {
         Some(s) => s.range(o.games),
         None => (0, o.games),
     };
-    let threads = o.threads.map(|t| t as usize);
-    let bar = super::progress_bar(games, o.quiet);
-    let tick = |n: u64| {
-        if let Some(b) = &bar {
-            b.inc(n)
-        }
-    };
-    let mut tally = empty_tally(&model);
-    let mut elapsed = Duration::ZERO;
-    let mut used_threads = 1;
-    let mut precision = None;
-    let outcome: Result<()> = (|| {
-        match a.precision {
-            None => {
-                let r = run_games(
-                    &model,
-                    &RunSpec {
-                        seed: o.seed,
-                        first,
-                        games,
-                        threads,
-                    },
-                    &tick,
-                )?;
-                (tally, elapsed, used_threads) = (r.tally, r.elapsed, r.threads);
-            }
-            Some(target) => {
-                // Batches over consecutive game indices: the stopping point depends only on
-                // the counts, so it is as reproducible as the counts.
-                let mut batch = games.min(10_000);
-                loop {
-                    let spec = RunSpec {
-                        seed: o.seed,
-                        first: first + tally.games,
-                        games: batch,
-                        threads,
-                    };
-                    let r = run_games(&model, &spec, &tick)?;
-                    tally = std::mem::take(&mut tally).merge(r.tally);
-                    elapsed += r.elapsed;
-                    used_threads = r.threads;
-                    let w = widest(&tally);
-                    if w < target || tally.games >= games {
-                        precision = Some(PrecisionReport {
-                            target,
-                            reached: w < target,
-                            max_half_width: w,
-                        });
-                        break;
-                    }
-                    batch = (tally.games / 2).max(10_000).min(games - tally.games);
-                }
-            }
-        }
-        Ok(())
-    })();
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    outcome?;
+    let p = play(&model, o, first, games, a.precision)?;
     let info = RunInfo::of(&model, o.seed, &o.overrides());
-    let mut summary = Summary::of(&info, first, &tally, elapsed, used_threads);
-    summary.precision = precision;
-    if let Some(p) = &summary.precision
+    let mut summary = Summary::of(&info, first, &p.tally, p.elapsed, p.threads);
+    summary.precision = p.precision;
+    if let Some(pr) = &summary.precision
         && !o.json
     {
-        let verdict = if p.reached {
+        let verdict = if pr.reached {
             "reached"
         } else {
             "NOT reached (stopped at --games)"
         };
         eprintln!(
             "precision {}: {verdict} after {} games (widest half-width {:.4})",
-            p.target, summary.games, p.max_half_width
+            pr.target, summary.games, pr.max_half_width
         );
     }
     if let Some(dir) = &o.out {
@@ -148,9 +174,9 @@ pub fn run(a: Args) -> Result<()> {
             shard: a.shard,
             total_games: o.games,
             first_game: first,
-            elapsed_s: elapsed.as_secs_f64(),
-            threads: used_threads,
-            tally,
+            elapsed_s: p.elapsed.as_secs_f64(),
+            threads: p.threads,
+            tally: p.tally,
         };
         super::write_outputs(dir, &summary, &file)?;
     }

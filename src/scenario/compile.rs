@@ -48,7 +48,7 @@ impl Source<'_> {
     }
 
     /// Where the formula's own text starts inside its TOML value (after any quotes).
-    fn inner_start(&self, span: &Range<usize>) -> usize {
+    pub fn inner_start(&self, span: &Range<usize>) -> usize {
         let s = &self.text[span.start.min(self.text.len())..];
         if s.starts_with("\"\"\"") || s.starts_with("'''") {
             span.start + 3
@@ -1087,6 +1087,18 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         },
         locs: cx.locs,
         examples,
+        asserts: raw
+            .asserts
+            .iter()
+            .map(|a| {
+                let text = a.expr.get_ref().0.clone();
+                (
+                    a.name.clone().unwrap_or_else(|| text.clone()),
+                    text,
+                    src.at(src.inner_start(&a.expr.span())),
+                )
+            })
+            .collect(),
     })
 }
 

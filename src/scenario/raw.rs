@@ -85,6 +85,20 @@ pub struct RawScenario {
     /// Worked examples.
     #[serde(default, rename = "example")]
     pub examples: Vec<Spanned<RawExample>>,
+    /// Balance assertions for `vpsim check`.
+    #[serde(default, rename = "assert")]
+    pub asserts: Vec<RawAssert>,
+}
+
+/// `[[assert]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAssert {
+    /// A name for reports (default: the formula).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The assertion over run metrics, e.g. `max(win_rate) - min(win_rate) < 0.1`.
+    pub expr: Formula,
 }
 
 /// `[[example]]`.

@@ -1,0 +1,437 @@
+//! Balance assertions: formulas over a run's metrics, judged on the estimate or the interval.
+//!
+//! Owns the metric language of `vpsim check`. It reuses the expression parser; names resolve
+//! to metrics of a [`Summary`], each carried as an estimate with its 95% interval. Arithmetic
+//! carries intervals along (interval arithmetic, which is conservative: the intervals of
+//! separate rates are not simultaneous). A comparison is judged either on the estimates, or,
+//! with [`Judge::Interval`], only passes when it holds for every value in the intervals.
+
+use crate::expr::compile::{edit_distance, suggest};
+use crate::expr::parse::{Ast, BinOp, ParseError, parse_expr};
+use crate::report::Summary;
+use crate::stats::{Rate, z_for};
+
+/// How a comparison is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Judge {
+    /// On the point estimates.
+    Estimate,
+    /// Only when it holds over the whole 95% intervals (a failure is then beyond noise... and
+    /// a pass is too).
+    Interval,
+}
+
+/// A metric value: estimate and interval (equal for exact numbers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Val {
+    /// Point estimate.
+    pub est: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Val {
+    fn point(x: f64) -> Val {
+        Val {
+            est: x,
+            lo: x,
+            hi: x,
+        }
+    }
+    fn rate(r: &Rate) -> Val {
+        Val {
+            est: r.rate,
+            lo: r.low,
+            hi: r.high,
+        }
+    }
+    fn truth(b: bool) -> Val {
+        Val::point(b as u8 as f64)
+    }
+}
+
+/// The outcome of one assertion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The assertion as written.
+    pub expr: String,
+    /// Whether it holds.
+    pub passed: bool,
+    /// For a comparison: the measured side (the left) with its interval, and the other side.
+    pub measured: Option<(Val, Val)>,
+}
+
+const METRICS: [&str; 16] = [
+    "win_rate",
+    "shared_rate",
+    "loss_rate",
+    "draw_rate",
+    "nobody_rate",
+    "mean_score",
+    "mean_rank",
+    "rank_rate",
+    "end_rate",
+    "mean_length",
+    "seat_advantage",
+    "games",
+    "max",
+    "min",
+    "abs",
+    "fair_share",
+];
+
+fn faction(s: &Summary, a: &Ast) -> Result<usize, ParseError> {
+    match a {
+        Ast::Name {
+            owner: None,
+            name,
+            index: None,
+            pos,
+        } => s
+            .factions
+            .iter()
+            .position(|f| &f.name == name)
+            .ok_or_else(|| ParseError {
+                pos: *pos,
+                msg: format!(
+                    "`{name}` is not a faction{}",
+                    suggest(name, s.factions.iter().map(|f| &f.name))
+                ),
+            }),
+        other => Err(ParseError {
+            pos: other.pos(),
+            msg: "expected a faction name".into(),
+        }),
+    }
+}
+
+fn per_faction(s: &Summary, metric: &str, f: usize) -> Option<Val> {
+    let fs = &s.factions[f];
+    let n = s.games.max(1) as f64;
+    let z = z_for(s.confidence);
+    Some(match metric {
+        "win_rate" => Val::rate(&fs.win),
+        "shared_rate" => Val::rate(&fs.shared_win),
+        "loss_rate" => Val::rate(&fs.loss),
+        "mean_score" => {
+            let Some(sp) = fs.score else {
+                return Some(Val::point(f64::NAN));
+            };
+            let half = z * sp.sd / n.sqrt();
+            Val {
+                est: sp.mean,
+                lo: sp.mean - half,
+                hi: sp.mean + half,
+            }
+        }
+        "mean_rank" => {
+            let m = fs.mean_rank;
+            let var = fs
+                .ranks
+                .iter()
+                .map(|r| r.rate.rate * (r.rank as f64 - m).powi(2))
+                .sum::<f64>();
+            let half = z * (var * n / (n - 1.0).max(1.0)).sqrt() / n.sqrt();
+            Val {
+                est: m,
+                lo: m - half,
+                hi: m + half,
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn err<T>(pos: usize, msg: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError {
+        pos,
+        msg: msg.into(),
+    })
+}
+
+fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
+    Ok(match a {
+        Ast::Num(v, _) => Val::point(*v),
+        Ast::Name {
+            owner: None,
+            name,
+            index: None,
+            pos,
+        } => match name.as_str() {
+            "draw_rate" => Val::rate(&s.draws),
+            "nobody_rate" => Val::rate(&s.nobody_wins),
+            "shared_rate" => Val::rate(&s.shared_wins),
+            "games" => Val::point(s.games as f64),
+            "fair_share" => Val::point(1.0 / s.factions.len().max(1) as f64),
+            "mean_length" => {
+                let Some(sp) = s.length.spread else {
+                    return Ok(Val::point(f64::NAN));
+                };
+                let half = z_for(s.confidence) * sp.sd / (s.games.max(1) as f64).sqrt();
+                Val {
+                    est: sp.mean,
+                    lo: sp.mean - half,
+                    hi: sp.mean + half,
+                }
+            }
+            "seat_advantage" => {
+                // The first seat's win rate above the fair share.
+                let fair = 1.0 / s.factions.len().max(1) as f64;
+                let w = Val::rate(&s.factions[0].win);
+                Val {
+                    est: w.est - fair,
+                    lo: w.lo - fair,
+                    hi: w.hi - fair,
+                }
+            }
+            "true" => Val::truth(true),
+            "false" => Val::truth(false),
+            _ => {
+                let hint = suggest(name, METRICS.iter());
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` is not a metric{hint}; metrics: {}",
+                        METRICS.join(", ")
+                    ),
+                );
+            }
+        },
+        Ast::Name { pos, .. } => {
+            return err(*pos, "metrics take factions as arguments: win_rate(Sol)");
+        }
+        Ast::Call(name, args, pos) => call(s, name, args, *pos, judge)?,
+        Ast::Neg(e, _) => {
+            let v = eval(s, e, judge)?;
+            Val {
+                est: -v.est,
+                lo: -v.hi,
+                hi: -v.lo,
+            }
+        }
+        Ast::Not(e, _) => Val::truth(eval(s, e, judge)?.est == 0.0),
+        Ast::Dice(_, _, p) => return err(*p, "dice have no place in an assertion"),
+        Ast::Bin(op, l, r, _) => {
+            let (x, y) = (eval(s, l, judge)?, eval(s, r, judge)?);
+            match op {
+                BinOp::Add => Val {
+                    est: x.est + y.est,
+                    lo: x.lo + y.lo,
+                    hi: x.hi + y.hi,
+                },
+                BinOp::Sub => Val {
+                    est: x.est - y.est,
+                    lo: x.lo - y.hi,
+                    hi: x.hi - y.lo,
+                },
+                BinOp::Mul | BinOp::Div => {
+                    let f = |a: f64, b: f64| if *op == BinOp::Mul { a * b } else { a / b };
+                    let c = [f(x.lo, y.lo), f(x.lo, y.hi), f(x.hi, y.lo), f(x.hi, y.hi)];
+                    Val {
+                        est: f(x.est, y.est),
+                        lo: c.iter().copied().fold(f64::INFINITY, f64::min),
+                        hi: c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    }
+                }
+                BinOp::FloorDiv | BinOp::Mod => return err(a.pos(), "use / for ratios of metrics"),
+                BinOp::And => Val::truth(x.est != 0.0 && y.est != 0.0),
+                BinOp::Or => Val::truth(x.est != 0.0 || y.est != 0.0),
+                cmp => Val::truth(compare(*cmp, x, y, judge)),
+            }
+        }
+    })
+}
+
+fn compare(op: BinOp, x: Val, y: Val, judge: Judge) -> bool {
+    match judge {
+        Judge::Estimate => match op {
+            BinOp::Lt => x.est < y.est,
+            BinOp::Le => x.est <= y.est,
+            BinOp::Gt => x.est > y.est,
+            BinOp::Ge => x.est >= y.est,
+            BinOp::Eq => x.est == y.est,
+            _ => x.est != y.est,
+        },
+        // Holds for every value in the intervals.
+        Judge::Interval => match op {
+            BinOp::Lt => x.hi < y.lo,
+            BinOp::Le => x.hi <= y.lo,
+            BinOp::Gt => x.lo > y.hi,
+            BinOp::Ge => x.lo >= y.hi,
+            // Equal: the intervals cannot tell them apart; different: they are disjoint.
+            BinOp::Eq => x.lo <= y.hi && y.lo <= x.hi,
+            _ => x.hi < y.lo || y.hi < x.lo,
+        },
+    }
+}
+
+fn call(
+    s: &Summary,
+    name: &str,
+    args: &[Ast],
+    pos: usize,
+    judge: Judge,
+) -> Result<Val, ParseError> {
+    match (name, args) {
+        (
+            "max" | "min",
+            [
+                Ast::Name {
+                    owner: None,
+                    name: m,
+                    index: None,
+                    pos: mp,
+                },
+            ],
+        ) => {
+            // An aggregate over factions: max(win_rate).
+            let vals: Vec<Val> = (0..s.factions.len())
+                .map(|f| {
+                    per_faction(s, m, f).ok_or(ParseError {
+                        pos: *mp,
+                        msg: format!("`{m}` is not a per-faction metric"),
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            let pick = |g: fn(f64, f64) -> f64, sel: fn(&Val) -> f64| {
+                vals.iter().map(sel).fold(
+                    if name == "max" {
+                        f64::NEG_INFINITY
+                    } else {
+                        f64::INFINITY
+                    },
+                    g,
+                )
+            };
+            Ok(if name == "max" {
+                Val {
+                    est: pick(f64::max, |v| v.est),
+                    lo: pick(f64::max, |v| v.lo),
+                    hi: pick(f64::max, |v| v.hi),
+                }
+            } else {
+                Val {
+                    est: pick(f64::min, |v| v.est),
+                    lo: pick(f64::min, |v| v.lo),
+                    hi: pick(f64::min, |v| v.hi),
+                }
+            })
+        }
+        ("max" | "min", args) if args.len() >= 2 => {
+            let vals = args
+                .iter()
+                .map(|a| eval(s, a, judge))
+                .collect::<Result<Vec<_>, _>>()?;
+            let f = if name == "max" { f64::max } else { f64::min };
+            let start = if name == "max" {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            };
+            Ok(Val {
+                est: vals.iter().map(|v| v.est).fold(start, f),
+                lo: vals.iter().map(|v| v.lo).fold(start, f),
+                hi: vals.iter().map(|v| v.hi).fold(start, f),
+            })
+        }
+        ("abs", [a]) => {
+            let v = eval(s, a, judge)?;
+            let lo = if v.lo <= 0.0 && v.hi >= 0.0 {
+                0.0
+            } else {
+                v.lo.abs().min(v.hi.abs())
+            };
+            Ok(Val {
+                est: v.est.abs(),
+                lo,
+                hi: v.lo.abs().max(v.hi.abs()),
+            })
+        }
+        ("rank_rate", [f, k]) => {
+            let f = faction(s, f)?;
+            let k = match k {
+                Ast::Num(k, _)
+                    if *k >= 1.0 && k.fract() == 0.0 && (*k as usize) <= s.factions.len() =>
+                {
+                    *k as usize
+                }
+                other => {
+                    return err(
+                        other.pos(),
+                        format!("a rank between 1 and {}", s.factions.len()),
+                    );
+                }
+            };
+            Ok(Val::rate(&s.factions[f].ranks[k - 1].rate))
+        }
+        (
+            "end_rate",
+            [
+                Ast::Name {
+                    name: r, pos: rp, ..
+                },
+            ],
+        ) => match s.end_reasons.iter().find(|x| &x.name == r) {
+            Some(x) => Ok(Val::rate(&x.rate)),
+            None => err(
+                *rp,
+                format!(
+                    "`{r}` is not an end reason{}",
+                    suggest(r, s.end_reasons.iter().map(|x| &x.name))
+                ),
+            ),
+        },
+        (m, [f]) if per_faction(s, m, 0).is_some() || matches!(m, "win_rate" | "mean_score") => {
+            let f = faction(s, f)?;
+            per_faction(s, m, f).ok_or(ParseError {
+                pos,
+                msg: format!("`{m}` has no value: no games were played"),
+            })
+        }
+        _ => {
+            let near = METRICS
+                .iter()
+                .min_by_key(|m| edit_distance(name, m))
+                .copied()
+                .unwrap_or("win_rate");
+            err(
+                pos,
+                format!(
+                    "`{name}({})` is not a metric (did you mean `{near}`?); metrics: {}",
+                    args.len(),
+                    METRICS.join(", ")
+                ),
+            )
+        }
+    }
+}
+
+/// Checks that an assertion is well formed against a summary's names (before any game).
+pub fn validate(s: &Summary, expr: &str) -> Result<(), ParseError> {
+    let ast = parse_expr(expr)?;
+    eval(s, &ast, Judge::Estimate).map(|_| ())
+}
+
+/// Judges an assertion against a summary.
+pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseError> {
+    let ast = parse_expr(expr)?;
+    let v = eval(s, &ast, judge)?;
+    let measured = match &ast {
+        Ast::Bin(op, l, r, _)
+            if matches!(
+                op,
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+            ) =>
+        {
+            Some((eval(s, l, judge)?, eval(s, r, judge)?))
+        }
+        _ => None,
+    };
+    Ok(Verdict {
+        expr: expr.to_string(),
+        passed: v.est != 0.0,
+        measured,
+    })
+}

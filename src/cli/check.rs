@@ -1,0 +1,197 @@
+//! `vpsim check`: balance assertions that pass or fail a CI build.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use super::RunOpts;
+use crate::check::{Judge, Verdict, judge, validate};
+use crate::error::{Error, Result};
+use crate::report::{RunInfo, Summary};
+
+/// Evaluate balance assertions (from the scenario's [[assert]] tables and --assert) on a run.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  vpsim check scenarios/race_to_three.toml --assert 'win_rate(First) < 0.5'
+  vpsim check scenarios/race_to_three.toml --assert 'max(win_rate) - min(win_rate) < 0.2' --judge interval --junit checks.xml
+
+Metrics: win_rate(F), shared_rate(F), loss_rate(F), mean_score(F), mean_rank(F), rank_rate(F, K),
+end_rate(REASON), draw_rate, nobody_rate, shared_rate, mean_length, seat_advantage, fair_share,
+games; max(METRIC) and min(METRIC) over factions; abs, +, -, *, /, comparisons, and, or, not.
+
+Exit codes: 0 all pass, 1 one fails, 2 usage or scenario errors (an unknown metric included).")]
+pub struct Args {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Run options.
+    #[command(flatten)]
+    pub opts: RunOpts,
+    /// An assertion over run metrics (repeatable), e.g. 'draw_rate < 0.01'.
+    #[arg(long = "assert", value_name = "EXPR")]
+    pub asserts: Vec<String>,
+    /// Judge on the point estimates, or pass only when the whole 95% intervals agree.
+    #[arg(long, value_enum, default_value_t = Judge::Estimate)]
+    pub judge: Judge,
+    /// Write the results as JUnit XML for CI systems.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+fn fmt_val(v: &crate::check::Val) -> String {
+    if v.lo == v.hi {
+        format!("{:.4}", v.est)
+    } else {
+        format!("{:.4} [{:.4}, {:.4}]", v.est, v.lo, v.hi)
+    }
+}
+
+fn describe(v: &Verdict) -> String {
+    match &v.measured {
+        Some((l, r)) => format!("measured {}, against {}", fmt_val(l), fmt_val(r)),
+        None => String::new(),
+    }
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JUnit XML for a list of (name, verdict).
+pub fn junit(suite: &str, results: &[(String, Verdict)]) -> String {
+    let failures = results.iter().filter(|(_, v)| !v.passed).count();
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        s,
+        "<testsuites tests=\"{}\" failures=\"{failures}\">",
+        results.len()
+    );
+    let _ = writeln!(
+        s,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
+        xml(suite),
+        results.len()
+    );
+    for (name, v) in results {
+        let _ = write!(
+            s,
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            xml(suite),
+            xml(name)
+        );
+        if v.passed {
+            let _ = writeln!(s, "/>");
+        } else {
+            let _ = writeln!(
+                s,
+                ">\n      <failure message=\"{}\">{}: {}</failure>\n    </testcase>",
+                xml(&describe(v)),
+                xml(&v.expr),
+                xml(&describe(v))
+            );
+        }
+    }
+    s.push_str("  </testsuite>\n</testsuites>\n");
+    s
+}
+
+/// Runs `vpsim check`.
+pub fn run(a: Args) -> Result<()> {
+    let o = &a.opts;
+    let model = crate::scenario::load_with(&a.scenario, &o.set)?;
+    let mut checks: Vec<(String, String, String)> = model
+        .asserts
+        .iter()
+        .map(|(n, e, loc)| (n.clone(), e.clone(), loc.to_string()))
+        .collect();
+    checks.extend(
+        a.asserts
+            .iter()
+            .map(|e| (e.clone(), e.clone(), format!("--assert '{e}'"))),
+    );
+    if checks.is_empty() {
+        return Err(Error::Usage(
+            "nothing to check: add [[assert]] tables to the scenario or pass --assert EXPR".into(),
+        ));
+    }
+    let info = RunInfo::of(&model, o.seed, &o.overrides());
+    // Check every assertion's names before playing a single game.
+    let empty = Summary::of(
+        &info,
+        0,
+        &crate::runner::empty_tally(&model),
+        std::time::Duration::ZERO,
+        1,
+    );
+    for (_, e, at) in &checks {
+        validate(&empty, e).map_err(|err| {
+            Error::Usage(format!(
+                "{at}: in `{e}` at column {}: {}",
+                err.pos + 1,
+                err.msg
+            ))
+        })?;
+    }
+    let p = super::run::play(&model, o, 0, o.games, None)?;
+    let summary = Summary::of(&info, 0, &p.tally, p.elapsed, p.threads);
+    let mut results = Vec::new();
+    for (name, e, at) in &checks {
+        let v = judge(&summary, e, a.judge)
+            .map_err(|err| Error::Usage(format!("{at}: {}", err.msg)))?;
+        results.push((name.clone(), v));
+    }
+    let failed = results.iter().filter(|(_, v)| !v.passed).count();
+    if let Some(path) = &a.junit {
+        crate::output::write_atomic(
+            path,
+            junit(&format!("vpsim check {}", model.name), &results).as_bytes(),
+        )?;
+    }
+    if o.json {
+        let checks: Vec<serde_json::Value> = results
+            .iter()
+            .map(|(n, v)| {
+                serde_json::json!({
+                    "name": n, "expr": v.expr, "passed": v.passed,
+                    "measured": v.measured.map(|(l, _)| serde_json::json!({"estimate": l.est, "low": l.lo, "high": l.hi})),
+                    "against": v.measured.map(|(_, r)| serde_json::json!({"estimate": r.est, "low": r.lo, "high": r.hi})),
+                })
+            })
+            .collect();
+        let judge = format!("{:?}", a.judge).to_lowercase();
+        let doc = serde_json::json!({ "judge": judge, "checks": checks, "summary": summary });
+        super::out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        ))?;
+    } else {
+        let mut text = format!(
+            "{} — {} games, seed {}, judged on the {}\n",
+            summary.scenario.title,
+            summary.games,
+            summary.seed,
+            match a.judge {
+                Judge::Estimate => "estimates",
+                Judge::Interval => "95% intervals",
+            }
+        );
+        for (name, v) in &results {
+            let _ = writeln!(
+                text,
+                "  {}  {name}  {}",
+                if v.passed { "pass" } else { "FAIL" },
+                describe(v)
+            );
+        }
+        let _ = writeln!(text, "{} passed, {failed} failed", results.len() - failed);
+        super::out(&text)?;
+    }
+    if failed > 0 {
+        return Err(Error::Failed(format!(
+            "{failed} balance check{} failed",
+            if failed == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(())
+}
