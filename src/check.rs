@@ -419,9 +419,12 @@ pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseErro
     let ast = parse_expr(expr)?;
     let v = eval(s, &ast, judge)?;
     let measured = match &ast {
-        Ast::Bin(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne, l, r, _) => {
-            Some((eval(s, l, judge)?, eval(s, r, judge)?))
-        }
+        Ast::Bin(
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne,
+            l,
+            r,
+            _,
+        ) => Some((eval(s, l, judge)?, eval(s, r, judge)?)),
         _ => None,
     };
     Ok(Verdict {

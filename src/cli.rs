@@ -4,6 +4,7 @@
 //! arguments into library calls and prints the result. Nothing here knows a game.
 
 pub mod check;
+pub mod compare;
 pub mod merge;
 pub mod run;
 pub mod test;
@@ -44,6 +45,8 @@ pub enum Command {
     Merge(merge::Args),
     /// Evaluate balance assertions on a run; exit 1 when one fails (for CI).
     Check(check::Args),
+    /// Compare two variants on the same seeds: which differences are beyond noise.
+    Compare(compare::Args),
 }
 
 /// Runs the parsed command line.
@@ -55,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Test(a) => test::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Check(a) => check::run(a),
+        Command::Compare(a) => compare::run(a),
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod engine;
 pub mod error;
 pub mod expr;

@@ -295,3 +295,70 @@ fn check_passes_fails_and_writes_junit() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `win_rate`"));
 }
+
+fn compare_json(args: &[&str]) -> Value {
+    let out = vpsim()
+        .arg("compare")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn compare_pairs_games_and_says_what_is_beyond_noise() {
+    // A file compared with itself differs by exactly zero.
+    let same = compare_json(&[TI4, "--games", "3000"]);
+    for f in same["factions"].as_array().unwrap() {
+        assert_eq!(f["win_diff"]["estimate"], 0.0);
+        assert_eq!(f["win_diff"]["low"], 0.0);
+        assert_eq!(f["p"], 1.0);
+    }
+    assert!(
+        same["sentence"]
+            .as_str()
+            .unwrap()
+            .starts_with("No win-rate difference is beyond noise")
+    );
+    // A real change is found, with the same seeds on both sides.
+    let tweak = compare_json(&[
+        TI4,
+        "--games",
+        "6000",
+        "--b-set",
+        "faction.Sol.init.skill=6",
+    ]);
+    let sol = &tweak["factions"][5];
+    assert_eq!(sol["verdict"], "different");
+    assert!(sol["win_diff"]["low"].as_f64().unwrap() > 0.0);
+    assert!(tweak["sentence"].as_str().unwrap().contains("Sol (+"));
+    // Sequential: stops as soon as every faction is decided.
+    let seq = compare_json(&[
+        "scenarios/race_to_three.toml",
+        "--b-set",
+        "settings.q=0.45",
+        "--until-decided",
+        "--games",
+        "1000000",
+    ]);
+    assert_eq!(seq["sequential"]["decided"], true);
+    assert!(seq["games"].as_u64().unwrap() < 1_000_000);
+    // Variants of different games do not compare.
+    let out = vpsim()
+        .args([
+            "compare",
+            TI4,
+            "scenarios/race_to_three.toml",
+            "--games",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

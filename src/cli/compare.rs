@@ -1,0 +1,254 @@
+//! `vpsim compare`: two variants on the same games, and whether they differ beyond noise.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::RunOpts;
+use crate::compare::{FactionDiff, PairTally, diffs, run_pair, sentence};
+use crate::error::{Error, Result};
+use crate::overrides::{Override, parse_override};
+
+/// Compare two scenario variants on the same seeds (common random numbers).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  vpsim compare scenarios/race_to_three.toml --a-set settings.p=0.3 --b-set settings.p=0.33
+  vpsim compare old.toml new.toml --games 1000000 --json
+  vpsim compare scenarios/race_to_three.toml --b-set settings.q=0.41 --until-decided --games 4000000")]
+pub struct Args {
+    /// Variant A (TOML).
+    pub a: PathBuf,
+    /// Variant B (default: the same file, changed with --b-set).
+    pub b: Option<PathBuf>,
+    /// Run options (--set applies to both variants).
+    #[command(flatten)]
+    pub opts: RunOpts,
+    /// Override a value in variant A only (repeatable).
+    #[arg(long = "a-set", value_name = "PATH=VALUE", value_parser = parse_override)]
+    pub a_set: Vec<Override>,
+    /// Override a value in variant B only (repeatable).
+    #[arg(long = "b-set", value_name = "PATH=VALUE", value_parser = parse_override)]
+    pub b_set: Vec<Override>,
+    /// Stop as soon as every faction's difference is decided (different, or within ±delta),
+    /// or at --games.
+    #[arg(long)]
+    pub until_decided: bool,
+    /// Family-wise error rate of the comparison.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_unit)]
+    pub alpha: f64,
+    /// The smallest win-rate difference that matters (for "no difference" verdicts).
+    #[arg(long, default_value_t = 0.01, value_parser = parse_unit)]
+    pub delta: f64,
+}
+
+fn parse_unit(s: &str) -> std::result::Result<f64, String> {
+    let x: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if x > 0.0 && x < 1.0 {
+        Ok(x)
+    } else {
+        Err(format!("{x} must be between 0 and 1"))
+    }
+}
+
+/// What `vpsim compare --json` prints.
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    /// Variant A: file, hash, overrides.
+    pub a: Variant,
+    /// Variant B.
+    pub b: Variant,
+    /// Master seed (both variants).
+    pub seed: u64,
+    /// Games played by each variant.
+    pub games: u64,
+    /// Family-wise error rate.
+    pub alpha: f64,
+    /// Smallest difference that matters.
+    pub delta: f64,
+    /// With --until-decided: looks taken and whether everything was decided.
+    pub sequential: Option<Sequential>,
+    /// Per faction.
+    pub factions: Vec<FactionDiff>,
+    /// The verdict in words.
+    pub sentence: String,
+}
+
+/// One side of a comparison.
+#[derive(Debug, Serialize)]
+pub struct Variant {
+    /// File.
+    pub file: String,
+    /// Scenario hash (after overrides).
+    pub hash: String,
+    /// Overrides.
+    pub overrides: Vec<String>,
+}
+
+/// How a sequential comparison went.
+#[derive(Debug, Serialize)]
+pub struct Sequential {
+    /// Looks at the data.
+    pub looks: u32,
+    /// Looks planned up to --games (the alpha is split over them).
+    pub planned_looks: u32,
+    /// Every faction decided before --games.
+    pub decided: bool,
+}
+
+/// Runs `vpsim compare`.
+pub fn run(a: Args) -> Result<()> {
+    let o = &a.opts;
+    let b_path = a.b.clone().unwrap_or_else(|| a.a.clone());
+    let sets_a: Vec<Override> = o.set.iter().chain(&a.a_set).cloned().collect();
+    let sets_b: Vec<Override> = o.set.iter().chain(&a.b_set).cloned().collect();
+    let ma = crate::scenario::load_with(&a.a, &sets_a)?;
+    let mb = crate::scenario::load_with(&b_path, &sets_b)?;
+    let names: Vec<String> = ma.factions.iter().map(|f| f.name.clone()).collect();
+    let names_b: Vec<String> = mb.factions.iter().map(|f| f.name.clone()).collect();
+    if names != names_b {
+        return Err(Error::Usage(format!(
+            "the variants have different factions ({} vs {}): compare variants of one game",
+            names.join(", "),
+            names_b.join(", ")
+        )));
+    }
+    let threads = o.threads.map(|t| t as usize);
+    let bar = super::progress_bar(o.games, o.quiet);
+    let tick = |n: u64| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    };
+    let mut tally = PairTally::new(names.len());
+    let mut sequential = None;
+    let result: Result<Vec<FactionDiff>> = (|| {
+        if !a.until_decided {
+            tally = run_pair(&ma, &mb, o.seed, 0, o.games, threads, &tick)?;
+            return Ok(diffs(&names, &tally, a.alpha, a.delta));
+        }
+        // Looks at 10k, 20k, 40k, ... games; the alpha is split evenly over the looks planned
+        // up to --games (Bonferroni), which keeps the overall error rate at most alpha.
+        let mut bounds = Vec::new();
+        let mut n = o.games.min(10_000);
+        while n < o.games {
+            bounds.push(n);
+            n *= 2;
+        }
+        bounds.push(o.games);
+        let planned = bounds.len() as u32;
+        let alpha_look = a.alpha / planned as f64;
+        let mut last = Vec::new();
+        for (look, &upto) in bounds.iter().enumerate() {
+            let more = run_pair(
+                &ma,
+                &mb,
+                o.seed,
+                tally.games,
+                upto - tally.games,
+                threads,
+                &tick,
+            )?;
+            tally = std::mem::take(&mut tally).merge(more);
+            last = diffs(&names, &tally, alpha_look, a.delta);
+            let decided = last.iter().all(|d| d.verdict != "undecided");
+            if decided || upto == o.games {
+                sequential = Some(Sequential {
+                    looks: look as u32 + 1,
+                    planned_looks: planned,
+                    decided,
+                });
+                break;
+            }
+        }
+        Ok(last)
+    })();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let factions = result?;
+    let alpha_used = match &sequential {
+        Some(s) => a.alpha / s.planned_looks as f64,
+        None => a.alpha,
+    };
+    let cmp = Comparison {
+        a: Variant {
+            file: ma.file.clone(),
+            hash: ma.hash.clone(),
+            overrides: sets_a.iter().map(|x| x.to_string()).collect(),
+        },
+        b: Variant {
+            file: mb.file.clone(),
+            hash: mb.hash.clone(),
+            overrides: sets_b.iter().map(|x| x.to_string()).collect(),
+        },
+        seed: o.seed,
+        games: tally.games,
+        alpha: a.alpha,
+        delta: a.delta,
+        sequential,
+        sentence: sentence(&factions, alpha_used),
+        factions,
+    };
+    let json = serde_json::to_string_pretty(&cmp)
+        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    if let Some(dir) = &o.out {
+        crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
+    }
+    if o.json {
+        return super::out(&format!("{json}\n"));
+    }
+    let mut s = String::new();
+    let side = |v: &Variant| {
+        if v.overrides.is_empty() {
+            v.file.clone()
+        } else {
+            format!("{} with {}", v.file, v.overrides.join(" "))
+        }
+    };
+    let _ = writeln!(s, "A: {}\nB: {}", side(&cmp.a), side(&cmp.b));
+    let _ = writeln!(
+        s,
+        "{} games each on the same seeds (seed {}), paired 95% intervals, Holm-adjusted p-values\n",
+        cmp.games, cmp.seed
+    );
+    let w = names.iter().map(|n| n.len()).max().unwrap_or(7).max(7);
+    let _ = writeln!(
+        s,
+        "{:<w$}  {:>7} {:>7}  {:^26}  {:>9}  {:^26}  verdict",
+        "faction", "win A", "win B", "B - A [95% CI]", "p (Holm)", "score shift [95% CI]"
+    );
+    for f in &cmp.factions {
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:>6.1}% {:>6.1}%  {:>+6.2} [{:>+6.2}, {:>+6.2}] pts  {:>9.2e}  {:>+7.3} [{:>+7.3}, {:>+7.3}]  {}",
+            f.name,
+            100.0 * f.win_a,
+            100.0 * f.win_b,
+            100.0 * f.win_diff.estimate,
+            100.0 * f.win_diff.low,
+            100.0 * f.win_diff.high,
+            f.p_holm,
+            f.score_shift.estimate,
+            f.score_shift.low,
+            f.score_shift.high,
+            f.verdict
+        );
+    }
+    if let Some(q) = &cmp.sequential {
+        let _ = writeln!(
+            s,
+            "\nsequential: {} of {} planned looks, alpha {} split over them; {}",
+            q.looks,
+            q.planned_looks,
+            cmp.alpha,
+            if q.decided {
+                "every faction decided"
+            } else {
+                "stopped at --games with some undecided"
+            }
+        );
+    }
+    let _ = writeln!(s, "\n{}", cmp.sentence);
+    super::out(&s)
+}
