@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod merge;
 pub mod run;
+pub mod sweep;
 pub mod test;
 pub mod trace;
 pub mod validate;
@@ -47,6 +48,10 @@ pub enum Command {
     Check(check::Args),
     /// Compare two variants on the same seeds: which differences are beyond noise.
     Compare(compare::Args),
+    /// Run at each value of one or two parameters: win rates against the parameter.
+    Sweep(sweep::SweepArgs),
+    /// Move each parameter one step down and up: the effect on every win rate.
+    Sensitivity(sweep::SensitivityArgs),
 }
 
 /// Runs the parsed command line.
@@ -59,6 +64,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Merge(a) => merge::run(a),
         Command::Check(a) => check::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Sweep(a) => sweep::sweep(a),
+        Command::Sensitivity(a) => sweep::sensitivity(a),
     }
 }
 

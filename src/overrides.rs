@@ -259,3 +259,93 @@ mod tests {
         assert!(parse_override("settings.goal").is_err());
     }
 }
+
+/// The current numeric value at a path (for `vpsim sensitivity`), if it is a number.
+pub fn current_number(text: &str, path: &str) -> Result<f64> {
+    let doc = text
+        .parse::<DocumentMut>()
+        .map_err(|e| Error::Usage(format!("cannot read the scenario as TOML: {e}")))?;
+    let parts: Vec<&str> = path.split('.').map(str::trim).collect();
+    let mut item: &Item = doc.as_item();
+    let mut i = 0;
+    while i < parts.len() {
+        let key = parts[i];
+        item = match item {
+            Item::Table(t) => match t.get(key) {
+                Some(Item::ArrayOfTables(arr)) => {
+                    let name = parts.get(i + 1).copied().unwrap_or("");
+                    i += 1;
+                    match arr
+                        .iter()
+                        .find(|t| t.get("name").and_then(|n| n.as_str()) == Some(name))
+                    {
+                        Some(t) => {
+                            i += 1;
+                            let rest = &parts[i..];
+                            return number_in(t, rest, path);
+                        }
+                        None => {
+                            return Err(Error::Usage(format!(
+                                "--param {path}: there is no [[{key}]] named `{name}`"
+                            )));
+                        }
+                    }
+                }
+                Some(it) => it,
+                None => {
+                    return Err(Error::Usage(format!(
+                        "--param {path}: `{path}` is not a value in this scenario"
+                    )));
+                }
+            },
+            _ => {
+                return Err(Error::Usage(format!(
+                    "--param {path}: `{path}` is not a value in this scenario"
+                )));
+            }
+        };
+        i += 1;
+    }
+    as_number(item, path)
+}
+
+fn number_in(t: &Table, rest: &[&str], path: &str) -> Result<f64> {
+    let mut item: Option<&Item> = None;
+    let mut table = t;
+    for (j, key) in rest.iter().enumerate() {
+        match table.get(key) {
+            Some(Item::Table(sub)) if j + 1 < rest.len() => table = sub,
+            Some(Item::Value(Value::InlineTable(it))) if j + 1 < rest.len() => {
+                let v = it.get(rest[j + 1]).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "--param {path}: `{path}` is not a value in this scenario"
+                    ))
+                })?;
+                return as_number(&Item::Value(v.clone()), path);
+            }
+            Some(it) => item = Some(it),
+            None => {
+                return Err(Error::Usage(format!(
+                    "--param {path}: `{path}` is not a value in this scenario"
+                )));
+            }
+        }
+    }
+    as_number(
+        item.ok_or_else(|| Error::Usage(format!("--param {path}: `{path}` is not a value")))?,
+        path,
+    )
+}
+
+fn as_number(item: &Item, path: &str) -> Result<f64> {
+    match item.as_value() {
+        Some(Value::Integer(i)) => Ok(*i.value() as f64),
+        Some(Value::Float(f)) => Ok(*f.value()),
+        Some(Value::String(s)) => s
+            .value()
+            .trim()
+            .parse()
+            .map_err(|_| Error::Usage(format!("--param {path}: `{}` is a formula, not a number; give the values to try with vpsim sweep", s.value()))),
+        _ => Err(Error::Usage(format!("--param {path}: not a number"))),
+    }
+}

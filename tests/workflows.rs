@@ -362,3 +362,78 @@ fn compare_pairs_games_and_says_what_is_beyond_noise() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn sweep_and_sensitivity_move_win_rates_the_right_way() {
+    let out = vpsim()
+        .args([
+            "sweep",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.p=0.2:0.4:0.1",
+            "--games",
+            "6000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first: Vec<f64> = v["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["win"][0]["rate"].as_f64().unwrap())
+        .collect();
+    assert_eq!(first.len(), 3);
+    assert!(first[0] < first[1] && first[1] < first[2], "{first:?}");
+    let grid = vpsim()
+        .args([
+            "sweep",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.p=0.3,0.4",
+            "--param",
+            "settings.q=0.3,0.4",
+            "--games",
+            "2000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let g: Value = serde_json::from_slice(&grid.stdout).unwrap();
+    assert_eq!(g["points"].as_array().unwrap().len(), 4);
+    let sens = vpsim()
+        .args([
+            "sensitivity",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.p",
+            "--games",
+            "6000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&sens.stdout).unwrap();
+    let e = &s["effects"][0];
+    assert_eq!(e["base"], 0.3);
+    assert!(e["up"][0]["rate"].as_f64().unwrap() > e["down"][0]["rate"].as_f64().unwrap());
+    let bad = vpsim()
+        .args([
+            "sweep",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.pp=1,2",
+            "--games",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("nearest valid paths: settings.p"));
+}

@@ -1,0 +1,393 @@
+//! `vpsim sweep` and `vpsim sensitivity`: win rates as parameters move.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::RunOpts;
+use crate::error::{Error, Result};
+use crate::overrides::Override;
+use crate::report::{RunInfo, Summary};
+use crate::stats::Rate;
+
+/// `--param path=v1,v2,...` or `path=start:stop:step`.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// Dotted path.
+    pub path: String,
+    /// Values to try, as written.
+    pub values: Vec<String>,
+}
+
+fn parse_param(s: &str) -> std::result::Result<Param, String> {
+    let (path, spec) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not PATH=VALUES (v1,v2,... or start:stop:step)"))?;
+    let values: Vec<String> = if spec.contains(':') && !spec.contains(',') {
+        let parts: Vec<f64> = spec
+            .split(':')
+            .map(|x| x.trim().parse::<f64>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| format!("`{spec}` is not start:stop:step"))?;
+        let [start, stop, step] = parts[..] else {
+            return Err(format!("`{spec}` is not start:stop:step"));
+        };
+        if step <= 0.0 || stop < start {
+            return Err(format!(
+                "`{spec}`: step must be positive and stop at least start"
+            ));
+        }
+        let n = ((stop - start) / step + 1e-9).floor() as usize + 1;
+        if n > 1000 {
+            return Err(format!("`{spec}` makes {n} points; at most 1000"));
+        }
+        (0..n).map(|i| fmt_num(start + i as f64 * step)).collect()
+    } else {
+        spec.split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect()
+    };
+    if values.is_empty() {
+        return Err(format!("`{s}` names no values"));
+    }
+    Ok(Param {
+        path: path.trim().to_string(),
+        values,
+    })
+}
+
+fn fmt_num(x: f64) -> String {
+    let r = (x * 1e9).round() / 1e9;
+    if r.fract() == 0.0 {
+        format!("{}", r as i64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// Run the scenario at each value of one or two parameters.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  vpsim sweep scenarios/race_to_three.toml --param settings.p=0.2:0.5:0.05 --games 20000
+  vpsim sweep scenarios/race_to_three.toml --param settings.p=0.3,0.4 --param settings.q=0.3,0.4 --json")]
+pub struct SweepArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// A parameter and its values: PATH=v1,v2,... or PATH=start:stop:step (once or twice).
+    #[arg(long, required = true, value_parser = parse_param)]
+    pub param: Vec<Param>,
+    /// Run options.
+    #[command(flatten)]
+    pub opts: RunOpts,
+}
+
+/// One point of a sweep.
+#[derive(Debug, Serialize)]
+pub struct Point {
+    /// The parameters' values at this point.
+    pub values: Vec<String>,
+    /// Win rate of each faction.
+    pub win: Vec<Rate>,
+    /// Draw rate.
+    pub draws: Rate,
+}
+
+/// What `vpsim sweep --json` prints.
+#[derive(Debug, Serialize)]
+pub struct Sweep {
+    /// Scenario file.
+    pub scenario: String,
+    /// Parameter paths.
+    pub params: Vec<String>,
+    /// Factions.
+    pub factions: Vec<String>,
+    /// Games per point.
+    pub games: u64,
+    /// Seed (every point plays the same seeds).
+    pub seed: u64,
+    /// The points, first parameter slowest.
+    pub points: Vec<Point>,
+}
+
+fn run_point(path: &std::path::Path, o: &RunOpts, extra: &[Override]) -> Result<Summary> {
+    let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
+    let model = crate::scenario::load_with(path, &sets)?;
+    let mut quiet = o.clone();
+    quiet.quiet = true;
+    let p = super::run::play(&model, &quiet, 0, o.games, None)?;
+    let info = RunInfo::of(
+        &model,
+        o.seed,
+        &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    );
+    Ok(Summary::of(&info, 0, &p.tally, p.elapsed, p.threads))
+}
+
+/// Runs `vpsim sweep`.
+pub fn sweep(a: SweepArgs) -> Result<()> {
+    if a.param.len() > 2 {
+        return Err(Error::Usage(
+            "--param: a sweep takes one or two parameters".into(),
+        ));
+    }
+    let o = &a.opts;
+    let grid: Vec<Vec<(String, String)>> = match a.param.as_slice() {
+        [p] => p
+            .values
+            .iter()
+            .map(|v| vec![(p.path.clone(), v.clone())])
+            .collect(),
+        [p, q] => p
+            .values
+            .iter()
+            .flat_map(|v| {
+                q.values
+                    .iter()
+                    .map(move |w| vec![(p.path.clone(), v.clone()), (q.path.clone(), w.clone())])
+            })
+            .collect(),
+        _ => unreachable!("checked above"),
+    };
+    let mut points = Vec::new();
+    let mut factions = Vec::new();
+    for point in &grid {
+        let extra: Vec<Override> = point
+            .iter()
+            .map(|(p, v)| Override {
+                path: p.clone(),
+                value: v.clone(),
+            })
+            .collect();
+        let s = run_point(&a.scenario, o, &extra)?;
+        factions = s.factions.iter().map(|f| f.name.clone()).collect();
+        if !o.quiet && !o.json {
+            eprintln!(
+                "  {}: done",
+                extra
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+        points.push(Point {
+            values: point.iter().map(|(_, v)| v.clone()).collect(),
+            win: s.factions.iter().map(|f| f.win).collect(),
+            draws: s.draws,
+        });
+    }
+    let sweep = Sweep {
+        scenario: a.scenario.display().to_string(),
+        params: a.param.iter().map(|p| p.path.clone()).collect(),
+        factions,
+        games: o.games,
+        seed: o.seed,
+        points,
+    };
+    let json = serde_json::to_string_pretty(&sweep)
+        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    if let Some(dir) = &o.out {
+        crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
+    }
+    if o.json {
+        return super::out(&format!("{json}\n"));
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: win rate [95% CI] per point, {} games each, seed {} (every point plays the same seeds)\n",
+        sweep.scenario, sweep.games, sweep.seed
+    );
+    let head: Vec<String> = sweep.params.clone();
+    let _ = write!(
+        t,
+        "{}",
+        head.iter().map(|h| format!("{h:<22}")).collect::<String>()
+    );
+    for f in &sweep.factions {
+        let _ = write!(t, "{f:>24}");
+    }
+    let _ = writeln!(t);
+    for p in &sweep.points {
+        let _ = write!(
+            t,
+            "{}",
+            p.values
+                .iter()
+                .map(|v| format!("{v:<22}"))
+                .collect::<String>()
+        );
+        for r in &p.win {
+            let _ = write!(
+                t,
+                "{:>24}",
+                format!(
+                    "{:.1}% [{:.1}, {:.1}]",
+                    100.0 * r.rate,
+                    100.0 * r.low,
+                    100.0 * r.high
+                )
+            );
+        }
+        let _ = writeln!(t);
+    }
+    super::out(&t)
+}
+
+/// Move each parameter one step down and up and measure the effect on every win rate.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  vpsim sensitivity scenarios/race_to_three.toml --param settings.p --param settings.q=0.05 --games 20000
+
+A step defaults to 10% of the parameter's value (1 for whole numbers).")]
+pub struct SensitivityArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// A numeric value to move: PATH or PATH=STEP (repeatable).
+    #[arg(long, required = true)]
+    pub param: Vec<String>,
+    /// Run options.
+    #[command(flatten)]
+    pub opts: RunOpts,
+}
+
+/// One parameter's effect.
+#[derive(Debug, Serialize)]
+pub struct Effect {
+    /// Parameter path.
+    pub param: String,
+    /// Its value in the file.
+    pub base: f64,
+    /// The step.
+    pub step: f64,
+    /// Win rates one step down.
+    pub down: Vec<Rate>,
+    /// Win rates one step up.
+    pub up: Vec<Rate>,
+}
+
+/// What `vpsim sensitivity --json` prints.
+#[derive(Debug, Serialize)]
+pub struct Sensitivity {
+    /// Scenario file.
+    pub scenario: String,
+    /// Factions.
+    pub factions: Vec<String>,
+    /// Win rates at the file's values.
+    pub base: Vec<Rate>,
+    /// Games per run.
+    pub games: u64,
+    /// Seed (every run plays the same seeds).
+    pub seed: u64,
+    /// Per parameter, largest swing first.
+    pub effects: Vec<Effect>,
+}
+
+/// Runs `vpsim sensitivity`.
+pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
+    let o = &a.opts;
+    let text = std::fs::read_to_string(&a.scenario).map_err(|source| Error::Read {
+        path: a.scenario.clone(),
+        source,
+    })?;
+    let base = run_point(&a.scenario, o, &[])?;
+    let mut effects = Vec::new();
+    for p in &a.param {
+        let (path, step) = match p.split_once('=') {
+            Some((path, s)) => (
+                path.trim().to_string(),
+                Some(
+                    s.trim()
+                        .parse::<f64>()
+                        .map_err(|_| Error::Usage(format!("--param {p}: `{s}` is not a step")))?,
+                ),
+            ),
+            None => (p.trim().to_string(), None),
+        };
+        let value = crate::overrides::current_number(&text, &path)?;
+        let step = step.unwrap_or(if value.fract() == 0.0 && value.abs() >= 1.0 {
+            1.0
+        } else {
+            (value.abs() * 0.1).max(1e-6)
+        });
+        let at = |v: f64| Override {
+            path: path.clone(),
+            value: fmt_num(v),
+        };
+        let down = run_point(&a.scenario, o, &[at(value - step)])?;
+        let up = run_point(&a.scenario, o, &[at(value + step)])?;
+        effects.push(Effect {
+            param: path.clone(),
+            base: value,
+            step,
+            down: down.factions.iter().map(|f| f.win).collect(),
+            up: up.factions.iter().map(|f| f.win).collect(),
+        });
+    }
+    let swing = |e: &Effect| {
+        e.down
+            .iter()
+            .zip(&e.up)
+            .map(|(d, u)| (u.rate - d.rate).abs())
+            .fold(0.0, f64::max)
+    };
+    effects.sort_by(|x, y| swing(y).total_cmp(&swing(x)));
+    let s = Sensitivity {
+        scenario: a.scenario.display().to_string(),
+        factions: base.factions.iter().map(|f| f.name.clone()).collect(),
+        base: base.factions.iter().map(|f| f.win).collect(),
+        games: o.games,
+        seed: o.seed,
+        effects,
+    };
+    let json = serde_json::to_string_pretty(&s)
+        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    if let Some(dir) = &o.out {
+        crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
+    }
+    if o.json {
+        return super::out(&format!("{json}\n"));
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: change in win rate (points) one step down / up, {} games per run, seed {}\n",
+        s.scenario, s.games, s.seed
+    );
+    let labels: Vec<String> = s
+        .effects
+        .iter()
+        .map(|e| format!("{} ({} ± {})", e.param, fmt_num(e.base), fmt_num(e.step)))
+        .collect();
+    let lw = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(24)
+        + 2;
+    let _ = write!(t, "{:<lw$}", "parameter (value ± step)");
+    for f in &s.factions {
+        let _ = write!(t, "{f:>20}");
+    }
+    let _ = writeln!(t);
+    for (e, label) in s.effects.iter().zip(&labels) {
+        let _ = write!(t, "{label:<lw$}");
+        for (i, (d, u)) in e.down.iter().zip(&e.up).enumerate() {
+            let b = s.base[i].rate;
+            let _ = write!(
+                t,
+                "{:>20}",
+                format!(
+                    "{:+.1} / {:+.1}",
+                    100.0 * (d.rate - b),
+                    100.0 * (u.rate - b)
+                )
+            );
+        }
+        let _ = writeln!(t);
+    }
+    super::out(&t)
+}
