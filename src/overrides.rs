@@ -221,45 +221,6 @@ pub fn apply(text: &str, overrides: &[Override]) -> Result<String> {
     Ok(doc.to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TEXT: &str = "[settings]\ngoal = 10 # the target\n\n[[faction]]\nname = \"A\"\ninit = { skill = 2 }\n\n[[action]]\nname = \"go\"\nweight = 1\n";
-
-    fn set(path: &str, value: &str) -> Result<String> {
-        apply(TEXT, &[parse_override(&format!("{path}={value}")).unwrap()])
-    }
-
-    #[test]
-    fn sets_values_by_path_and_keeps_the_layout() {
-        let out = set("settings.goal", "14").unwrap();
-        assert!(out.contains("goal = 14 # the target"), "{out}");
-        let out = set("faction.A.init.skill", "uniform(1, 3)").unwrap();
-        assert!(out.contains("skill = \"uniform(1, 3)\""), "{out}");
-        let out = set("action.go.when", "round > 2").unwrap();
-        assert!(out.contains("when = \"round > 2\""), "{out}");
-        let out = set("action.go.weight", "0.5").unwrap();
-        assert!(out.contains("weight = 0.5"), "{out}");
-    }
-
-    #[test]
-    fn unknown_paths_name_the_nearest() {
-        let e = set("settings.gaol.x", "1").unwrap_err().to_string();
-        assert!(e.contains("settings.goal"), "{e}");
-        let e = set("settings.gaol", "1").unwrap_err().to_string();
-        assert!(e.contains("nearest valid paths: settings.goal"), "{e}");
-        assert!(
-            set("action.go.cost.gold", "2")
-                .unwrap()
-                .contains("cost = { gold = 2 }")
-        );
-        let e = set("faction.Z.init.skill", "1").unwrap_err().to_string();
-        assert!(e.contains("no [[faction]] named `Z`"), "{e}");
-        assert!(parse_override("settings.goal").is_err());
-    }
-}
-
 /// The current numeric value at a path (for `vpsim sensitivity`), if it is a number.
 pub fn current_number(text: &str, path: &str) -> Result<f64> {
     let doc = text
@@ -347,5 +308,44 @@ fn as_number(item: &Item, path: &str) -> Result<f64> {
             .parse()
             .map_err(|_| Error::Usage(format!("--param {path}: `{}` is a formula, not a number; give the values to try with vpsim sweep", s.value()))),
         _ => Err(Error::Usage(format!("--param {path}: not a number"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[settings]\ngoal = 10 # the target\n\n[[faction]]\nname = \"A\"\ninit = { skill = 2 }\n\n[[action]]\nname = \"go\"\nweight = 1\n";
+
+    fn set(path: &str, value: &str) -> Result<String> {
+        apply(TEXT, &[parse_override(&format!("{path}={value}")).unwrap()])
+    }
+
+    #[test]
+    fn sets_values_by_path_and_keeps_the_layout() {
+        let out = set("settings.goal", "14").unwrap();
+        assert!(out.contains("goal = 14 # the target"), "{out}");
+        let out = set("faction.A.init.skill", "uniform(1, 3)").unwrap();
+        assert!(out.contains("skill = \"uniform(1, 3)\""), "{out}");
+        let out = set("action.go.when", "round > 2").unwrap();
+        assert!(out.contains("when = \"round > 2\""), "{out}");
+        let out = set("action.go.weight", "0.5").unwrap();
+        assert!(out.contains("weight = 0.5"), "{out}");
+    }
+
+    #[test]
+    fn unknown_paths_name_the_nearest() {
+        let e = set("settings.gaol.x", "1").unwrap_err().to_string();
+        assert!(e.contains("settings.goal"), "{e}");
+        let e = set("settings.gaol", "1").unwrap_err().to_string();
+        assert!(e.contains("nearest valid paths: settings.goal"), "{e}");
+        assert!(
+            set("action.go.cost.gold", "2")
+                .unwrap()
+                .contains("cost = { gold = 2 }")
+        );
+        let e = set("faction.Z.init.skill", "1").unwrap_err().to_string();
+        assert!(e.contains("no [[faction]] named `Z`"), "{e}");
+        assert!(parse_override("settings.goal").is_err());
     }
 }
