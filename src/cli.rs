@@ -56,6 +56,7 @@ pub enum Command {
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<()> {
+    handle_ctrl_c();
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::run(a),
@@ -90,12 +91,28 @@ pub struct RunOpts {
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable; see the README).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
-    /// Write summary.json and tally.json (the input of `vpsim merge`) into DIR.
-    #[arg(long, value_name = "DIR")]
+    /// Write the report folder: Parquet tables, PNG/SVG charts, report.md, summary.json and
+    /// tally.json (the input of `vpsim merge`). Without DIR: reports/<scenario-name>/.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
     pub out: Option<std::path::PathBuf>,
+    /// Overwrite an existing report folder (and allow a games table over 10 million rows).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl RunOpts {
+    /// The report folder, if one was asked for: `--out DIR`, or `reports/<name>/` for a bare
+    /// `--out`.
+    pub fn out_dir(&self, scenario_name: &str) -> Option<std::path::PathBuf> {
+        self.out.as_ref().map(|d| {
+            if d.as_os_str().is_empty() {
+                std::path::Path::new("reports").join(scenario_name)
+            } else {
+                d.clone()
+            }
+        })
+    }
+
     /// The overrides as written.
     pub fn overrides(&self) -> Vec<String> {
         self.set.iter().map(|o| o.to_string()).collect()
@@ -128,7 +145,39 @@ pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()>
     }
 }
 
-/// Writes `summary.json` and `tally.json` into `dir`, each atomically.
+/// Refuses to write into an existing folder that holds files, unless `force`.
+pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
+    let busy = std::fs::read_dir(dir)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    if busy && !force {
+        return Err(crate::Error::Usage(format!(
+            "{} already exists and holds files: add --force to overwrite it",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The command line as typed, quoted where needed (for report.md).
+pub fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            if a.is_empty()
+                || a.contains(|c: char| c.is_whitespace() || "'\"$*?&|;<>()".contains(c))
+            {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes the report folder: `summary.json`, `tally.json`, the Parquet tables, the charts
+/// and `report.md`, each atomically. Stops at the first file an interruption or error
+/// prevents, and says which files it kept.
 pub fn write_outputs(
     dir: &std::path::Path,
     summary: &crate::report::Summary,
@@ -137,15 +186,70 @@ pub fn write_outputs(
     let enc = |v: serde_json::Result<String>| {
         v.map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
     };
-    crate::output::write_atomic(
-        &dir.join("tally.json"),
-        enc(serde_json::to_string(tally))?.as_bytes(),
-    )?;
-    crate::output::write_atomic(
-        &dir.join("summary.json"),
-        enc(serde_json::to_string_pretty(summary))?.as_bytes(),
-    )?;
-    Ok(())
+    let mut kept: Vec<std::path::PathBuf> = Vec::new();
+    let result = (|| -> Result<()> {
+        let interrupted = || crate::runner::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
+        crate::output::write_atomic(
+            &dir.join("tally.json"),
+            enc(serde_json::to_string(tally))?.as_bytes(),
+        )?;
+        kept.push(dir.join("tally.json"));
+        crate::output::write_atomic(
+            &dir.join("summary.json"),
+            enc(serde_json::to_string_pretty(summary))?.as_bytes(),
+        )?;
+        kept.push(dir.join("summary.json"));
+        if interrupted() {
+            return Err(crate::Error::Interrupted);
+        }
+        kept.extend(crate::report::tables::write_tables(
+            dir,
+            summary,
+            &tally.info,
+            &tally.tally,
+        )?);
+        if interrupted() {
+            return Err(crate::Error::Interrupted);
+        }
+        let charts = crate::report::charts::write_charts(dir, summary, &tally.tally)?;
+        let mut names: Vec<String> = charts
+            .iter()
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
+            .collect();
+        names.dedup();
+        kept.extend(charts);
+        let md = crate::report::markdown::report(summary, &command_line(), &names);
+        crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
+        kept.push(dir.join("report.md"));
+        Ok(())
+    })();
+    if let Err(e) = &result {
+        let names: Vec<String> = kept
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
+            .collect();
+        eprintln!(
+            "{e}: kept {} complete file(s) in {}: {}",
+            kept.len(),
+            dir.display(),
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    result
+}
+
+/// Makes Ctrl-C stop runs at the next chunk instead of killing the process mid-write.
+pub fn handle_ctrl_c() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            crate::runner::INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed)
+        });
+    });
 }
 
 /// Writes to stdout; a closed pipe (`vpsim ... | head`) ends quietly.

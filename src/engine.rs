@@ -89,6 +89,11 @@ impl Bind {
 
 type Step<T = ()> = std::result::Result<T, Fault>;
 
+/// No faction leads alone.
+pub const NO_LEADER: u8 = u8::MAX;
+/// Rounds for which the leader is recorded (the `leader_by_round` table).
+pub const LEADER_ROUNDS: usize = 200;
+
 /// A reusable game player for one model.
 pub struct Game<'m, T: Tracer = NoTrace> {
     m: &'m Model,
@@ -108,6 +113,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     rule_reasons: [Option<u16>; 3],
     /// Points by source, `faction * sources + source`.
     points: Vec<i64>,
+    /// The faction leading alone on the ranking score after each round (index round - 1),
+    /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
+    leaders: Vec<u8>,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -137,6 +145,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             points: vec![0; m.nfactions() * m.sources.len()],
+            leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             tracer,
         }
     }
@@ -149,6 +158,27 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// The state after the last game (for tests and examples).
     pub fn state(&self) -> &State {
         &self.st
+    }
+
+    /// The faction leading alone on the ranking score after each round of the last game
+    /// ([`NO_LEADER`] for a shared lead).
+    pub fn leaders(&self) -> &[u8] {
+        &self.leaders
+    }
+
+    /// The faction with the strictly highest ranking score now, if any.
+    fn leader(&mut self) -> Step<u8> {
+        let m = self.m;
+        let (mut best, mut who, mut tied) = (f64::NEG_INFINITY, NO_LEADER, false);
+        for f in 0..m.nfactions() {
+            let s = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
+            if s > best {
+                (best, who, tied) = (s, f as u8, false);
+            } else if s == best {
+                tied = true;
+            }
+        }
+        Ok(if tied { NO_LEADER } else { who })
     }
 
     /// Points each faction gained from each source in the last game,
@@ -166,6 +196,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.pending_lose = 0;
         self.forced = None;
         self.points.fill(0);
+        self.leaders.clear();
         if T::ON {
             self.tracer
                 .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
@@ -184,6 +215,10 @@ impl<'m, T: Tracer> Game<'m, T> {
                     .line(format_args!("round {round} (age {})", self.st.age));
             }
             self.round()?;
+            if self.leaders.len() < LEADER_ROUNDS {
+                let leader = self.leader()?;
+                self.leaders.push(leader);
+            }
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
         if T::ON {

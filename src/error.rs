@@ -62,6 +62,9 @@ pub enum Error {
     /// A check the user asked for failed (a worked example, a balance assertion).
     #[error("{0}")]
     Failed(String),
+    /// The run was interrupted (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
     /// A command-line value is invalid.
     #[error("{0}")]
     Usage(String),
@@ -81,6 +84,7 @@ impl Error {
         match self {
             Error::Read { .. } | Error::Scenario { .. } | Error::Usage(_) => 2,
             Error::Fault { .. } | Error::Write { .. } | Error::Failed(_) => 1,
+            Error::Interrupted => 130,
         }
     }
 }

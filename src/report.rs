@@ -9,6 +9,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub mod charts;
+pub mod markdown;
+pub mod tables;
+
 use crate::model::Model;
 use crate::runner::{RunResult, RunSpec};
 use crate::stats::{Rate, Spread, Tally, z_for};
@@ -214,6 +218,17 @@ pub struct SourceSummary {
     pub share: f64,
 }
 
+/// How often the faction leading alone after a round went on to win.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeaderRound {
+    /// Round.
+    pub round: u32,
+    /// Share of games with a sole leader after this round that the leader won, with interval
+    /// (`n` is the number of such games).
+    #[serde(flatten)]
+    pub won: Rate,
+}
+
 /// Speed of the run (the only part that differs between identical runs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Performance {
@@ -250,6 +265,8 @@ pub struct Summary {
     pub nobody_wins: Rate,
     /// Where points came from (sources tagged `as SOURCE` in the scenario).
     pub points_by_source: Vec<SourceSummary>,
+    /// After each round, how often the sole leader went on to win (runaway leaders show here).
+    pub leader_by_round: Vec<LeaderRound>,
     /// Games whose first place was shared.
     pub shared_wins: Rate,
     /// Game length in rounds.
@@ -391,6 +408,17 @@ impl Summary {
             draws: Rate::wilson(t.draws, n, z),
             nobody_wins: Rate::wilson(t.nobody, n, z),
             points_by_source: points_by_source(m, t),
+            leader_by_round: t
+                .leader_games
+                .iter()
+                .zip(&t.leader_won)
+                .enumerate()
+                .filter(|(_, (g, _))| **g > 0)
+                .map(|(r, (&g, &w))| LeaderRound {
+                    round: r as u32 + 1,
+                    won: Rate::wilson(w, g, z),
+                })
+                .collect(),
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),

@@ -53,16 +53,77 @@ pub fn empty_tally(m: &Model) -> Tally {
     )
 }
 
+/// Set by the Ctrl-C handler: runs stop at the next chunk.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Why a chunk stopped early.
+enum Stop {
+    Fault(u64, Fault),
+    Interrupted,
+}
+
+fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        builder = builder.num_threads(t);
+    }
+    builder
+        .build()
+        .map_err(|e| Error::Usage(format!("--threads: cannot start the thread pool: {e}")))
+}
+
+/// Plays chunk `c` of `spec` into a tally, handing each outcome to `row` too.
+fn chunk(
+    m: &Model,
+    spec: &RunSpec,
+    game: &mut Game,
+    c: u64,
+    mut row: impl FnMut(u64, &crate::engine::Outcome),
+) -> std::result::Result<Tally, Stop> {
+    if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Stop::Interrupted);
+    }
+    let lo = spec.first + c * CHUNK;
+    let hi = (lo + CHUNK).min(spec.first + spec.games);
+    let mut t = empty_tally(m);
+    for i in lo..hi {
+        match game.play(spec.seed, i) {
+            Ok(o) => {
+                t.add(&o, game.points(), game.leaders());
+                row(i, &o);
+            }
+            Err(f) => return Err(Stop::Fault(i, f)),
+        }
+    }
+    Ok(t)
+}
+
+fn first_stop(a: Stop, b: Stop) -> Stop {
+    match (a, b) {
+        // Report the fault of the lowest game index, whichever thread met it first.
+        (Stop::Fault(i, f), Stop::Fault(j, g)) => {
+            if i <= j {
+                Stop::Fault(i, f)
+            } else {
+                Stop::Fault(j, g)
+            }
+        }
+        (f @ Stop::Fault(..), _) | (_, f @ Stop::Fault(..)) => f,
+        _ => Stop::Interrupted,
+    }
+}
+
+fn stop_error(m: &Model, seed: u64, s: Stop) -> Error {
+    match s {
+        Stop::Fault(game, f) => fault_error(m, seed, game, f),
+        Stop::Interrupted => Error::Interrupted,
+    }
+}
+
 /// Plays `spec.games` games of `m`; `progress` is called with the number of games finished
 /// after each chunk (from any thread).
 pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result<RunResult> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = spec.threads {
-        builder = builder.num_threads(t);
-    }
-    let pool = builder
-        .build()
-        .map_err(|e| Error::Usage(format!("--threads: cannot start the thread pool: {e}")))?;
+    let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
     let start = Instant::now();
     let chunks = spec.games.div_ceil(CHUNK);
@@ -72,16 +133,8 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
             .map_init(
                 || Game::new(m),
                 |game, c| {
-                    let lo = spec.first + c * CHUNK;
-                    let hi = (lo + CHUNK).min(spec.first + spec.games);
-                    let mut t = empty_tally(m);
-                    for i in lo..hi {
-                        match game.play(spec.seed, i) {
-                            Ok(o) => t.add(&o, game.points()),
-                            Err(f) => return Err((i, f)),
-                        }
-                    }
-                    progress(hi - lo);
+                    let t = chunk(m, spec, game, c, |_, _| {})?;
+                    progress(t.games);
                     Ok(t)
                 },
             )
@@ -89,8 +142,7 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
                 || Ok(empty_tally(m)),
                 |a, b| match (a, b) {
                     (Ok(a), Ok(b)) => Ok(a.merge(b)),
-                    // Report the fault of the lowest game index, whichever thread met it first.
-                    (Err(a), Err(b)) => Err(if a.0 <= b.0 { a } else { b }),
+                    (Err(a), Err(b)) => Err(first_stop(a, b)),
                     (Err(e), _) | (_, Err(e)) => Err(e),
                 },
             )
@@ -102,8 +154,73 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
             elapsed,
             threads,
         }),
-        Err((game, f)) => Err(fault_error(m, spec.seed, game, f)),
+        Err(s) => Err(stop_error(m, spec.seed, s)),
     }
+}
+
+/// Like [`run`], also handing every game's outcome to `rows`, in game order, in batches (for
+/// the per-game table). Memory is bounded by one batch of chunks.
+pub fn run_rows(
+    m: &Model,
+    spec: &RunSpec,
+    progress: &(dyn Fn(u64) + Sync),
+    rows: &mut dyn FnMut(&[crate::report::tables::GameRow]) -> Result<()>,
+) -> Result<RunResult> {
+    let pool = pool(spec.threads)?;
+    let threads = pool.current_num_threads();
+    let start = Instant::now();
+    let chunks = spec.games.div_ceil(CHUNK);
+    let per_batch = (threads as u64 * 4).max(1);
+    let mut tally = empty_tally(m);
+    let mut c0 = 0;
+    while c0 < chunks {
+        let c1 = (c0 + per_batch).min(chunks);
+        let batch: Vec<std::result::Result<(Tally, Vec<crate::report::tables::GameRow>), Stop>> =
+            pool.install(|| {
+                (c0..c1)
+                    .into_par_iter()
+                    .map_init(
+                        || Game::new(m),
+                        |game, c| {
+                            let mut out = Vec::with_capacity(CHUNK as usize);
+                            let t = chunk(m, spec, game, c, |i, o| {
+                                out.push(crate::report::tables::GameRow {
+                                    game: i,
+                                    outcome: *o,
+                                })
+                            })?;
+                            progress(t.games);
+                            Ok((t, out))
+                        },
+                    )
+                    .collect()
+            });
+        let mut stop = None;
+        for r in batch {
+            match r {
+                Ok((t, out)) if stop.is_none() => {
+                    tally = tally.merge(t);
+                    rows(&out)?;
+                }
+                Ok(_) => {}
+                Err(s) => {
+                    stop = Some(match stop.take() {
+                        Some(p) => first_stop(p, s),
+                        None => s,
+                    })
+                }
+            }
+        }
+        if let Some(s) = stop {
+            return Err(stop_error(m, spec.seed, s));
+        }
+        c0 = c1;
+    }
+    Ok(RunResult {
+        tally,
+        elapsed: start.elapsed(),
+        threads,
+    })
 }
 
 /// Turns a game's fault into an error that names the formula and how to reproduce it.

@@ -137,6 +137,12 @@ pub struct Tally {
     pub nobody: u64,
     /// Points by source, summed over games: `faction * sources + source`.
     pub points: Vec<i128>,
+    /// Games with a sole leader after round `r + 1`.
+    #[serde(default)]
+    pub leader_games: Vec<u64>,
+    /// ... of which that leader went on to win alone.
+    #[serde(default)]
+    pub leader_won: Vec<u64>,
     /// Games whose first place was shared.
     pub shared: u64,
 }
@@ -160,14 +166,26 @@ impl Tally {
             draws: 0,
             nobody: 0,
             points: vec![0; nf * ns],
+            leader_games: Vec::new(),
+            leader_won: Vec::new(),
             shared: 0,
         }
     }
 
     /// Counts one game and the points it credited to each source.
     #[inline]
-    pub fn add(&mut self, o: &Outcome, points: &[i64]) {
+    pub fn add(&mut self, o: &Outcome, points: &[i64], leaders: &[u8]) {
         self.games += 1;
+        if self.leader_games.len() < leaders.len() {
+            self.leader_games.resize(leaders.len(), 0);
+            self.leader_won.resize(leaders.len(), 0);
+        }
+        for (r, &l) in leaders.iter().enumerate() {
+            if l != crate::engine::NO_LEADER {
+                self.leader_games[r] += 1;
+                self.leader_won[r] += (o.result == GameResult::Win(l)) as u64;
+            }
+        }
         for (a, &p) in self.points.iter_mut().zip(points) {
             *a += p as i128;
         }
@@ -218,6 +236,16 @@ impl Tally {
         self.games += o.games;
         self.draws += o.draws;
         self.nobody += o.nobody;
+        if self.leader_games.len() < o.leader_games.len() {
+            self.leader_games.resize(o.leader_games.len(), 0);
+            self.leader_won.resize(o.leader_won.len(), 0);
+        }
+        for (a, b) in self.leader_games.iter_mut().zip(&o.leader_games) {
+            *a += b;
+        }
+        for (a, b) in self.leader_won.iter_mut().zip(&o.leader_won) {
+            *a += b;
+        }
         for (a, b) in self.points.iter_mut().zip(&o.points) {
             *a += b;
         }

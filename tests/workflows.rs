@@ -437,3 +437,45 @@ fn sweep_and_sensitivity_move_win_rates_the_right_way() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("nearest valid paths: settings.p"));
 }
+
+#[test]
+fn sweep_and_sensitivity_draw_their_charts() {
+    let dir = temp("sweepcharts");
+    vpsim()
+        .args([
+            "sweep",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.p=0.2,0.3",
+            "--games",
+            "500",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.join("line"))
+        .assert()
+        .success();
+    vpsim()
+        .args([
+            "sensitivity",
+            "scenarios/race_to_three.toml",
+            "--param",
+            "settings.p",
+            "--games",
+            "500",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.join("tornado"))
+        .assert()
+        .success();
+    for f in [
+        "line/sweep.png",
+        "line/sweep.svg",
+        "line/sweep.json",
+        "tornado/tornado.png",
+        "tornado/sensitivity.json",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+}

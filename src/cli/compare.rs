@@ -192,7 +192,8 @@ pub fn run(a: Args) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&cmp)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out {
+    if let Some(dir) = &o.out_dir(&format!("{}-compare", ma.name)) {
+        super::prepare_out(dir, o.force)?;
         crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
     }
     if o.json {

@@ -121,6 +121,7 @@ pub fn run(a: Args) -> Result<()> {
         merged.threads,
     );
     if let Some(dir) = &a.out {
+        super::prepare_out(dir, false)?;
         super::write_outputs(dir, &summary, &merged)?;
     }
     super::print_summary(&summary, a.json)

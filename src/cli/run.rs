@@ -6,14 +6,16 @@ use std::time::Duration;
 use super::RunOpts;
 use crate::error::{Error, Result};
 use crate::output::{Shard, TallyFile};
+use crate::report::tables::GameRow;
 use crate::report::{PrecisionReport, RunInfo, Summary};
-use crate::runner::{RunSpec, empty_tally, run as run_games};
+use crate::runner::{RunSpec, empty_tally, run as run_games, run_rows};
 use crate::stats::{Rate, z_for};
 
 /// Play many seeded games and report.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > run.json
+  vpsim run scenarios/race_to_three.toml --out              # report folder in reports/race_to_three/
   vpsim run scenarios/race_to_three.toml --set settings.p=0.35 --precision 0.005
   vpsim run scenarios/race_to_three.toml --games 1000000 --shard 2/4 --out shards/2")]
 pub struct Args {
@@ -26,6 +28,10 @@ pub struct Args {
     /// --out folders with `vpsim merge`.
     #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
+    /// Also write games.parquet: one row per game (needs --out; above 10 million games it
+    /// needs --force too). Written in row groups as the run goes, so memory stays flat.
+    #[arg(long)]
+    pub games_table: bool,
     /// Keep playing until every win rate's 95% interval half-width is below this, up to
     /// --games games.
     #[arg(long, value_name = "HALF_WIDTH", value_parser = parse_precision)]
@@ -63,6 +69,9 @@ pub struct Played {
     pub precision: Option<PrecisionReport>,
 }
 
+/// A sink for per-game rows, in game order.
+pub type Rows<'a> = &'a mut dyn FnMut(&[GameRow]) -> Result<()>;
+
 /// Plays games `first..first + games` of `model` (or, with a precision target, as many of
 /// them as it takes), with a progress bar unless --quiet.
 pub fn play(
@@ -71,6 +80,18 @@ pub fn play(
     first: u64,
     games: u64,
     target: Option<f64>,
+) -> Result<Played> {
+    play_rows(model, o, first, games, target, None)
+}
+
+/// [`play`], handing every game's outcome to `rows` in game order when given.
+pub fn play_rows(
+    model: &crate::Model,
+    o: &RunOpts,
+    first: u64,
+    games: u64,
+    target: Option<f64>,
+    mut rows: Option<Rows>,
 ) -> Result<Played> {
     let threads = o.threads.map(|t| t as usize);
     let bar = super::progress_bar(games, o.quiet);
@@ -85,18 +106,23 @@ pub fn play(
         threads: 1,
         precision: None,
     };
+    let batch_of = |spec: &RunSpec, rows: &mut Option<Rows>| -> Result<crate::runner::RunResult> {
+        match rows.as_mut() {
+            Some(r) => run_rows(model, spec, &tick, *r),
+            None => run_games(model, spec, &tick),
+        }
+    };
     let outcome: Result<()> = (|| {
         match target {
             None => {
-                let r = run_games(
-                    model,
+                let r = batch_of(
                     &RunSpec {
                         seed: o.seed,
                         first,
                         games,
                         threads,
                     },
-                    &tick,
+                    &mut rows,
                 )?;
                 (p.tally, p.elapsed, p.threads) = (r.tally, r.elapsed, r.threads);
             }
@@ -111,7 +137,7 @@ pub fn play(
                         games: batch,
                         threads,
                     };
-                    let r = run_games(model, &spec, &tick)?;
+                    let r = batch_of(&spec, &mut rows)?;
                     p.tally = std::mem::take(&mut p.tally).merge(r.tally);
                     p.elapsed += r.elapsed;
                     p.threads = r.threads;
@@ -150,8 +176,50 @@ pub fn run(a: Args) -> Result<()> {
         Some(s) => s.range(o.games),
         None => (0, o.games),
     };
-    let p = play(&model, o, first, games, a.precision)?;
+    let out = o.out_dir(&model.name);
+    if let Some(d) = &out {
+        super::prepare_out(d, o.force)?;
+    }
+    if a.games_table && out.is_none() {
+        return Err(Error::Usage(
+            "--games-table writes into the report folder: add --out [DIR]".into(),
+        ));
+    }
+    if a.games_table && games > 10_000_000 && !o.force {
+        return Err(Error::Usage(format!(
+            "--games-table with {games} games writes {games} rows: add --force to confirm"
+        )));
+    }
     let info = RunInfo::of(&model, o.seed, &o.overrides());
+    let mut writer = match (&out, a.games_table) {
+        (Some(d), true) => Some(crate::report::tables::GamesWriter::create(d, &info, games)?),
+        _ => None,
+    };
+    let played = {
+        let mut sink = |rows: &[GameRow]| -> Result<()> {
+            match writer.as_mut() {
+                Some(w) => w.write(rows),
+                None => Ok(()),
+            }
+        };
+        let rows: Option<Rows> = if a.games_table { Some(&mut sink) } else { None };
+        play_rows(&model, o, first, games, a.precision, rows)
+    };
+    let p = match played {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(w) = writer {
+                w.abandon();
+            }
+            if matches!(e, Error::Interrupted) {
+                eprintln!("interrupted before the run finished: no output file was written");
+            }
+            return Err(e);
+        }
+    };
+    if let Some(w) = writer {
+        w.finish()?;
+    }
     let mut summary = Summary::of(&info, first, &p.tally, p.elapsed, p.threads);
     summary.precision = p.precision;
     if let Some(pr) = &summary.precision
@@ -167,7 +235,7 @@ pub fn run(a: Args) -> Result<()> {
             pr.target, summary.games, pr.max_half_width
         );
     }
-    if let Some(dir) = &o.out {
+    if let Some(dir) = &out {
         let file = TallyFile {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
             info,
@@ -179,6 +247,9 @@ pub fn run(a: Args) -> Result<()> {
             tally: p.tally,
         };
         super::write_outputs(dir, &summary, &file)?;
+        if !o.quiet && !o.json {
+            eprintln!("report written to {}", dir.display());
+        }
     }
     super::print_summary(&summary, o.json)
 }

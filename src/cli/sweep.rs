@@ -188,8 +188,60 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out {
+    if let Some(dir) = &o.out_dir(&format!(
+        "{}-sweep",
+        a.scenario
+            .file_stem()
+            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
+    )) {
+        super::prepare_out(dir, o.force)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
+        let title = format!("Win rate against {}", sweep.params.join(" and "));
+        match a.param.as_slice() {
+            [p] => {
+                let xs: Option<Vec<f64>> = p.values.iter().map(|v| v.parse().ok()).collect();
+                if let Some(xs) = xs {
+                    let series: Vec<(String, Vec<Rate>)> = sweep
+                        .factions
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| {
+                            (f.clone(), sweep.points.iter().map(|pt| pt.win[i]).collect())
+                        })
+                        .collect();
+                    crate::report::charts::write_sweep_lines(
+                        dir, "sweep", &title, &p.path, &xs, &series,
+                    )?;
+                }
+            }
+            [p, q] => {
+                let maps: Vec<(String, Vec<Vec<f64>>)> = sweep
+                    .factions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let grid = (0..p.values.len())
+                            .map(|x| {
+                                (0..q.values.len())
+                                    .map(|y| sweep.points[x * q.values.len() + y].win[i].rate)
+                                    .collect()
+                            })
+                            .collect();
+                        (f.clone(), grid)
+                    })
+                    .collect();
+                crate::report::charts::write_heat_maps(
+                    dir,
+                    "sweep",
+                    &title,
+                    (&p.path, &q.path),
+                    &p.values,
+                    &q.values,
+                    &maps,
+                )?;
+            }
+            _ => {}
+        }
     }
     if o.json {
         return super::out(&format!("{json}\n"));
@@ -344,8 +396,41 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&s)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out {
+    if let Some(dir) = &o.out_dir(&format!(
+        "{}-sensitivity",
+        a.scenario
+            .file_stem()
+            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
+    )) {
+        super::prepare_out(dir, o.force)?;
         crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
+        let params: Vec<String> = s.effects.iter().map(|e| e.param.clone()).collect();
+        let effects: Vec<(String, Vec<(f64, f64)>)> = s
+            .factions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (
+                    f.clone(),
+                    s.effects
+                        .iter()
+                        .map(|e| {
+                            (
+                                e.down[i].rate - s.base[i].rate,
+                                e.up[i].rate - s.base[i].rate,
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        crate::report::charts::write_tornado(
+            dir,
+            "tornado",
+            "Effect of one step down (blue) and up (orange) on win rates",
+            &params,
+            &effects,
+        )?;
     }
     if o.json {
         return super::out(&format!("{json}\n"));

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Regenerates the committed reports of the seed scenarios (tables, charts, report.md).
+# Usage: bash reports/regenerate.sh   (from anywhere; the dev profile is optimised enough: about a minute on two cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --quiet
+for s in europa_universalis_price_of_power liberty_or_death pax_romana terrus twilight_imperium_4; do
+  target/debug/vpsim run "scenarios/$s.toml" --games 200000 --seed 1 --quiet --force --out "reports/$s" > /dev/null
+  echo "reports/$s"
+done

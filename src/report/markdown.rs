@@ -1,0 +1,216 @@
+//! `report.md`: the charts with a one-line reading each, the summary table, and how to
+//! reproduce the run.
+//!
+//! Owns the wording of readings. Each is computed from the run's numbers and says whether a
+//! difference is beyond noise (non-overlapping 95% intervals) or within it.
+
+use std::fmt::Write as _;
+
+use super::Summary;
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn ci(r: &crate::stats::Rate) -> String {
+    format!("{} [{}, {}]", pct(r.rate), pct(r.low), pct(r.high))
+}
+
+/// The reading of the win-rate chart.
+pub fn win_reading(s: &Summary) -> String {
+    let Some(best) = s
+        .factions
+        .iter()
+        .max_by(|a, b| a.win.rate.total_cmp(&b.win.rate))
+    else {
+        return String::new();
+    };
+    let Some(worst) = s
+        .factions
+        .iter()
+        .min_by(|a, b| a.win.rate.total_cmp(&b.win.rate))
+    else {
+        return String::new();
+    };
+    let fair = 1.0 / s.factions.len().max(1) as f64;
+    let noise = if best.win.low > worst.win.high {
+        "the gap is beyond noise (the 95% intervals do not overlap)"
+    } else {
+        "the gap is within noise (the 95% intervals overlap)"
+    };
+    format!(
+        "{} wins most often, {}; {} least, {}; {noise}. The fair share is {}.",
+        best.name,
+        ci(&best.win),
+        worst.name,
+        ci(&worst.win),
+        pct(fair)
+    )
+}
+
+/// Writes report.md.
+pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
+    let mut m = String::new();
+    let _ = writeln!(m, "# {}\n", s.scenario.title);
+    let _ = writeln!(m, "Reproduce with:\n\n```sh\n{command}\n```\n");
+    let _ = writeln!(m, "| | |\n|---|---|");
+    let _ = writeln!(m, "| vpsim | {} |", s.vpsim_version);
+    let _ = writeln!(
+        m,
+        "| scenario | `{}` (hash `{}`) |",
+        s.scenario.file, s.scenario.hash
+    );
+    let _ = writeln!(m, "| seed | {} |", s.seed);
+    let _ = writeln!(m, "| games | {} |", s.games);
+    let overrides = if s.overrides.is_empty() {
+        "none".to_string()
+    } else {
+        s.overrides
+            .iter()
+            .map(|o| format!("`{o}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(m, "| overrides | {overrides} |");
+    let _ = writeln!(m, "| intervals | {:.0}% Wilson |\n", 100.0 * s.confidence);
+    let has = |c: &str| charts.iter().any(|x| x == c);
+    let chart = |m: &mut String, file: &str, title: &str, reading: String| {
+        if has(file) {
+            let _ = writeln!(m, "## {title}\n\n![{title}]({file}.png)\n\n{reading}\n");
+        }
+    };
+    chart(&mut m, "win_rates", "Win rates", win_reading(s));
+    let scored: Vec<_> = s
+        .factions
+        .iter()
+        .filter_map(|f| f.score.map(|sc| (f.name.as_str(), sc)))
+        .collect();
+    if let (Some(hi), Some(lo)) = (
+        scored.iter().max_by(|a, b| a.1.mean.total_cmp(&b.1.mean)),
+        scored.iter().min_by(|a, b| a.1.mean.total_cmp(&b.1.mean)),
+    ) {
+        chart(
+            &mut m,
+            "scores",
+            "Score distributions",
+            format!(
+                "Mean final scores run from {:.2} ({}) to {:.2} ({}); the widest spread (sd) is {:.2}.",
+                lo.1.mean,
+                lo.0,
+                hi.1.mean,
+                hi.0,
+                scored.iter().map(|x| x.1.sd).fold(0.0, f64::max)
+            ),
+        );
+    }
+    if let Some(last) = s.factions.iter().max_by(|a, b| {
+        a.ranks
+            .last()
+            .map_or(0.0, |r| r.rate.rate)
+            .total_cmp(&b.ranks.last().map_or(0.0, |r| r.rate.rate))
+    }) {
+        let n = s.factions.len();
+        chart(
+            &mut m,
+            "ranks",
+            "Rank distributions",
+            format!(
+                "{} finishes last (rank {n}) most often: {}.",
+                last.name,
+                ci(&last.ranks[n - 1].rate)
+            ),
+        );
+    }
+    if let Some(l) = s.length.spread {
+        chart(
+            &mut m,
+            "length",
+            "Game length",
+            format!(
+                "Games last {:.2} rounds on average (median {}, from {} to {}).",
+                l.mean, l.median, l.min, l.max
+            ),
+        );
+    }
+    if let Some(r) = s.end_reasons.iter().max_by_key(|r| r.rate.count) {
+        chart(
+            &mut m,
+            "end_reasons",
+            "End reasons",
+            format!(
+                "Most games end by `{}` ({}): {}.",
+                r.name,
+                r.mechanism,
+                ci(&r.rate)
+            ),
+        );
+    }
+    if let Some(p) = s
+        .points_by_source
+        .iter()
+        .filter(|p| p.total > 0)
+        .max_by(|a, b| a.share.total_cmp(&b.share))
+    {
+        chart(
+            &mut m,
+            "points_by_source",
+            "Points by source",
+            format!(
+                "The largest single share of any faction's points is {} from `{}` ({} of its tagged points, {:.2} per game).",
+                p.faction,
+                p.source,
+                pct(p.share),
+                p.mean_per_game
+            ),
+        );
+    }
+    let fair = 1.0 / s.factions.len().max(1) as f64;
+    let early = s.leader_by_round.iter().find(|l| l.won.n * 20 >= s.games);
+    if let Some(l) = early {
+        chart(
+            &mut m,
+            "leader_by_round",
+            "Leader by round",
+            format!(
+                "The sole leader after round {} goes on to win {} of the time, against a fair share of {}.",
+                l.round,
+                ci(&l.won),
+                pct(fair)
+            ),
+        );
+    }
+    let _ = writeln!(m, "## Summary\n");
+    let _ = writeln!(
+        m,
+        "| faction | win [95% CI] | shared | draw | mean rank | score mean | sd | min | q1 | median | q3 | max |"
+    );
+    let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for f in &s.factions {
+        let sc = f.score;
+        let v = |g: fn(&crate::stats::Spread) -> String| sc.map_or("-".to_string(), |x| g(&x));
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
+            f.name,
+            ci(&f.win),
+            pct(f.shared_win.rate),
+            pct(f.draw.rate),
+            f.mean_rank,
+            v(|x| format!("{:.2}", x.mean)),
+            v(|x| format!("{:.2}", x.sd)),
+            v(|x| x.min.to_string()),
+            v(|x| x.q1.to_string()),
+            v(|x| x.median.to_string()),
+            v(|x| x.q3.to_string()),
+            v(|x| x.max.to_string()),
+        );
+    }
+    let _ = writeln!(
+        m,
+        "\nDraws {}, shared wins {}, nobody wins {}. Tables: `summary`, `scores`, `ranks`, `lengths`, `end_reasons`, `tie_breaks`, `points_by_source`, `leader_by_round` (Parquet, beside this file).",
+        ci(&s.draws),
+        ci(&s.shared_wins),
+        ci(&s.nobody_wins)
+    );
+    m
+}

@@ -1,0 +1,297 @@
+//! Parquet tables of a run, written with polars.
+//!
+//! Owns the table layouts (column names, types and units are documented in the README) and
+//! the run metadata every table carries in its Parquet key-value metadata. Each file is built
+//! in memory and renamed into place, so none is ever left half-written; the per-game table
+//! streams row groups to a temporary file as the run goes.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use super::{RunInfo, Summary};
+use crate::error::{Error, Result};
+use crate::output::write_atomic;
+use crate::stats::Tally;
+
+fn polars_err(what: &str) -> impl Fn(PolarsError) -> Error + '_ {
+    move |e| Error::Write {
+        what: what.to_string(),
+        source: std::io::Error::other(e.to_string()),
+    }
+}
+
+/// The run metadata stored in every table.
+pub fn metadata(info: &RunInfo, games: u64) -> Vec<(String, String)> {
+    vec![
+        ("vpsim_version".into(), env!("CARGO_PKG_VERSION").into()),
+        ("scenario_name".into(), info.scenario.name.clone()),
+        ("scenario_file".into(), info.scenario.file.clone()),
+        ("scenario_hash".into(), info.scenario.hash.clone()),
+        ("seed".into(), info.seed.to_string()),
+        ("games".into(), games.to_string()),
+        (
+            "overrides".into(),
+            serde_json::to_string(&info.overrides).unwrap_or_default(),
+        ),
+    ]
+}
+
+fn write_df(path: &Path, mut df: DataFrame, meta: &[(String, String)]) -> Result<()> {
+    let what = path.display().to_string();
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.to_vec())))
+        .finish(&mut df)
+        .map_err(polars_err(&what))?;
+    write_atomic(path, &bytes)
+}
+
+/// Writes the summary tables into `dir`; returns the files written.
+pub fn write_tables(dir: &Path, s: &Summary, info: &RunInfo, t: &Tally) -> Result<Vec<PathBuf>> {
+    let meta = metadata(info, s.games);
+    let mut written = Vec::new();
+    let mut put = |name: &str, df: PolarsResult<DataFrame>| -> Result<()> {
+        let path = dir.join(format!("{name}.parquet"));
+        let df = df.map_err(polars_err(name))?;
+        write_df(&path, df, &meta)?;
+        written.push(path);
+        Ok(())
+    };
+    let f = &s.factions;
+    let opt = |g: fn(&crate::stats::Spread) -> f64| {
+        f.iter()
+            .map(|x| x.score.map(|s| g(&s)))
+            .collect::<Vec<Option<f64>>>()
+    };
+    let opti = |g: fn(&crate::stats::Spread) -> i64| {
+        f.iter()
+            .map(|x| x.score.map(|s| g(&s)))
+            .collect::<Vec<Option<i64>>>()
+    };
+    put(
+        "summary",
+        df!(
+            "faction" => f.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+            "games" => f.iter().map(|_| s.games).collect::<Vec<u64>>(),
+            "wins" => f.iter().map(|x| x.win.count).collect::<Vec<u64>>(),
+            "shared_wins" => f.iter().map(|x| x.shared_win.count).collect::<Vec<u64>>(),
+            "win_rate" => f.iter().map(|x| x.win.rate).collect::<Vec<f64>>(),
+            "win_low" => f.iter().map(|x| x.win.low).collect::<Vec<f64>>(),
+            "win_high" => f.iter().map(|x| x.win.high).collect::<Vec<f64>>(),
+            "draws" => f.iter().map(|x| x.draw.count).collect::<Vec<u64>>(),
+            "mean_rank" => f.iter().map(|x| x.mean_rank).collect::<Vec<f64>>(),
+            "score_mean" => opt(|s| s.mean),
+            "score_sd" => opt(|s| s.sd),
+            "score_min" => opti(|s| s.min),
+            "score_q1" => opti(|s| s.q1),
+            "score_median" => opti(|s| s.median),
+            "score_q3" => opti(|s| s.q3),
+            "score_max" => opti(|s| s.max),
+        ),
+    )?;
+    let (mut fac, mut score, mut count) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, ft) in t.factions.iter().enumerate() {
+        for (v, c) in ft.scores.iter() {
+            fac.push(f[i].name.clone());
+            score.push(v);
+            count.push(c);
+        }
+    }
+    put(
+        "scores",
+        df!("faction" => fac, "score" => score, "count" => count),
+    )?;
+    let (mut fac, mut rank, mut count) = (Vec::new(), Vec::new(), Vec::new());
+    for x in f {
+        for r in &x.ranks {
+            fac.push(x.name.clone());
+            rank.push(r.rank);
+            count.push(r.rate.count);
+        }
+    }
+    put(
+        "ranks",
+        df!("faction" => fac, "rank" => rank, "count" => count),
+    )?;
+    put(
+        "lengths",
+        df!(
+            "rounds" => s.length.histogram.iter().map(|h| h.rounds).collect::<Vec<i64>>(),
+            "count" => s.length.histogram.iter().map(|h| h.count).collect::<Vec<u64>>(),
+        ),
+    )?;
+    let r = &s.end_reasons;
+    put(
+        "end_reasons",
+        df!(
+            "reason" => r.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+            "mechanism" => r.iter().map(|x| x.mechanism.clone()).collect::<Vec<_>>(),
+            "result" => r.iter().map(|x| x.result.clone()).collect::<Vec<_>>(),
+            "count" => r.iter().map(|x| x.rate.count).collect::<Vec<u64>>(),
+            "rate" => r.iter().map(|x| x.rate.rate).collect::<Vec<f64>>(),
+            "low" => r.iter().map(|x| x.rate.low).collect::<Vec<f64>>(),
+            "high" => r.iter().map(|x| x.rate.high).collect::<Vec<f64>>(),
+        ),
+    )?;
+    let d = &s.decided_by;
+    put(
+        "tie_breaks",
+        df!(
+            "decided_by" => d.iter().map(|x| x.by.clone()).collect::<Vec<_>>(),
+            "count" => d.iter().map(|x| x.rate.count).collect::<Vec<u64>>(),
+            "rate" => d.iter().map(|x| x.rate.rate).collect::<Vec<f64>>(),
+            "low" => d.iter().map(|x| x.rate.low).collect::<Vec<f64>>(),
+            "high" => d.iter().map(|x| x.rate.high).collect::<Vec<f64>>(),
+        ),
+    )?;
+    let p = &s.points_by_source;
+    put(
+        "points_by_source",
+        df!(
+            "faction" => p.iter().map(|x| x.faction.clone()).collect::<Vec<_>>(),
+            "source" => p.iter().map(|x| x.source.clone()).collect::<Vec<_>>(),
+            "total" => p.iter().map(|x| x.total).collect::<Vec<i64>>(),
+            "mean_per_game" => p.iter().map(|x| x.mean_per_game).collect::<Vec<f64>>(),
+            "share" => p.iter().map(|x| x.share).collect::<Vec<f64>>(),
+        ),
+    )?;
+    let l = &s.leader_by_round;
+    put(
+        "leader_by_round",
+        df!(
+            "round" => l.iter().map(|x| x.round).collect::<Vec<u32>>(),
+            "games_with_leader" => l.iter().map(|x| x.won.n).collect::<Vec<u64>>(),
+            "leader_won" => l.iter().map(|x| x.won.count).collect::<Vec<u64>>(),
+            "rate" => l.iter().map(|x| x.won.rate).collect::<Vec<f64>>(),
+            "low" => l.iter().map(|x| x.won.low).collect::<Vec<f64>>(),
+            "high" => l.iter().map(|x| x.won.high).collect::<Vec<f64>>(),
+        ),
+    )?;
+    Ok(written)
+}
+
+/// One game's row of the `games` table.
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    /// Game index.
+    pub game: u64,
+    /// The outcome.
+    pub outcome: crate::engine::Outcome,
+}
+
+/// Streams the `games` table: one row group per batch of games, to a temporary file that is
+/// renamed into place by [`GamesWriter::finish`] (and removed if the run does not finish).
+pub struct GamesWriter {
+    writer: polars::io::parquet::write::BatchedWriter<std::fs::File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    factions: Vec<String>,
+    reasons: Vec<String>,
+}
+
+impl GamesWriter {
+    /// Starts `dir/games.parquet`.
+    pub fn create(dir: &Path, info: &RunInfo, games: u64) -> Result<GamesWriter> {
+        let path = dir.join("games.parquet");
+        let tmp = dir.join(format!(".games.parquet.{}.tmp", std::process::id()));
+        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+            what: dir.display().to_string(),
+            source,
+        })?;
+        let file = std::fs::File::create(&tmp).map_err(|source| Error::Write {
+            what: tmp.display().to_string(),
+            source,
+        })?;
+        let mut schema = Schema::default();
+        schema.insert("game".into(), DataType::UInt64);
+        schema.insert("reason".into(), DataType::String);
+        schema.insert("rounds".into(), DataType::UInt32);
+        schema.insert("winner".into(), DataType::String);
+        for f in &info.factions {
+            schema.insert(format!("score_{}", f.name).into(), DataType::Int64);
+        }
+        for f in &info.factions {
+            schema.insert(format!("rank_{}", f.name).into(), DataType::UInt32);
+        }
+        let writer = ParquetWriter::new(file)
+            .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata(info, games))))
+            .batched(&schema)
+            .map_err(polars_err("games.parquet"))?;
+        Ok(GamesWriter {
+            writer,
+            tmp,
+            path,
+            factions: info.factions.iter().map(|f| f.name.clone()).collect(),
+            reasons: info.reasons.iter().map(|r| r.name.clone()).collect(),
+        })
+    }
+
+    /// Appends a batch of games, in game order, as one row group.
+    pub fn write(&mut self, rows: &[GameRow]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let winner = |o: &crate::engine::Outcome| match o.result {
+            crate::engine::Result::Win(f) => Some(self.factions[f as usize].clone()),
+            _ => None,
+        };
+        let mut cols: Vec<Column> = vec![
+            Column::new(
+                "game".into(),
+                rows.iter().map(|r| r.game).collect::<Vec<u64>>(),
+            ),
+            Column::new(
+                "reason".into(),
+                rows.iter()
+                    .map(|r| self.reasons[r.outcome.reason as usize].clone())
+                    .collect::<Vec<String>>(),
+            ),
+            Column::new(
+                "rounds".into(),
+                rows.iter().map(|r| r.outcome.rounds).collect::<Vec<u32>>(),
+            ),
+            Column::new(
+                "winner".into(),
+                rows.iter()
+                    .map(|r| winner(&r.outcome))
+                    .collect::<Vec<Option<String>>>(),
+            ),
+        ];
+        for (i, f) in self.factions.iter().enumerate() {
+            cols.push(Column::new(
+                format!("score_{f}").into(),
+                rows.iter()
+                    .map(|r| r.outcome.scores[i])
+                    .collect::<Vec<i64>>(),
+            ));
+        }
+        for (i, f) in self.factions.iter().enumerate() {
+            cols.push(Column::new(
+                format!("rank_{f}").into(),
+                rows.iter()
+                    .map(|r| r.outcome.ranks[i] as u32)
+                    .collect::<Vec<u32>>(),
+            ));
+        }
+        let df = DataFrame::new(rows.len(), cols).map_err(polars_err("games.parquet"))?;
+        self.writer
+            .write_batch(&df)
+            .map_err(polars_err("games.parquet"))
+    }
+
+    /// Finishes the file and moves it into place.
+    pub fn finish(self) -> Result<PathBuf> {
+        self.writer.finish().map_err(polars_err("games.parquet"))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|source| Error::Write {
+            what: self.path.display().to_string(),
+            source,
+        })?;
+        Ok(self.path)
+    }
+
+    /// Drops the unfinished file.
+    pub fn abandon(self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}

@@ -1,0 +1,272 @@
+//! The report folder: Parquet tables read back against the JSON summary of the same run,
+//! charts, report.md, the per-game table, and safety rules.
+
+use std::fs::File;
+
+use assert_cmd::Command;
+use polars::prelude::*;
+use serde_json::Value;
+
+const TI4: &str = "scenarios/twilight_imperium_4.toml";
+
+fn vpsim() -> Command {
+    Command::cargo_bin("vpsim").unwrap()
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vpsim-report-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn read(dir: &std::path::Path, table: &str) -> DataFrame {
+    ParquetReader::new(File::open(dir.join(format!("{table}.parquet"))).unwrap())
+        .finish()
+        .unwrap()
+}
+
+fn u64s(df: &DataFrame, col: &str) -> Vec<u64> {
+    df.column(col)
+        .unwrap()
+        .u64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect()
+}
+
+fn strs(df: &DataFrame, col: &str) -> Vec<String> {
+    df.column(col)
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|s| s.unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn tables_match_the_json_summary_of_the_same_run() {
+    let dir = temp("tables");
+    let out = vpsim()
+        .args([
+            "run",
+            "scenarios/pax_romana.toml",
+            "--games",
+            "3000",
+            "--seed",
+            "4",
+            "--json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let factions = json["factions"].as_array().unwrap();
+
+    let summary = read(&dir, "summary");
+    assert_eq!(
+        strs(&summary, "faction"),
+        factions
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        u64s(&summary, "wins"),
+        factions
+            .iter()
+            .map(|f| f["win"]["count"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    );
+    let rates: Vec<f64> = summary
+        .column("win_rate")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    for (r, f) in rates.iter().zip(factions) {
+        assert_eq!(*r, f["win"]["rate"].as_f64().unwrap());
+    }
+
+    // The whole score distribution: counts per faction add up to the games.
+    let scores = read(&dir, "scores");
+    let fac = strs(&scores, "faction");
+    let counts = u64s(&scores, "count");
+    for f in factions {
+        let name = f["name"].as_str().unwrap();
+        let total: u64 = fac
+            .iter()
+            .zip(&counts)
+            .filter(|(x, _)| *x == name)
+            .map(|(_, c)| c)
+            .sum();
+        assert_eq!(total, 3000);
+        let vals: Vec<i64> = scores
+            .column("score")
+            .unwrap()
+            .i64()
+            .unwrap()
+            .into_no_null_iter()
+            .collect();
+        let mean = fac
+            .iter()
+            .zip(&counts)
+            .zip(&vals)
+            .filter(|((x, _), _)| *x == name)
+            .map(|((_, c), v)| *c as f64 * *v as f64)
+            .sum::<f64>()
+            / 3000.0;
+        assert!((mean - f["score"]["mean"].as_f64().unwrap()).abs() < 1e-9);
+    }
+    let ranks = read(&dir, "ranks");
+    assert_eq!(u64s(&ranks, "count").iter().sum::<u64>(), 3000 * 4);
+    let lengths = read(&dir, "lengths");
+    assert_eq!(u64s(&lengths, "count").iter().sum::<u64>(), 3000);
+    let reasons = read(&dir, "end_reasons");
+    assert_eq!(u64s(&reasons, "count").iter().sum::<u64>(), 3000);
+    let sources = read(&dir, "points_by_source");
+    assert_eq!(
+        sources.height(),
+        json["points_by_source"].as_array().unwrap().len()
+    );
+    let leader = read(&dir, "leader_by_round");
+    assert_eq!(
+        leader.height(),
+        json["leader_by_round"].as_array().unwrap().len()
+    );
+    assert!(leader.height() > 0);
+    let _ = read(&dir, "tie_breaks");
+
+    // Every table carries the run's metadata.
+    let mut reader = ParquetReader::new(File::open(dir.join("summary.parquet")).unwrap());
+    let file_meta = reader.get_metadata().unwrap().clone();
+    let meta = file_meta.key_value_metadata().clone().unwrap();
+    let get = |k: &str| {
+        meta.iter()
+            .find(|kv| kv.key == k)
+            .and_then(|kv| kv.value.clone())
+            .unwrap()
+    };
+    assert_eq!(get("seed"), "4");
+    assert_eq!(get("games"), "3000");
+    assert_eq!(
+        get("scenario_hash"),
+        json["scenario"]["hash"].as_str().unwrap()
+    );
+    assert_eq!(get("vpsim_version"), env!("CARGO_PKG_VERSION"));
+
+    // Charts and report.md.
+    for chart in [
+        "win_rates",
+        "scores",
+        "ranks",
+        "length",
+        "end_reasons",
+        "points_by_source",
+        "leader_by_round",
+    ] {
+        for ext in ["png", "svg"] {
+            let p = dir.join(format!("{chart}.{ext}"));
+            assert!(
+                std::fs::metadata(&p)
+                    .map(|m| m.len() > 1000)
+                    .unwrap_or(false),
+                "{}",
+                p.display()
+            );
+        }
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("![Win rates](win_rates.png)"));
+    assert!(md.contains("--games 3000 --seed 4"), "{md}");
+    assert!(md.contains(json["scenario"]["hash"].as_str().unwrap()));
+    assert!(
+        std::fs::read_dir(&dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp"))
+    );
+}
+
+#[test]
+fn the_games_table_has_one_row_per_game() {
+    let dir = temp("games");
+    let out = vpsim()
+        .args([
+            "run",
+            TI4,
+            "--games",
+            "5000",
+            "--json",
+            "--games-table",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let games = read(&dir, "games");
+    assert_eq!(games.height(), 5000);
+    assert_eq!(u64s(&games, "game"), (0..5000).collect::<Vec<u64>>());
+    let winners: Vec<Option<String>> = games
+        .column("winner")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|w| w.map(|x| x.to_string()))
+        .collect();
+    for f in json["factions"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        assert_eq!(
+            winners
+                .iter()
+                .filter(|w| w.as_deref() == Some(name))
+                .count() as u64,
+            f["win"]["count"].as_u64().unwrap()
+        );
+    }
+    assert!(games.column("score_Sol").is_ok() && games.column("rank_Sol").is_ok());
+}
+
+#[test]
+fn an_existing_report_folder_needs_force() {
+    let dir = temp("force");
+    vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let again = vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--force", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let refused = vpsim()
+        .args(["run", TI4, "--games", "20000000", "--games-table", "--out"])
+        .arg(temp("big2"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--force"));
+}
