@@ -40,20 +40,39 @@ pub struct PairTally {
     pub games: u64,
     /// Per faction.
     pub factions: Vec<PairFaction>,
+    /// Variant A's own tally (for its report).
+    pub a: crate::stats::Tally,
+    /// Variant B's own tally.
+    pub b: crate::stats::Tally,
 }
 
 impl PairTally {
-    /// An empty tally for `nf` factions.
+    /// An empty tally for `nf` factions (no per-variant tallies: see [`PairTally::for_models`]).
     pub fn new(nf: usize) -> PairTally {
         PairTally {
             games: 0,
             factions: vec![PairFaction::default(); nf],
+            a: Default::default(),
+            b: Default::default(),
         }
     }
 
-    /// Counts one pair of games.
-    pub fn add(&mut self, a: &Outcome, b: &Outcome) {
+    /// An empty tally shaped for two models.
+    pub fn for_models(a: &Model, b: &Model) -> PairTally {
+        PairTally {
+            a: crate::runner::empty_tally(a),
+            b: crate::runner::empty_tally(b),
+            ..PairTally::new(a.nfactions())
+        }
+    }
+
+    /// Counts one pair of games, and each game in its variant's tally.
+    pub fn add(&mut self, a: &Outcome, b: &Outcome, ga: &Game, gb: &Game) {
         self.games += 1;
+        if !self.a.factions.is_empty() {
+            self.a.add(a, ga.points(), ga.leaders());
+            self.b.add(b, gb.points(), gb.leaders());
+        }
         for (f, pf) in self.factions.iter_mut().enumerate() {
             let wa = a.result == GameResult::Win(f as u8);
             let wb = b.result == GameResult::Win(f as u8);
@@ -77,6 +96,8 @@ impl PairTally {
             return o;
         }
         self.games += o.games;
+        self.a = std::mem::take(&mut self.a).merge(o.a);
+        self.b = std::mem::take(&mut self.b).merge(o.b);
         for (x, y) in self.factions.iter_mut().zip(o.factions) {
             x.wins_a += y.wins_a;
             x.wins_b += y.wins_b;
@@ -109,7 +130,6 @@ pub fn run_pair(
         crate::Error::Usage(format!("--threads: cannot start the thread pool: {e}"))
     })?;
     let chunk = crate::runner::CHUNK;
-    let nf = a.nfactions();
     type Failed = (u64, crate::expr::Fault, bool);
     let merged: std::result::Result<PairTally, Failed> = pool.install(|| {
         (0..games.div_ceil(chunk))
@@ -119,18 +139,18 @@ pub fn run_pair(
                 |(ga, gb), c| -> std::result::Result<PairTally, Failed> {
                     let lo = first + c * chunk;
                     let hi = (lo + chunk).min(first + games);
-                    let mut t = PairTally::new(nf);
+                    let mut t = PairTally::for_models(a, b);
                     for i in lo..hi {
                         let oa = ga.play(seed, i).map_err(|f| (i, f, true))?;
                         let ob = gb.play(seed, i).map_err(|f| (i, f, false))?;
-                        t.add(&oa, &ob);
+                        t.add(&oa, &ob, ga, gb);
                     }
                     progress(hi - lo);
                     Ok(t)
                 },
             )
             .reduce(
-                || Ok(PairTally::new(nf)),
+                || Ok(PairTally::for_models(a, b)),
                 |x, y| match (x, y) {
                     (Ok(x), Ok(y)) => Ok(x.merge(y)),
                     (Err(e1), Err(e2)) => Err(if e1.0 <= e2.0 { e1 } else { e2 }),

@@ -270,3 +270,53 @@ fn an_existing_report_folder_needs_force() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--force"));
 }
+
+#[test]
+fn ctrl_c_leaves_no_half_written_file() {
+    let dir = temp("interrupt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args([
+            "run",
+            TI4,
+            "--games",
+            "200000000",
+            "--games-table",
+            "--force",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the games table has been started, then interrupt.
+    let start = std::time::Instant::now();
+    while !std::fs::read_dir(&dir)
+        .map(|d| d.count() > 0)
+        .unwrap_or(false)
+        && start.elapsed().as_secs() < 20
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no output file was written"));
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}

@@ -479,3 +479,48 @@ fn sweep_and_sensitivity_draw_their_charts() {
         assert!(dir.join(f).exists(), "{f}");
     }
 }
+
+#[test]
+fn compare_and_check_write_reports_like_run() {
+    let dir = temp("cmpout");
+    vpsim()
+        .args([
+            "compare",
+            "scenarios/race_to_three.toml",
+            "--b-set",
+            "settings.q=0.45",
+            "--games",
+            "2000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.join("cmp"))
+        .assert()
+        .success();
+    for f in [
+        "cmp/compare.json",
+        "cmp/a/summary.parquet",
+        "cmp/a/win_rates.png",
+        "cmp/b/report.md",
+        "cmp/b/tally.json",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let b: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cmp/b/summary.json")).unwrap()).unwrap();
+    assert_eq!(b["overrides"][0], "settings.q=0.45");
+    assert_eq!(b["games"], 2000);
+    vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "2000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.join("chk"))
+        .assert()
+        .success();
+    assert!(dir.join("chk/report.md").exists());
+}

@@ -133,8 +133,25 @@ pub fn run(a: Args) -> Result<()> {
             ))
         })?;
     }
+    let out = o.out_dir(&model.name);
+    if let Some(d) = &out {
+        super::prepare_out(d, o.force)?;
+    }
     let p = super::run::play(&model, o, 0, o.games, None)?;
     let summary = Summary::of(&info, 0, &p.tally, p.elapsed, p.threads);
+    if let Some(dir) = &out {
+        let file = crate::output::TallyFile {
+            vpsim_version: env!("CARGO_PKG_VERSION").into(),
+            info: info.clone(),
+            shard: None,
+            total_games: o.games,
+            first_game: 0,
+            elapsed_s: p.elapsed.as_secs_f64(),
+            threads: p.threads,
+            tally: p.tally.clone(),
+        };
+        super::write_outputs(dir, &summary, &file)?;
+    }
     let mut results = Vec::new();
     for (name, e, at) in &checks {
         let v = judge(&summary, e, a.judge)

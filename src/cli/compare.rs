@@ -120,7 +120,7 @@ pub fn run(a: Args) -> Result<()> {
             b.inc(n)
         }
     };
-    let mut tally = PairTally::new(names.len());
+    let mut tally = PairTally::for_models(&ma, &mb);
     let mut sequential = None;
     let result: Result<Vec<FactionDiff>> = (|| {
         if !a.until_decided {
@@ -195,6 +195,26 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(dir) = &o.out_dir(&format!("{}-compare", ma.name)) {
         super::prepare_out(dir, o.force)?;
         crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
+        // Each variant's own report beside the comparison.
+        for (sub, m, sets, t) in [("a", &ma, &sets_a, &tally.a), ("b", &mb, &sets_b, &tally.b)] {
+            let info = crate::report::RunInfo::of(
+                m,
+                o.seed,
+                &sets.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+            );
+            let summary = crate::report::Summary::of(&info, 0, t, std::time::Duration::ZERO, 1);
+            let file = crate::output::TallyFile {
+                vpsim_version: env!("CARGO_PKG_VERSION").into(),
+                info,
+                shard: None,
+                total_games: t.games,
+                first_game: 0,
+                elapsed_s: 0.0,
+                threads: 1,
+                tally: t.clone(),
+            };
+            super::write_outputs(&dir.join(sub), &summary, &file)?;
+        }
     }
     if o.json {
         return super::out(&format!("{json}\n"));
