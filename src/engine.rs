@@ -943,15 +943,11 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     fn card_name(&self, c: u16) -> String {
-        let t = &self.m.tables;
-        let d = (0..t.deck_start.len())
-            .rev()
-            .find(|&d| t.deck_start[d] as usize <= c as usize)
-            .unwrap_or(0);
+        let d = self.deck_of(c as usize);
         let deck = &self.m.decks[d];
         format!(
             "{} ({})",
-            deck.1[c as usize - t.deck_start[d] as usize],
+            deck.1[c as usize - self.m.tables.deck_start[d] as usize],
             deck.0
         )
     }

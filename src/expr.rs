@@ -397,17 +397,7 @@ fn is_pure(op: &Op) -> bool {
 }
 
 fn const_eval(code: &[Op]) -> Option<f64> {
-    let st = State {
-        vals: Vec::new(),
-        round: 0,
-        age: 1,
-        age_round: 1,
-        out: 0,
-        card: None,
-        deck_left: Vec::new(),
-        pool: Vec::new(),
-        owner: Vec::new(),
-    };
+    let st = State::empty();
     let t = Tables::default();
     let mut rng = crate::rng::game_rng(0, 0);
     let mut cx = Ctx::default();
@@ -1011,17 +1001,7 @@ mod tests {
 
     #[test]
     fn faults_instead_of_panics() {
-        let st = State {
-            vals: vec![],
-            round: 0,
-            age: 1,
-            age_round: 1,
-            out: 0,
-            card: None,
-            deck_left: vec![],
-            pool: vec![],
-            owner: vec![],
-        };
+        let st = State::empty();
         let t = Tables::default();
         let mut rng = crate::rng::game_rng(1, 1);
         let mut cx = Ctx::default();

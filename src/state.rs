@@ -101,6 +101,21 @@ impl State {
         }
     }
 
+    /// A state with no variables and no decks (for formulas that read neither).
+    pub fn empty() -> State {
+        State {
+            vals: Vec::new(),
+            round: 0,
+            age: 1,
+            age_round: 1,
+            out: 0,
+            card: None,
+            deck_left: Vec::new(),
+            pool: Vec::new(),
+            owner: Vec::new(),
+        }
+    }
+
     /// Puts every deck back to its full template order and clears the clock. Variables are
     /// set by the engine's setup, which evaluates their initial values.
     pub fn reset(&mut self, t: &Tables) {

@@ -274,7 +274,7 @@ fn an_existing_report_folder_needs_force() {
 #[test]
 fn ctrl_c_leaves_no_half_written_file() {
     let dir = temp("interrupt");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
         .args([
             "run",
             TI4,

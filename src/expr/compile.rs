@@ -641,26 +641,7 @@ impl<'s> Compiler<'s> {
             }
             "left" => {
                 arity(1)?;
-                match &args[0] {
-                    Ast::Name {
-                        owner: None,
-                        name: d,
-                        index: None,
-                        pos,
-                    } => match self.syms.decks.get(d) {
-                        Some(&id) => out.push(Op::DeckLeft(id)),
-                        None => {
-                            return err(
-                                *pos,
-                                format!(
-                                    "`{d}` is not a deck{}",
-                                    suggest(d, self.syms.decks.keys())
-                                ),
-                            );
-                        }
-                    },
-                    other => return err(other.pos(), "left() takes a deck name"),
-                }
+                out.push(Op::DeckLeft(self.deck_arg(&args[0])?));
             }
             _ => {
                 if let Some((kind, scope)) = agg_name(name) {
@@ -1180,13 +1161,7 @@ mod tests {
         let st = State {
             vals: vec![4, 9, 2],
             round: 3,
-            age: 1,
-            age_round: 1,
-            out: 0,
-            card: None,
-            deck_left: vec![],
-            pool: vec![],
-            owner: vec![],
+            ..State::empty()
         };
         let t = Tables {
             nfactions: 2,

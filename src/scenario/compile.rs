@@ -893,34 +893,17 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             expect.push((e, f.get_ref().0.clone()));
             probes.push(probe);
         }
-        let faction = |n: &Spanned<String>| -> Result<u8> {
-            syms.factions
-                .get(n.get_ref().as_str())
-                .copied()
-                .ok_or_else(|| {
-                    src.fail(
-                        n.span().start,
-                        format!(
-                            "`{}` is not a faction{}",
-                            n.get_ref(),
-                            suggest(n.get_ref(), syms.factions.keys())
-                        ),
-                    )
-                })
-        };
         let result = match &ex.result {
             None => None,
             Some(r) => {
                 let words: Vec<&str> = r.get_ref().split_whitespace().collect();
                 let named = |w: &[&str]| -> Result<u32> {
                     w.iter().try_fold(0u32, |m, n| {
-                        Ok(m | 1 << faction(&Spanned::new(r.span(), n.to_string()))?)
+                        Ok(m | 1 << fac(&Spanned::new(r.span(), n.to_string()))?)
                     })
                 };
                 Some(match words.as_slice() {
-                    ["win", f] => {
-                        ExpectedResult::Win(faction(&Spanned::new(r.span(), f.to_string()))?)
-                    }
+                    ["win", f] => ExpectedResult::Win(fac(&Spanned::new(r.span(), f.to_string()))?),
                     ["shared", rest @ ..] if rest.len() >= 2 => {
                         ExpectedResult::Shared(named(rest)?)
                     }
@@ -952,7 +935,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 }
             },
         };
-        let order = ex.order.iter().map(faction).collect::<Result<Vec<_>>>()?;
+        let order = ex.order.iter().map(fac).collect::<Result<Vec<_>>>()?;
         let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
         if round < 1 || round > rounds {
             let at = ex.round.as_ref().map_or(0, |r| r.span().start);
