@@ -92,7 +92,7 @@ pub struct RunOpts {
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
     /// Write the report folder: Parquet tables, PNG/SVG charts, report.md, summary.json and
-    /// tally.json (the input of `vpsim merge`). Without DIR: reports/<scenario-name>/.
+    /// tally.json (the input of `vpsim merge`). Without DIR: `reports/<scenario-name>/`.
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
     pub out: Option<std::path::PathBuf>,
     /// Overwrite an existing report folder (and allow a games table over 10 million rows).
