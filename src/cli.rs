@@ -23,7 +23,7 @@ use crate::error::Result;
 #[derive(Debug, Parser)]
 #[command(name = "vpsim", version, about, long_about = None)]
 #[command(
-    after_help = "Examples:\n  vpsim run scenarios/race_to_three.toml --games 100000 --seed 1\n  vpsim validate scenarios/race_to_three.toml\n  vpsim trace scenarios/race_to_three.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure, 2 bad input or usage."
+    after_help = "Examples:\n  vpsim run scenarios/race_to_three.toml --games 100000 --seed 1\n  vpsim validate scenarios/race_to_three.toml\n  vpsim trace scenarios/race_to_three.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure (a failed example or check included), 2 bad input or usage, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
