@@ -753,6 +753,22 @@ impl<'s> Compiler<'s> {
         }
     }
 
+    /// A deck named in a statement about the hand of the faction in scope.
+    fn hand_deck(&self, d: &str, pos: usize, ctx: Ctx, what: &str) -> Result<u16, ParseError> {
+        if !ctx.bound {
+            return err(
+                pos,
+                format!("{what} of the faction in scope, and no faction is in scope here"),
+            );
+        }
+        self.deck_arg(&Ast::Name {
+            owner: None,
+            name: d.to_string(),
+            index: None,
+            pos,
+        })
+    }
+
     fn const_of(&self, ast: &Ast, ctx: Ctx) -> Result<Option<f64>, ParseError> {
         let code = self.code(ast, ctx)?;
         Ok(Expr::new(code, 0).as_const())
@@ -920,18 +936,7 @@ impl<'s> Compiler<'s> {
             }
             StmtAst::End(r, _) => Stmt::End(self.reason(r, "end statement")),
             StmtAst::Take(d, p, cond) => {
-                if !ctx.bound {
-                    return err(
-                        *p,
-                        "`take` puts a card in the hand of the faction in scope, and no faction is in scope here",
-                    );
-                }
-                let deck = self.deck_arg(&Ast::Name {
-                    owner: None,
-                    name: d.clone(),
-                    index: None,
-                    pos: *p,
-                })?;
+                let deck = self.hand_deck(d, *p, ctx, "`take` puts a card in the hand")?;
                 let cond = match cond {
                     Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
                     None => None,
@@ -939,18 +944,7 @@ impl<'s> Compiler<'s> {
                 Stmt::Take { deck, cond }
             }
             StmtAst::ForHeld(d, p, body) => {
-                if !ctx.bound {
-                    return err(
-                        *p,
-                        "`for held` looks at the hand of the faction in scope, and no faction is in scope here",
-                    );
-                }
-                let deck = self.deck_arg(&Ast::Name {
-                    owner: None,
-                    name: d.clone(),
-                    index: None,
-                    pos: *p,
-                })?;
+                let deck = self.hand_deck(d, *p, ctx, "`for held` looks at the hand")?;
                 Stmt::ForHeld {
                     deck,
                     body: Box::new(self.stmt_ast(body, ctx, loc)?),

@@ -43,6 +43,21 @@ fn register_font() {
 
 type Draw = std::result::Result<(), String>;
 
+/// The legend box every chart uses.
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    at: SeriesLabelPosition,
+) -> Draw {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 16))
+        .draw()
+        .map_err(e)
+}
+
 fn e<E: std::fmt::Display>(x: E) -> String {
     x.to_string()
 }
@@ -139,14 +154,7 @@ fn win_rates<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         .map_err(e)?
         .label(format!("fair share 1/{n} = {:.1}%", 100.0 * fair))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(e)
 }
 
@@ -200,13 +208,7 @@ fn scores<DB: DrawingBackend>(
             .label(f.name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
     root.present().map_err(e)
 }
 
@@ -253,14 +255,7 @@ fn ranks<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw
             .label(format!("rank {}", k + 1))
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present().map_err(e)
 }
 
@@ -438,14 +433,7 @@ fn points<DB: DrawingBackend>(
             .label(src.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(e)
 }
 
@@ -506,14 +494,7 @@ fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
         .map_err(e)?
         .label(format!("fair share {:.0}%", 100.0 * fair))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     root.present().map_err(e)
 }
 
@@ -641,13 +622,7 @@ fn sweep_lines<DB: DrawingBackend>(
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
     root.present().map_err(e)
 }
 
