@@ -93,32 +93,60 @@ fn label_at(names: &[String]) -> impl Fn(&SegmentValue<i32>) -> String + '_ {
     }
 }
 
+/// A chart with one bar slot per faction on the x axis.
+type FactionChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<
+        plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordi32>,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
+/// The frame the per-faction bar charts share: caption, one slot per faction, y range,
+/// y formatter and y description.
+fn faction_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    names: &[String],
+    y: std::ops::Range<f64>,
+    y_fmt: &dyn Fn(&f64) -> String,
+    y_desc: &str,
+) -> std::result::Result<FactionChart<'a, DB>, String> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, ("sans-serif", 24))
+        .margin(20)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(segments(names.len()).into_segmented(), y)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(names.len())
+        .x_label_formatter(&label_at(names))
+        .y_label_formatter(y_fmt)
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 16))
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
+
 fn win_rates<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     root.fill(&WHITE).map_err(e)?;
     let names: Vec<String> = s.factions.iter().map(|f| f.name.clone()).collect();
     let n = names.len();
     let fair = 1.0 / n.max(1) as f64;
     let top = s.factions.iter().map(|f| f.win.high).fold(fair, f64::max) * 1.2;
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("Win rate by faction, {} games (95% intervals)", s.games),
-            ("sans-serif", 24),
-        )
-        .margin(20)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(segments(n).into_segmented(), 0f64..top)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&label_at(&names))
-        .y_label_formatter(&|y| pct(*y))
-        .y_desc("sole wins")
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    let mut chart = faction_chart(
+        root,
+        &format!("Win rate by faction, {} games (95% intervals)", s.games),
+        &names,
+        0f64..top,
+        &|y| pct(*y),
+        "sole wins",
+    )?;
     chart
         .draw_series(s.factions.iter().enumerate().map(|(i, f)| {
             let mut bar = Rectangle::new(
@@ -216,23 +244,14 @@ fn ranks<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw
     root.fill(&WHITE).map_err(e)?;
     let names: Vec<String> = s.factions.iter().map(|f| f.name.clone()).collect();
     let n = names.len();
-    let mut chart = ChartBuilder::on(root)
-        .caption("Final rank distribution by faction", ("sans-serif", 24))
-        .margin(20)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(segments(n).into_segmented(), 0f64..1.0)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&label_at(&names))
-        .y_label_formatter(&|y| pct(*y))
-        .y_desc("share of games")
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    let mut chart = faction_chart(
+        root,
+        "Final rank distribution by faction",
+        &names,
+        0f64..1.0,
+        &|y| pct(*y),
+        "share of games",
+    )?;
     for k in 0..n {
         let c = color(k);
         chart
@@ -393,22 +412,14 @@ fn points<DB: DrawingBackend>(
         })
         .fold(0.0, f64::min)
         * 1.15;
-    let mut chart = ChartBuilder::on(root)
-        .caption("Where points come from (mean per game)", ("sans-serif", 24))
-        .margin(20)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(segments(n).into_segmented(), down..up)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&label_at(&names))
-        .y_desc("points per game")
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
+    let mut chart = faction_chart(
+        root,
+        "Where points come from (mean per game)",
+        &names,
+        down..up,
+        &|y| format!("{y:.1}"),
+        "points per game",
+    )?;
     for (k, src) in sources.iter().enumerate() {
         let c = color(k);
         chart
