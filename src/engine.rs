@@ -12,11 +12,9 @@ use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM, MAX_ORDER_KEYS};
-use crate::expr::{
-    AssignOp, Ctx, Env, Expr, Fault, FaultKind, LValue, OutcomeKind, Stmt, TiePolicy,
-};
+use crate::expr::{AssignOp, Env, Expr, Fault, FaultKind, LValue, OutcomeKind, Stmt, TiePolicy};
 use crate::model::{EventAt, Model, Policy, TieBreak, Timing};
-use crate::rng::{Rng, game_rng};
+use crate::rng::game_rng;
 use crate::state::{MAX_FACTIONS, State};
 pub use trace::{NoTrace, TextTrace, Tracer};
 
@@ -87,7 +85,13 @@ impl Bind {
     }
 }
 
-type Step<T = ()> = std::result::Result<T, Fault>;
+/// A game stopped by a fault. The fault itself waits in the evaluation context until
+/// [`Game::play`] hands it out, so that every step of the engine returns a result no larger
+/// than its value.
+#[derive(Debug, Clone, Copy)]
+struct Halt;
+
+type Step<T = ()> = std::result::Result<T, Halt>;
 
 /// No faction leads alone.
 pub const NO_LEADER: u8 = u8::MAX;
@@ -97,11 +101,10 @@ pub const LEADER_ROUNDS: usize = 200;
 /// A reusable game player for one model.
 pub struct Game<'m, T: Tracer = NoTrace> {
     m: &'m Model,
-    st: State,
-    rng: Rng,
+    /// State, random stream and bindings: what expressions see.
+    env: Env<'m>,
     opts: Vec<(u16, u8, f64)>,
     ended: Option<u16>,
-    cx: Box<Ctx>,
     /// Factions that won, lost or drew by rule, waiting for the end of the statement.
     pending_win: u32,
     pending_lose: u32,
@@ -132,11 +135,9 @@ impl<'m, T: Tracer> Game<'m, T> {
     pub fn with_tracer(m: &'m Model, tracer: T) -> Self {
         Game {
             m,
-            st: State::new(m.slots, &m.tables),
-            rng: game_rng(0, 0),
+            env: Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0)),
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
             ended: None,
-            cx: Box::default(),
             pending_win: 0,
             pending_lose: 0,
             forced: None,
@@ -152,12 +153,12 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// Random words (32-bit) the last game consumed.
     pub fn words_used(&self) -> u128 {
-        crate::rng::words_used(&self.rng)
+        crate::rng::words_used(&self.env.rng)
     }
 
     /// The state after the last game (for tests and examples).
     pub fn state(&self) -> &State {
-        &self.st
+        &self.env.st
     }
 
     /// The faction leading alone on the ranking score after each round of the last game
@@ -188,9 +189,32 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     /// Plays game `game` of master seed `seed`.
-    pub fn play(&mut self, seed: u64, game: u64) -> Step<Outcome> {
-        self.rng = game_rng(seed, game);
-        self.st.reset(&self.m.tables);
+    pub fn play(&mut self, seed: u64, game: u64) -> std::result::Result<Outcome, Fault> {
+        let out = self.play_steps(seed, game);
+        out.map_err(|Halt| self.take_fault())
+    }
+
+    /// The fault that halted the game.
+    fn take_fault(&mut self) -> Fault {
+        self.env.cx.fault.take().unwrap_or(Fault {
+            loc: 0,
+            kind: FaultKind::BadScore(f64::NAN),
+        })
+    }
+
+    /// Records a fault found by the engine itself (the first one wins) and halts.
+    #[cold]
+    fn halt(&mut self, f: Fault) -> Halt {
+        if self.env.cx.fault.is_none() {
+            self.env.cx.fault = Some(f);
+        }
+        Halt
+    }
+
+    fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
+        self.env.cx.fault = None;
+        self.env.rng = game_rng(seed, game);
+        self.env.st.reset(&self.m.tables);
         self.ended = None;
         self.pending_win = 0;
         self.pending_lose = 0;
@@ -207,12 +231,12 @@ impl<'m, T: Tracer> Game<'m, T> {
         let mut round = 0;
         while round < m.rounds && self.ended.is_none() {
             round += 1;
-            self.st.round = round as i64;
-            self.st.age = m.age_of_round[round as usize];
-            self.st.age_round = m.age_round[round as usize];
+            self.env.st.round = round as i64;
+            self.env.st.age = m.age_of_round[round as usize];
+            self.env.st.age_round = m.age_round[round as usize];
             if T::ON {
                 self.tracer
-                    .line(format_args!("round {round} (age {})", self.st.age));
+                    .line(format_args!("round {round} (age {})", self.env.st.age));
             }
             self.round()?;
             if self.leaders.len() < LEADER_ROUNDS {
@@ -240,25 +264,19 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     #[inline]
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
-        self.cx.me = b.me;
-        self.cx.bound = b.bound;
-        self.cx.target = b.target;
-        let mut env = Env {
-            st: &self.st,
-            t: &self.m.tables,
-            rng: &mut self.rng,
-            cx: &mut self.cx,
-        };
-        let v = e.eval(&mut env);
-        match self.cx.fault.take() {
-            None => Ok(v),
-            Some(f) => Err(f),
+        self.env.cx.me = b.me;
+        self.env.cx.bound = b.bound;
+        self.env.cx.target = b.target;
+        let v = e.eval(&mut self.env);
+        if self.env.cx.fault.is_some() {
+            return Err(Halt);
         }
+        Ok(v)
     }
 
     fn setup(&mut self) -> Step {
         let m = self.m;
-        self.st.vals.fill(0);
+        self.env.st.vals.fill(0);
         for (vi, v) in m.vars.iter().enumerate() {
             let owners = if v.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
@@ -282,13 +300,13 @@ impl<'m, T: Tracer> Game<'m, T> {
                         },
                     };
                     let slot = self.slot(&lv, b);
-                    self.st.vals[slot] = self.store(lv.var, x, init.loc)?;
+                    self.env.st.vals[slot] = self.store(lv.var, x, init.loc)?;
                     if T::ON && init.is_random() {
                         let name =
                             m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
                         self.tracer.line(format_args!(
                             "  setup: {name} = {} (drawn)",
-                            self.st.vals[slot]
+                            self.env.st.vals[slot]
                         ));
                     }
                 }
@@ -334,7 +352,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             if self.ended.is_some() {
                 return Ok(());
             }
-            if (self.st.out >> f) & 1 != 0 {
+            if (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
             let b = Bind::faction(f);
@@ -396,12 +414,12 @@ impl<'m, T: Tracer> Game<'m, T> {
             }
             let p = self.eval(&e.probability, Bind::global())?;
             if !(0.0..=1.0).contains(&p) {
-                return Err(Fault {
+                return Err(self.halt(Fault {
                     loc: e.probability.loc,
                     kind: FaultKind::Probability(p),
-                });
+                }));
             }
-            if self.rng.random_bool(p) {
+            if self.env.rng.random_bool(p) {
                 if T::ON {
                     self.tracer
                         .line(format_args!("  event {} (p = {p})", e.name));
@@ -456,11 +474,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
         let n = self.m.nfactions();
         let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let lose = self.pending_lose & !self.st.out;
-        let win = self.pending_win & !lose & !self.st.out;
+        let lose = self.pending_lose & !self.env.st.out;
+        let win = self.pending_win & !lose & !self.env.st.out;
         self.pending_win = 0;
         self.pending_lose = 0;
-        self.st.out |= lose;
+        self.env.st.out |= lose;
         if T::ON && lose != 0 {
             let names: Vec<&str> = (0..n)
                 .filter(|f| lose & (1 << f) != 0)
@@ -486,7 +504,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         if lose == 0 {
             return;
         }
-        let remaining = all & !self.st.out;
+        let remaining = all & !self.env.st.out;
         let [last_standing, all_lost, last_team] = self.rule_reasons;
         if remaining == 0 {
             self.forced = Some(Result::Draw);
@@ -537,12 +555,12 @@ impl<'m, T: Tracer> Game<'m, T> {
         crate::expr::slot(f, lv.base, lv.fstride, e)
     }
 
-    fn store(&self, var: u16, x: f64, loc: u32) -> Step<i64> {
+    fn store(&mut self, var: u16, x: f64, loc: u32) -> Step<i64> {
         if !x.is_finite() {
-            return Err(Fault {
+            return Err(self.halt(Fault {
                 loc,
                 kind: FaultKind::NotStorable(x, var),
-            });
+            }));
         }
         let t = &self.m.tables;
         Ok(floor_i64(x).clamp(t.var_min[var as usize], t.var_max[var as usize]))
@@ -564,14 +582,14 @@ impl<'m, T: Tracer> Game<'m, T> {
         source: Option<u8>,
     ) -> Step<bool> {
         let slot = self.slot(lv, b);
-        let old = self.st.vals[slot];
+        let old = self.env.st.vals[slot];
         let x = match op {
             AssignOp::Set => x,
             AssignOp::Add => old as f64 + floor_i64(x) as f64,
             AssignOp::Sub => old as f64 - floor_i64(x) as f64,
         };
         let new = self.store(lv.var, x, loc)?;
-        self.st.vals[slot] = new;
+        self.env.st.vals[slot] = new;
         if let Some(src) = source
             && lv.fstride != 0
         {
@@ -715,23 +733,23 @@ impl<'m, T: Tracer> Game<'m, T> {
                         break;
                     }
                     // Each card is looked at once, even if the body discards or completes it.
-                    if self.st.owner[c] == code {
-                        self.st.card = Some(c as u16);
+                    if self.env.st.owner[c] == code {
+                        self.env.st.card = Some(c as u16);
                         self.exec(body, b)?;
                     }
                 }
             }
             Stmt::Discard => {
-                if let Some(c) = self.st.card {
+                if let Some(c) = self.env.st.card {
                     self.return_card(c as usize);
                 }
             }
             Stmt::Complete => {
-                if let Some(c) = self.st.card {
-                    if self.st.owner[c as usize] == crate::state::IN_POOL {
+                if let Some(c) = self.env.st.card {
+                    if self.env.st.owner[c as usize] == crate::state::IN_POOL {
                         self.remove_from_pool(c as usize);
                     }
-                    self.st.owner[c as usize] = crate::state::completed_by(b.bound);
+                    self.env.st.owner[c as usize] = crate::state::completed_by(b.bound);
                     if T::ON {
                         self.tracer.line(format_args!(
                             "    {} completes {}",
@@ -748,7 +766,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 for (pos, &f) in order[..n].iter().enumerate() {
                     let fb = Bind { bound: f, ..b };
                     let slot = self.slot(lv, fb);
-                    self.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
+                    self.env.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
                 }
                 if T::ON {
                     let list: Vec<String> = order[..n]
@@ -891,7 +909,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         for f in 0..n as u8 {
             let fb = Bind { bound: f, ..b };
             let slot = self.slot(done, fb);
-            if self.st.vals[slot] != 0 || (self.st.out >> f) & 1 != 0 {
+            if self.env.st.vals[slot] != 0 || (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
             if self.eval(cond, fb)? != 0.0 {
@@ -910,7 +928,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         for &f in &order[..k] {
             let fb = Bind { bound: f, ..b };
             let cslot = self.slot(count, fb);
-            let place = self.st.vals[cslot];
+            let place = self.env.st.vals[cslot];
             let reward = usize::try_from(place)
                 .ok()
                 .and_then(|p| scale.get(p))
@@ -964,27 +982,27 @@ impl<'m, T: Tracer> Game<'m, T> {
     fn remove_from_pool(&mut self, c: usize) {
         let d = self.deck_of(c);
         let start = self.m.tables.deck_start[d] as usize;
-        let left = self.st.deck_left[d] as usize;
-        if let Some(j) = (start..start + left).find(|&j| self.st.pool[j] as usize == c) {
-            self.st.pool.swap(j, start + left - 1);
-            self.st.deck_left[d] -= 1;
+        let left = self.env.st.deck_left[d] as usize;
+        if let Some(j) = (start..start + left).find(|&j| self.env.st.pool[j] as usize == c) {
+            self.env.st.pool.swap(j, start + left - 1);
+            self.env.st.deck_left[d] -= 1;
         }
     }
 
     /// Puts card `c` back into its deck's pool.
     fn return_card(&mut self, c: usize) {
-        if self.st.owner[c] == crate::state::IN_POOL {
+        if self.env.st.owner[c] == crate::state::IN_POOL {
             return;
         }
         let d = self.deck_of(c);
         let start = self.m.tables.deck_start[d] as usize;
         let len = self.m.tables.deck_len[d] as usize;
-        let left = self.st.deck_left[d] as usize;
-        if let Some(j) = (start + left..start + len).find(|&j| self.st.pool[j] as usize == c) {
-            self.st.pool.swap(j, start + left);
-            self.st.deck_left[d] += 1;
+        let left = self.env.st.deck_left[d] as usize;
+        if let Some(j) = (start + left..start + len).find(|&j| self.env.st.pool[j] as usize == c) {
+            self.env.st.pool.swap(j, start + left);
+            self.env.st.deck_left[d] += 1;
         }
-        self.st.owner[c] = crate::state::IN_POOL;
+        self.env.st.owner[c] = crate::state::IN_POOL;
         if T::ON {
             self.tracer.line(format_args!(
                 "    {} goes back to its deck",
@@ -998,21 +1016,21 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// drawing again until an eligible one comes gives exactly this distribution.
     fn pick(&mut self, d: u16, cond: Option<&Expr>, b: Bind, owner: u8) -> Step {
         let start = self.m.tables.deck_start[d as usize] as usize;
-        let left = self.st.deck_left[d as usize] as usize;
+        let left = self.env.st.deck_left[d as usize] as usize;
         let mut eligible = 0usize;
         let mut pick = None;
         if let Some(cond) = cond {
             // Count the eligible cards, then draw the k-th: one random number per take.
-            let saved = self.st.card;
+            let saved = self.env.st.card;
             let mut ok = [false; 1024];
             for j in 0..left.min(ok.len()) {
-                self.st.card = Some(self.st.pool[start + j]);
+                self.env.st.card = Some(self.env.st.pool[start + j]);
                 ok[j] = self.eval(cond, b)? != 0.0;
                 eligible += ok[j] as usize;
             }
-            self.st.card = saved;
+            self.env.st.card = saved;
             if eligible > 0 {
-                let mut k = self.rng.random_range(0..eligible);
+                let mut k = self.env.rng.random_range(0..eligible);
                 for (j, &o) in ok.iter().enumerate().take(left) {
                     if o {
                         if k == 0 {
@@ -1025,11 +1043,11 @@ impl<'m, T: Tracer> Game<'m, T> {
             }
         } else if left > 0 {
             eligible = left;
-            pick = Some(self.rng.random_range(0..left));
+            pick = Some(self.env.rng.random_range(0..left));
         }
         match pick {
             None => {
-                self.st.card = None;
+                self.env.st.card = None;
                 if T::ON {
                     self.tracer.line(format_args!(
                         "    {}: no eligible card",
@@ -1038,11 +1056,11 @@ impl<'m, T: Tracer> Game<'m, T> {
                 }
             }
             Some(j) => {
-                let card = self.st.pool[start + j];
-                self.st.pool.swap(start + j, start + left - 1);
-                self.st.deck_left[d as usize] -= 1;
-                self.st.owner[card as usize] = owner;
-                self.st.card = Some(card);
+                let card = self.env.st.pool[start + j];
+                self.env.st.pool.swap(start + j, start + left - 1);
+                self.env.st.deck_left[d as usize] -= 1;
+                self.env.st.owner[card as usize] = owner;
+                self.env.st.card = Some(card);
                 if T::ON {
                     let who = if owner == crate::state::REVEALED {
                         "draw:".to_string()
@@ -1109,7 +1127,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                     for (lv, amount) in &a.cost {
                         let need = self.eval(amount, b)?;
                         let slot = self.slot(lv, b);
-                        if (self.st.vals[slot] as f64) < need {
+                        if (self.env.st.vals[slot] as f64) < need {
                             affordable = false;
                             break;
                         }
@@ -1128,7 +1146,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                         Policy::Greedy => {
                             let v = self.eval(&a.value, b)?;
                             if noise > 0.0 {
-                                let z: f64 = StandardNormal.sample(&mut self.rng);
+                                let z: f64 = StandardNormal.sample(&mut self.env.rng);
                                 v + noise * z
                             } else {
                                 v
@@ -1199,7 +1217,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         match policy {
             Policy::Weighted => {
                 let total: f64 = opts.iter().map(|o| o.2).sum();
-                let mut x = self.rng.random::<f64>() * total;
+                let mut x = self.env.rng.random::<f64>() * total;
                 for o in opts {
                     if x < o.2 {
                         return Some((o.0, o.1));
@@ -1218,7 +1236,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 let top = opts.iter().map(|o| o.2).fold(f64::NEG_INFINITY, f64::max);
                 let count = opts.iter().filter(|o| o.2 == top).count();
                 let pick = if count > 1 {
-                    self.rng.random_range(0..count)
+                    self.env.rng.random_range(0..count)
                 } else {
                     0
                 };
@@ -1240,10 +1258,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         for (f, s) in scores.iter_mut().enumerate().take(n) {
             let x = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
             if !x.is_finite() {
-                return Err(Fault {
+                return Err(self.halt(Fault {
                     loc: m.ranking.score.loc,
                     kind: FaultKind::BadScore(x),
-                });
+                }));
             }
             *s = x.floor() as i64;
         }
@@ -1403,7 +1421,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         for &f in &order[start..end] {
             key[f as usize] = match &m.ranking.tiebreak[k] {
                 TieBreak::Expr(e, _) => self.eval(e, Bind::faction(f))?,
-                TieBreak::Die => self.rng.random::<u64>() as f64,
+                TieBreak::Die => self.env.rng.random::<u64>() as f64,
             };
         }
         for i in start + 1..end {

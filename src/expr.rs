@@ -5,6 +5,7 @@
 //! effect built from expressions. Parsing lives in [`parse`], name resolution and code
 //! generation in [`compile`]; the engine decides when statements run.
 
+mod closure;
 pub mod compile;
 pub mod parse;
 
@@ -255,28 +256,32 @@ impl FaultKind {
     }
 }
 
-/// Shapes common enough to skip the machine: most conditions and values in scenarios are
-/// one variable, or one variable compared with a constant.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Fast {
-    /// Run the machine.
-    No,
-    /// A constant.
-    Const(f64),
-    /// One load.
-    Load(u32, u32, Who, Elem),
-    /// A load and a constant under an arithmetic or comparison operator.
-    LoadOpConst(u32, u32, Who, Elem, BinOp, f64),
-}
-
-/// A compiled expression.
-#[derive(Debug, Clone)]
+/// A compiled expression: the stack program (the reference semantics, shown by `validate`)
+/// and its closure form, which is what runs.
 pub struct Expr {
     code: Box<[Op]>,
     konst: Option<f64>,
-    fast: Fast,
+    fun: closure::Fun,
     /// Source location index (for faults and traces).
     pub loc: u32,
+}
+
+impl Clone for Expr {
+    /// Closures cannot be cloned; the copy lowers the same program again (models are cloned
+    /// only while compiling, never per game).
+    fn clone(&self) -> Self {
+        Expr::new(self.code.to_vec(), self.loc)
+    }
+}
+
+impl std::fmt::Debug for Expr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Expr")
+            .field("code", &self.code)
+            .field("konst", &self.konst)
+            .field("loc", &self.loc)
+            .finish()
+    }
 }
 
 impl Expr {
@@ -287,56 +292,21 @@ impl Expr {
         } else {
             None
         };
-        let fast = match (konst, code.as_slice()) {
-            (Some(c), _) => Fast::Const(c),
-            (
-                None,
-                [
-                    Op::Load {
-                        base,
-                        fstride,
-                        who,
-                        elem,
-                    },
-                ],
-            ) => Fast::Load(*base, *fstride, *who, *elem),
-            (
-                None,
-                [
-                    Op::Load {
-                        base,
-                        fstride,
-                        who,
-                        elem,
-                    },
-                    Op::Const(c),
-                    Op::Bin(op),
-                ],
-            ) if !matches!(
-                op,
-                BinOp::And | BinOp::Or | BinOp::Div | BinOp::FloorDiv | BinOp::Mod
-            ) =>
-            {
-                Fast::LoadOpConst(*base, *fstride, *who, *elem, *op, *c)
-            }
-            _ => Fast::No,
+        let fun: closure::Fun = match konst {
+            Some(c) => Box::new(move |_| c),
+            None => closure::lower(&code, loc),
         };
         Expr {
             code: code.into_boxed_slice(),
             konst,
-            fast,
+            fun,
             loc,
         }
     }
 
     /// A constant expression.
     pub fn constant(v: f64) -> Expr {
-        Expr {
-            code: Box::new([Op::Const(v)]),
-            konst: Some(v),
-            fast: Fast::Const(v),
-            loc: 0,
-        }
+        Expr::new(vec![Op::Const(v)], 0)
     }
 
     /// The value when it is a compile-time constant.
@@ -359,19 +329,12 @@ impl Expr {
     /// Evaluates the expression; a fault is recorded in `env` and yields 0.
     #[inline]
     pub fn eval(&self, env: &mut Env<'_>) -> f64 {
-        match self.fast {
-            Fast::Const(c) => c,
-            Fast::Load(b, fs, w, e) => env.load(b, fs, w, e),
-            Fast::LoadOpConst(b, fs, w, e, op, c) => {
-                let x = env.load(b, fs, w, e);
-                binop(op, x, c, env)
-            }
-            Fast::No => self.run(env),
-        }
+        (self.fun)(env)
     }
 
-    #[inline(never)]
-    fn run(&self, env: &mut Env<'_>) -> f64 {
+    /// Evaluates the expression on the reference stack machine (tests hold [`Expr::eval`]
+    /// to it).
+    pub fn eval_reference(&self, env: &mut Env<'_>) -> f64 {
         let v = exec(&self.code, env, 0);
         if let Some(f) = env.cx.fault.as_mut()
             && f.loc == u32::MAX
@@ -397,11 +360,8 @@ fn is_pure(op: &Op) -> bool {
 }
 
 fn const_eval(code: &[Op]) -> Option<f64> {
-    let st = State::empty();
     let t = Tables::default();
-    let mut rng = crate::rng::game_rng(0, 0);
-    let mut cx = Ctx::default();
-    let mut env = Env::new(&st, &t, &mut rng, &mut cx);
+    let mut env = Env::new(State::empty(), &t, crate::rng::game_rng(0, 0));
     let v = exec(code, &mut env, 0);
     if env.cx.fault.is_some() {
         None
@@ -441,22 +401,29 @@ impl Default for Ctx {
     }
 }
 
-/// Everything an expression can see while it runs: four references, cheap to build.
+/// Everything an expression can see while it runs: the game's state, random stream and
+/// bindings, owned here so that an evaluation passes one pointer; the static tables are
+/// borrowed from the model.
 pub struct Env<'a> {
     /// The game's state.
-    pub st: &'a State,
+    pub st: State,
     /// The model's static tables.
     pub t: &'a Tables,
     /// The game's random stream.
-    pub rng: &'a mut Rng,
+    pub rng: Rng,
     /// Bindings, fault and stack.
-    pub cx: &'a mut Ctx,
+    pub cx: Ctx,
 }
 
 impl<'a> Env<'a> {
-    /// An environment over the given parts.
-    pub fn new(st: &'a State, t: &'a Tables, rng: &'a mut Rng, cx: &'a mut Ctx) -> Env<'a> {
-        Env { st, t, rng, cx }
+    /// An environment over the given state, tables and stream, with nothing bound.
+    pub fn new(st: State, t: &'a Tables, rng: Rng) -> Env<'a> {
+        Env {
+            st,
+            t,
+            rng,
+            cx: Ctx::default(),
+        }
     }
 
     #[inline]
@@ -485,6 +452,15 @@ impl<'a> Env<'a> {
             .deck_cards(deck)
             .filter(|&c| self.st.owner[c] == code)
             .count()
+    }
+
+    /// Records a fault at source location `loc` (the first one wins); yields 0.
+    #[cold]
+    fn fault_at(&mut self, kind: FaultKind, loc: u32) -> f64 {
+        if self.cx.fault.is_none() {
+            self.cx.fault = Some(Fault { loc, kind });
+        }
+        0.0
     }
 
     #[cold]
@@ -717,7 +693,7 @@ fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
             }
             Op::Rand(f, n) => {
                 let n = n as usize;
-                let v = match rand_fn(f, &env.cx.stack[sp - n..sp], env.rng) {
+                let v = match rand_fn(f, &env.cx.stack[sp - n..sp], &mut env.rng) {
                     Ok(v) => v,
                     Err(kind) => env.fault(kind),
                 };
@@ -945,9 +921,7 @@ mod tests {
             player: vec![1; 3],
             ..Tables::default()
         };
-        let mut rng = crate::rng::game_rng(1, 1);
-        let mut cx = Ctx::default();
-        let mut env = Env::new(&st, &t, &mut rng, &mut cx);
+        let mut env = Env::new(st, &t, crate::rng::game_rng(1, 1));
         exec(&code, &mut env, 0)
     }
 
@@ -1003,9 +977,7 @@ mod tests {
     fn faults_instead_of_panics() {
         let st = State::empty();
         let t = Tables::default();
-        let mut rng = crate::rng::game_rng(1, 1);
-        let mut cx = Ctx::default();
-        let mut env = Env::new(&st, &t, &mut rng, &mut cx);
+        let mut env = Env::new(st, &t, crate::rng::game_rng(1, 1));
         let e = Expr::new(
             vec![
                 Op::Round,

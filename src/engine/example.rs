@@ -49,7 +49,7 @@ impl<T: Tracer> Game<'_, T> {
             return Game::new(variant).run_example(i);
         }
         let mut failures = Vec::new();
-        let outcome = self.example_steps(i);
+        let outcome = self.example_steps(i).map_err(|_| self.take_fault());
         let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
         let outcome = match outcome {
             Ok(o) => o,
@@ -76,13 +76,17 @@ impl<T: Tracer> Game<'_, T> {
                 Ok(_) => {
                     let mut msg = format!("expected `{src}`, which is false");
                     for (name, probe) in &ex.probes[k] {
-                        if let Ok(x) = self.eval(probe, Bind::global()) {
-                            msg.push_str(&format!("\n      {name} = {x}"));
+                        match self.eval(probe, Bind::global()) {
+                            Ok(x) => msg.push_str(&format!("\n      {name} = {x}")),
+                            Err(_) => drop(self.take_fault()),
                         }
                     }
                     failures.push(msg);
                 }
-                Err(f) => failures.push(format!("`{src}` faulted: {}", f.kind.describe(&vars))),
+                Err(_) => {
+                    let f = self.take_fault();
+                    failures.push(format!("`{src}` faulted: {}", f.kind.describe(&vars)))
+                }
             }
         }
         match (&ex.result, &outcome) {
@@ -150,17 +154,18 @@ impl<T: Tracer> Game<'_, T> {
     fn example_steps(&mut self, i: usize) -> super::Step<Option<super::Outcome>> {
         let m = self.m;
         let ex = &m.examples[i];
-        self.rng = crate::rng::game_rng(ex.seed, 0);
-        self.st.reset(&m.tables);
+        self.env.cx.fault = None;
+        self.env.rng = crate::rng::game_rng(ex.seed, 0);
+        self.env.st.reset(&m.tables);
         self.ended = None;
         self.pending_win = 0;
         self.pending_lose = 0;
         self.forced = None;
         self.points.fill(0);
         let round = ex.round.min(m.rounds).max(1);
-        self.st.round = round as i64;
-        self.st.age = m.age_of_round[round as usize];
-        self.st.age_round = m.age_round[round as usize];
+        self.env.st.round = round as i64;
+        self.env.st.age = m.age_of_round[round as usize];
+        self.env.st.age_round = m.age_round[round as usize];
         self.quiet = true;
         let set = self
             .setup()
