@@ -375,6 +375,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     /// Fills `order` with faction indices sorted ascending by `keys` (ties by seat).
+    #[inline(never)]
     fn sorted_order(&mut self, keys: &[Expr], order: &mut [u8]) -> Step {
         let n = order.len();
         for (i, o) in order.iter_mut().enumerate() {
@@ -468,10 +469,16 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// is a loss; losers leave the game; a winner ends it; if everyone left has lost at once
     /// it is a draw; with teams, the last side standing wins with all its members; otherwise
     /// the last faction standing wins.
+    #[inline]
     fn resolve(&mut self) {
-        if self.pending_win | self.pending_lose == 0 {
-            return;
+        if self.pending_win | self.pending_lose != 0 {
+            self.settle();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self) {
         let n = self.m.nfactions();
         let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
         let lose = self.pending_lose & !self.env.st.out;
@@ -555,15 +562,22 @@ impl<'m, T: Tracer> Game<'m, T> {
         crate::expr::slot(f, lv.base, lv.fstride, e)
     }
 
+    #[inline]
     fn store(&mut self, var: u16, x: f64, loc: u32) -> Step<i64> {
         if !x.is_finite() {
-            return Err(self.halt(Fault {
-                loc,
-                kind: FaultKind::NotStorable(x, var),
-            }));
+            return Err(self.not_storable(x, var, loc));
         }
         let t = &self.m.tables;
         Ok(floor_i64(x).clamp(t.var_min[var as usize], t.var_max[var as usize]))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_storable(&mut self, x: f64, var: u16, loc: u32) -> Halt {
+        self.halt(Fault {
+            loc,
+            kind: FaultKind::NotStorable(x, var),
+        })
     }
 
     /// Stores an assignment; returns whether the value changed.
@@ -641,7 +655,46 @@ impl<'m, T: Tracer> Game<'m, T> {
         Ok(())
     }
 
+    /// Runs one statement. Assignments and conditions (nearly every statement a game runs)
+    /// are handled here; the rest in a separate function, so that this one stays small.
+    #[inline]
     fn exec(&mut self, s: &Stmt, b: Bind) -> Step {
+        match s {
+            // The common case, inline: no points-by-source tag and no trace to write.
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source: None,
+            } if !T::ON => {
+                let x = self.eval(value, b)?;
+                let slot = self.slot(lv, b);
+                let old = self.env.st.vals[slot];
+                let x = match op {
+                    AssignOp::Set => x,
+                    AssignOp::Add => old as f64 + floor_i64(x) as f64,
+                    AssignOp::Sub => old as f64 - floor_i64(x) as f64,
+                };
+                let new = self.store(lv.var, x, value.loc)?;
+                self.env.st.vals[slot] = new;
+                if new != old && !self.quiet && !self.m.immediate_by_var[lv.var as usize].is_empty()
+                {
+                    self.after_change(lv.var)?;
+                }
+                Ok(())
+            }
+            Stmt::If { cond, then } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.exec(then, b)?;
+                }
+                Ok(())
+            }
+            _ => self.exec_more(s, b),
+        }
+    }
+
+    #[inline(never)]
+    fn exec_more(&mut self, s: &Stmt, b: Bind) -> Step {
         match s {
             Stmt::Assign {
                 lv,
@@ -787,6 +840,7 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// `each`: every faction's condition and value are evaluated against the state before any
     /// assignment is made, so "all tied leaders gain 1" is simultaneous.
+    #[inline(never)]
     fn each(&mut self, others: bool, body: &Stmt, b: Bind) -> Step {
         let n = self.m.nfactions();
         let outer = b.bound;
@@ -821,6 +875,7 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// Rank awards: every faction's metric is read first, then awards are added together.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn award(
         &mut self,
         lv: &LValue,
@@ -891,6 +946,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Completion-order races: every faction's completion is read first (the same moment),
     /// then completers are rewarded in ascending `key` order (ties by seat).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn race(
         &mut self,
         done: &LValue,
@@ -1014,6 +1070,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// `take` and `draw`: a uniformly random card among the deck's eligible cards leaves the
     /// pool for `owner` (a hand, or face up). Drawing an ineligible card, putting it back and
     /// drawing again until an eligible one comes gives exactly this distribution.
+    #[inline(never)]
     fn pick(&mut self, d: u16, cond: Option<&Expr>, b: Bind, owner: u8) -> Step {
         let start = self.m.tables.deck_start[d as usize] as usize;
         let left = self.env.st.deck_left[d as usize] as usize;
@@ -1083,6 +1140,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     }
 
     /// One agent decision for faction `f`.
+    #[inline(never)]
     fn decide(&mut self, f: u8) -> Step {
         let m = self.m;
         let agent = &m.agents[f as usize];
