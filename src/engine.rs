@@ -264,6 +264,10 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     #[inline]
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
+        // Constant weights, chances and amounts are common; they need no call.
+        if let Some(c) = e.as_const() {
+            return Ok(c);
+        }
         self.env.cx.me = b.me;
         self.env.cx.bound = b.bound;
         self.env.cx.target = b.target;

@@ -1,9 +1,11 @@
-//! Compiled expressions and statements, and the stack machine that runs them.
+//! Compiled expressions and statements, and how expressions run.
 //!
 //! Owns the executable form of every formula in a scenario: an [`Expr`] is a flat slice of
-//! [`Op`]s over indexed state slots (no names, no allocation while it runs), a [`Stmt`] is an
-//! effect built from expressions. Parsing lives in [`parse`], name resolution and code
-//! generation in [`compile`]; the engine decides when statements run.
+//! [`Op`]s over indexed state slots (no names, no allocation while it runs), run by the stack
+//! machine here as the reference semantics and, in games, as the specialised closures the
+//! `closure` module lowers it into. A [`Stmt`] is an effect built from expressions. Parsing
+//! lives in [`parse`], name resolution and code generation in [`compile`]; the engine decides
+//! when statements run.
 
 mod closure;
 pub mod compile;
