@@ -601,12 +601,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     ) -> Step<bool> {
         let slot = self.slot(lv, b);
         let old = self.env.st.vals[slot];
-        let x = match op {
-            AssignOp::Set => x,
-            AssignOp::Add => old as f64 + floor_i64(x) as f64,
-            AssignOp::Sub => old as f64 - floor_i64(x) as f64,
-        };
-        let new = self.store(lv.var, x, loc)?;
+        let new = self.store(lv.var, combine(op, old, x), loc)?;
         self.env.st.vals[slot] = new;
         if let Some(src) = source
             && lv.fstride != 0
@@ -674,12 +669,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 let x = self.eval(value, b)?;
                 let slot = self.slot(lv, b);
                 let old = self.env.st.vals[slot];
-                let x = match op {
-                    AssignOp::Set => x,
-                    AssignOp::Add => old as f64 + floor_i64(x) as f64,
-                    AssignOp::Sub => old as f64 - floor_i64(x) as f64,
-                };
-                let new = self.store(lv.var, x, value.loc)?;
+                let new = self.store(lv.var, combine(*op, old, x), value.loc)?;
                 self.env.st.vals[slot] = new;
                 if new != old && !self.quiet && !self.m.immediate_by_var[lv.var as usize].is_empty()
                 {
@@ -1531,6 +1521,16 @@ pub fn rank_awards(metric: &[f64], scale: &[i64], ties: TiePolicy, out: &mut [i6
             TiePolicy::Zero if tied > 1 => 0,
             TiePolicy::Zero => at(above),
         };
+    }
+}
+
+/// The value `old op x` stores before it is floored and clamped: `+=` and `-=` floor `x` first.
+#[inline]
+fn combine(op: AssignOp, old: i64, x: f64) -> f64 {
+    match op {
+        AssignOp::Set => x,
+        AssignOp::Add => old as f64 + floor_i64(x) as f64,
+        AssignOp::Sub => old as f64 - floor_i64(x) as f64,
     }
 }
 

@@ -490,13 +490,20 @@ fn truth(v: f64) -> f64 {
 
 #[inline]
 fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
-    match op {
+    match arith(op, a, b) {
+        Some(v) => v,
+        None => env.fault(FaultKind::DivisionByZero(a)),
+    }
+}
+
+/// `a op b`, or `None` for a division (`/`, `//`, `%`) by zero.
+#[inline]
+fn arith(op: BinOp, a: f64, b: f64) -> Option<f64> {
+    Some(match op {
         BinOp::Add => a + b,
         BinOp::Sub => a - b,
         BinOp::Mul => a * b,
-        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => {
-            env.fault(FaultKind::DivisionByZero(a))
-        }
+        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => return None,
         BinOp::Div => a / b,
         BinOp::FloorDiv => (a / b).floor(),
         BinOp::Mod => a - b * (a / b).floor(),
@@ -509,7 +516,7 @@ fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
         // Compiled to jumps; never reaches the machine as a `Bin`.
         BinOp::And => truth(a) * truth(b),
         BinOp::Or => truth(((a != 0.0) || (b != 0.0)) as u8 as f64),
-    }
+    })
 }
 
 fn check_p(p: f64) -> Result<f64, FaultKind> {

@@ -141,27 +141,10 @@ fn fold_un(op: Op, a: Node) -> Node {
 }
 
 fn fold_bin(op: BinOp, x: Node, y: Node) -> Node {
-    if let (Node::Const(a), Node::Const(b)) = (&x, &y) {
-        let divides = matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::Mod);
-        if !(divides && *b == 0.0) {
-            let (a, b) = (*a, *b);
-            return Node::Const(match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                BinOp::FloorDiv => (a / b).floor(),
-                BinOp::Mod => a - b * (a / b).floor(),
-                BinOp::Eq => (a == b) as u8 as f64,
-                BinOp::Ne => (a != b) as u8 as f64,
-                BinOp::Lt => (a < b) as u8 as f64,
-                BinOp::Le => (a <= b) as u8 as f64,
-                BinOp::Gt => (a > b) as u8 as f64,
-                BinOp::Ge => (a >= b) as u8 as f64,
-                BinOp::And => super::truth(a) * super::truth(b),
-                BinOp::Or => ((a != 0.0) || (b != 0.0)) as u8 as f64,
-            });
-        }
+    if let (Node::Const(a), Node::Const(b)) = (&x, &y)
+        && let Some(v) = super::arith(op, *a, *b)
+    {
+        return Node::Const(v);
     }
     Node::Bin(op, Box::new(x), Box::new(y))
 }
