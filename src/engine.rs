@@ -643,10 +643,17 @@ impl<'m, T: Tracer> Game<'m, T> {
         Ok(new != old)
     }
 
+    /// Runs the immediate checks that read `var` (none while a worked example is set up).
+    #[inline]
     fn after_change(&mut self, var: u16) -> Step {
-        if self.quiet {
+        if self.quiet || self.m.immediate_by_var[var as usize].is_empty() {
             return Ok(());
         }
+        self.immediate_checks(var)
+    }
+
+    #[inline(never)]
+    fn immediate_checks(&mut self, var: u16) -> Step {
         let m = self.m;
         for &c in &m.immediate_by_var[var as usize] {
             self.check(c, Bind::global())?;
@@ -671,8 +678,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 let old = self.env.st.vals[slot];
                 let new = self.store(lv.var, combine(*op, old, x), value.loc)?;
                 self.env.st.vals[slot] = new;
-                if new != old && !self.quiet && !self.m.immediate_by_var[lv.var as usize].is_empty()
-                {
+                if new != old {
                     self.after_change(lv.var)?;
                 }
                 Ok(())

@@ -357,6 +357,26 @@ fn agg_load(kind: Agg, others: bool, base: usize, fs: usize) -> Fun {
     })
 }
 
+/// Evaluates `args` left to right into a buffer on the stack and hands `k` the values; a
+/// small buffer for the usual one to four arguments, so most calls clear 32 bytes, not 512.
+#[inline]
+fn with_args(args: &[Fun], e: &mut Env<'_>, k: impl FnOnce(&mut Env<'_>, &[f64]) -> f64) -> f64 {
+    fn fill<const N: usize>(args: &[Fun], e: &mut Env<'_>) -> [f64; N] {
+        let mut v = [0.0f64; N];
+        for (slot, a) in v.iter_mut().zip(args) {
+            *slot = a(e);
+        }
+        v
+    }
+    if args.len() <= 4 {
+        let v = fill::<4>(args, e);
+        k(e, &v[..args.len()])
+    } else {
+        let v = fill::<STACK>(args, e);
+        k(e, &v[..args.len()])
+    }
+}
+
 fn build(n: Node, loc: u32) -> Fun {
     use super::{agg_finish, agg_start, agg_step, func, rand_fn, truth};
     match n {
@@ -443,13 +463,7 @@ fn build(n: Node, loc: u32) -> Fun {
         }
         Node::Call(f, args) => {
             let args: Vec<Fun> = args.into_iter().map(|a| build(a, loc)).collect();
-            Box::new(move |e| {
-                let mut v = [0.0f64; STACK];
-                for (slot, a) in v.iter_mut().zip(&args) {
-                    *slot = a(e);
-                }
-                func(f, &v[..args.len()])
-            })
+            Box::new(move |e| with_args(&args, e, |_, v| func(f, v)))
         }
         Node::Rand(RandFn::Bernoulli, args) if args.len() == 1 => {
             let p = build(args.into_iter().next().unwrap(), loc);
@@ -466,14 +480,10 @@ fn build(n: Node, loc: u32) -> Fun {
         Node::Rand(f, args) => {
             let args: Vec<Fun> = args.into_iter().map(|a| build(a, loc)).collect();
             Box::new(move |e| {
-                let mut v = [0.0f64; STACK];
-                for (slot, a) in v.iter_mut().zip(&args) {
-                    *slot = a(e);
-                }
-                match rand_fn(f, &v[..args.len()], &mut e.rng) {
+                with_args(&args, e, |e, v| match rand_fn(f, v, &mut e.rng) {
                     Ok(x) => x,
                     Err(kind) => e.fault_at(kind, loc),
-                }
+                })
             })
         }
         Node::AggF(kind, others, body) => {
