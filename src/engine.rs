@@ -104,6 +104,11 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// State, random stream and bindings: what expressions see.
     env: Env<'m>,
     opts: Vec<(u16, u8, f64)>,
+    /// The actions each faction's agent considers, in model order:
+    /// `menu[menu_at[f]..menu_at[f + 1]]` (actions it may not take, or that its priority
+    /// list leaves out, are not on it).
+    menu: Vec<u16>,
+    menu_at: Vec<u32>,
     ended: Option<u16>,
     /// Factions that won, lost or drew by rule, waiting for the end of the statement.
     pending_win: u32,
@@ -133,10 +138,21 @@ impl<'m> Game<'m, NoTrace> {
 impl<'m, T: Tracer> Game<'m, T> {
     /// A game player with the given tracer.
     pub fn with_tracer(m: &'m Model, tracer: T) -> Self {
+        let (mut menu, mut menu_at) = (Vec::new(), vec![0u32]);
+        for (f, agent) in m.agents.iter().enumerate() {
+            menu.extend((0..m.actions.len()).filter_map(|ai| {
+                let allowed = m.actions[ai].allowed & (1 << f) != 0;
+                let listed = agent.policy != Policy::Priority || agent.priority[ai] != u16::MAX;
+                (allowed && listed).then_some(ai as u16)
+            }));
+            menu_at.push(menu.len() as u32);
+        }
         Game {
             m,
             env: Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0)),
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
+            menu,
+            menu_at,
             ended: None,
             pending_win: 0,
             pending_lose: 0,
@@ -268,9 +284,24 @@ impl<'m, T: Tracer> Game<'m, T> {
         if let Some(c) = e.as_const() {
             return Ok(c);
         }
+        self.bind(b);
+        self.eval_bound(e)
+    }
+
+    /// Binds the factions formulas see as "this", the bound one and the target.
+    #[inline]
+    fn bind(&mut self, b: Bind) {
         self.env.cx.me = b.me;
         self.env.cx.bound = b.bound;
         self.env.cx.target = b.target;
+    }
+
+    /// Evaluates `e` with the factions already bound.
+    #[inline]
+    fn eval_bound(&mut self, e: &Expr) -> Step<f64> {
+        if let Some(c) = e.as_const() {
+            return Ok(c);
+        }
         let v = e.eval(&mut self.env);
         if self.env.cx.fault.is_some() {
             return Err(Halt);
@@ -1151,72 +1182,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         };
         let mut opts = std::mem::take(&mut self.opts);
         opts.clear();
-        let n = m.nfactions() as u8;
-        let result = (|| -> Step {
-            for (ai, a) in m.actions.iter().enumerate() {
-                if a.allowed & (1 << f) == 0 {
-                    continue;
-                }
-                if agent.policy == Policy::Priority && agent.priority[ai] == u16::MAX {
-                    continue;
-                }
-                // `when` cannot name the target, so it is evaluated once per action.
-                if let Some(w) = &a.when
-                    && self.eval(w, Bind::faction(f))? == 0.0
-                {
-                    continue;
-                }
-                let (lo, hi) = if a.targeted { (0, n) } else { (f, f + 1) };
-                for t in lo..hi {
-                    if a.targeted && t == f {
-                        continue;
-                    }
-                    let b = Bind {
-                        me: f,
-                        bound: f,
-                        target: t,
-                    };
-                    if let Some(w) = &a.target_when
-                        && self.eval(w, b)? == 0.0
-                    {
-                        continue;
-                    }
-                    let mut affordable = true;
-                    for (lv, amount) in &a.cost {
-                        let need = self.eval(amount, b)?;
-                        let slot = self.slot(lv, b);
-                        if (self.env.st.vals[slot] as f64) < need {
-                            affordable = false;
-                            break;
-                        }
-                    }
-                    if !affordable {
-                        continue;
-                    }
-                    let score = match agent.policy {
-                        Policy::Weighted => {
-                            let w = self.eval(&a.weight, b)?;
-                            if w <= 0.0 {
-                                continue;
-                            }
-                            w
-                        }
-                        Policy::Greedy => {
-                            let v = self.eval(&a.value, b)?;
-                            if noise > 0.0 {
-                                let z: f64 = StandardNormal.sample(&mut self.env.rng);
-                                v + noise * z
-                            } else {
-                                v
-                            }
-                        }
-                        Policy::Priority => -(agent.priority[ai] as f64),
-                    };
-                    opts.push((ai as u16, t, score));
-                }
-            }
-            Ok(())
-        })();
+        let result = self.options(f, noise, &mut opts);
         let chosen = match result {
             Ok(()) => self.choose(agent.policy, &opts),
             Err(e) => {
@@ -1254,6 +1220,104 @@ impl<'m, T: Tracer> Game<'m, T> {
                 target: t,
             },
         )
+    }
+
+    /// Lists faction `f`'s options (action, target, score) in menu order, each with its
+    /// weight, noisy value or priority. The acting faction is bound once for the whole list
+    /// and only the target changes, so each formula runs without rebinding.
+    #[inline]
+    fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<(u16, u8, f64)>) -> Step {
+        let m = self.m;
+        let n = m.nfactions() as u8;
+        let (lo, hi) = (
+            self.menu_at[f as usize] as usize,
+            self.menu_at[f as usize + 1] as usize,
+        );
+        self.bind(Bind::faction(f));
+        for i in lo..hi {
+            let ai = self.menu[i];
+            let a = &m.actions[ai as usize];
+            // `when` cannot name the target, so it is evaluated once per action.
+            if let Some(w) = &a.when
+                && self.eval_bound(w)? == 0.0
+            {
+                continue;
+            }
+            if !a.targeted {
+                self.option(ai, f, f, noise, opts)?;
+                continue;
+            }
+            for t in (0..n).filter(|&t| t != f) {
+                self.env.cx.target = t;
+                if let Some(w) = &a.target_when
+                    && self.eval_bound(w)? == 0.0
+                {
+                    continue;
+                }
+                self.option(ai, f, t, noise, opts)?;
+            }
+            self.env.cx.target = f;
+        }
+        Ok(())
+    }
+
+    /// Adds action `ai` against `t` to the options if `f` can pay for it and, for the
+    /// weighted policy, its weight is positive. `f` and `t` are already bound.
+    #[inline]
+    fn option(
+        &mut self,
+        ai: u16,
+        f: u8,
+        t: u8,
+        noise: f64,
+        opts: &mut Vec<(u16, u8, f64)>,
+    ) -> Step {
+        let m = self.m;
+        let a = &m.actions[ai as usize];
+        let agent = &m.agents[f as usize];
+        if !a.cost.is_empty() && !self.affordable(ai, f, t)? {
+            return Ok(());
+        }
+        let score = match agent.policy {
+            Policy::Weighted => {
+                let w = self.eval_bound(&a.weight)?;
+                if w <= 0.0 {
+                    return Ok(());
+                }
+                w
+            }
+            Policy::Greedy => {
+                let v = self.eval_bound(&a.value)?;
+                if noise > 0.0 {
+                    let z: f64 = StandardNormal.sample(&mut self.env.rng);
+                    v + noise * z
+                } else {
+                    v
+                }
+            }
+            Policy::Priority => -(agent.priority[ai as usize] as f64),
+        };
+        opts.push((ai, t, score));
+        Ok(())
+    }
+
+    /// Whether `f` can pay every cost of action `ai` against `t`.
+    #[inline(never)]
+    fn affordable(&mut self, ai: u16, f: u8, t: u8) -> Step<bool> {
+        let a = &self.m.actions[ai as usize];
+        let b = Bind {
+            me: f,
+            bound: f,
+            target: t,
+        };
+        for (lv, amount) in &a.cost {
+            let need = self.eval(amount, b)?;
+            let slot = self.slot(lv, b);
+            if (self.env.st.vals[slot] as f64) < need {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Takes action `ai` as `b.me` against `b.target`: pays its cost, runs its effects.
