@@ -1228,6 +1228,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     #[inline]
     fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<(u16, u8, f64)>) -> Step {
         let m = self.m;
+        let agent = &m.agents[f as usize];
         let n = m.nfactions() as u8;
         let (lo, hi) = (
             self.menu_at[f as usize] as usize,
@@ -1243,61 +1244,45 @@ impl<'m, T: Tracer> Game<'m, T> {
             {
                 continue;
             }
-            if !a.targeted {
-                self.option(ai, f, f, noise, opts)?;
-                continue;
-            }
-            for t in (0..n).filter(|&t| t != f) {
-                self.env.cx.target = t;
-                if let Some(w) = &a.target_when
-                    && self.eval_bound(w)? == 0.0
-                {
+            let targets = if a.targeted { 0..n } else { f..f + 1 };
+            for t in targets {
+                if a.targeted {
+                    if t == f {
+                        continue;
+                    }
+                    self.env.cx.target = t;
+                    if let Some(w) = &a.target_when
+                        && self.eval_bound(w)? == 0.0
+                    {
+                        continue;
+                    }
+                }
+                if !a.cost.is_empty() && !self.affordable(ai, f, t)? {
                     continue;
                 }
-                self.option(ai, f, t, noise, opts)?;
+                let score = match agent.policy {
+                    Policy::Weighted => {
+                        let w = self.eval_bound(&a.weight)?;
+                        if w <= 0.0 {
+                            continue;
+                        }
+                        w
+                    }
+                    Policy::Greedy => {
+                        let v = self.eval_bound(&a.value)?;
+                        if noise > 0.0 {
+                            let z: f64 = StandardNormal.sample(&mut self.env.rng);
+                            v + noise * z
+                        } else {
+                            v
+                        }
+                    }
+                    Policy::Priority => -(agent.priority[ai as usize] as f64),
+                };
+                opts.push((ai, t, score));
             }
             self.env.cx.target = f;
         }
-        Ok(())
-    }
-
-    /// Adds action `ai` against `t` to the options if `f` can pay for it and, for the
-    /// weighted policy, its weight is positive. `f` and `t` are already bound.
-    #[inline]
-    fn option(
-        &mut self,
-        ai: u16,
-        f: u8,
-        t: u8,
-        noise: f64,
-        opts: &mut Vec<(u16, u8, f64)>,
-    ) -> Step {
-        let m = self.m;
-        let a = &m.actions[ai as usize];
-        let agent = &m.agents[f as usize];
-        if !a.cost.is_empty() && !self.affordable(ai, f, t)? {
-            return Ok(());
-        }
-        let score = match agent.policy {
-            Policy::Weighted => {
-                let w = self.eval_bound(&a.weight)?;
-                if w <= 0.0 {
-                    return Ok(());
-                }
-                w
-            }
-            Policy::Greedy => {
-                let v = self.eval_bound(&a.value)?;
-                if noise > 0.0 {
-                    let z: f64 = StandardNormal.sample(&mut self.env.rng);
-                    v + noise * z
-                } else {
-                    v
-                }
-            }
-            Policy::Priority => -(agent.priority[ai as usize] as f64),
-        };
-        opts.push((ai, t, score));
         Ok(())
     }
 
