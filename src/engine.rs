@@ -620,8 +620,37 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.assign_from(lv, op, x, b, loc, None)
     }
 
+    /// Stores an assignment with no source to credit and nothing to trace; returns whether
+    /// the value changed. Always inline: it is the body of the hottest statement.
+    #[inline(always)]
+    fn put(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step<bool> {
+        let slot = self.slot(lv, b);
+        let old = self.env.st.vals[slot];
+        let new = self.store(lv.var, combine(op, old, x), loc)?;
+        self.env.st.vals[slot] = new;
+        Ok(new != old)
+    }
+
     /// Stores an assignment, crediting the change to `source`; returns whether it changed.
+    #[inline]
     fn assign_from(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: f64,
+        b: Bind,
+        loc: u32,
+        source: Option<u8>,
+    ) -> Step<bool> {
+        if source.is_none() && !T::ON {
+            return self.put(lv, op, x, b, loc);
+        }
+        self.tagged(lv, op, x, b, loc, source)
+    }
+
+    /// [`Game::assign_from`] with a source to credit or a trace to write.
+    #[inline(never)]
+    fn tagged(
         &mut self,
         lv: &LValue,
         op: AssignOp,
@@ -705,11 +734,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 source: None,
             } if !T::ON => {
                 let x = self.eval(value, b)?;
-                let slot = self.slot(lv, b);
-                let old = self.env.st.vals[slot];
-                let new = self.store(lv.var, combine(*op, old, x), value.loc)?;
-                self.env.st.vals[slot] = new;
-                if new != old {
+                if self.put(lv, *op, x, b, value.loc)? {
                     self.after_change(lv.var)?;
                 }
                 Ok(())
