@@ -620,19 +620,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.assign_from(lv, op, x, b, loc, None)
     }
 
-    /// Stores an assignment with no source to credit and nothing to trace; returns whether
-    /// the value changed. Always inline: it is the body of the hottest statement.
-    #[inline(always)]
-    fn put(&mut self, lv: &LValue, op: AssignOp, x: f64, b: Bind, loc: u32) -> Step<bool> {
-        let slot = self.slot(lv, b);
-        let old = self.env.st.vals[slot];
-        let new = self.store(lv.var, combine(op, old, x), loc)?;
-        self.env.st.vals[slot] = new;
-        Ok(new != old)
-    }
-
     /// Stores an assignment, crediting the change to `source`; returns whether it changed.
-    #[inline]
+    /// Always inline: it is the body of the hottest statement, and without a source or a
+    /// trace it is four lines.
+    #[inline(always)]
     fn assign_from(
         &mut self,
         lv: &LValue,
@@ -642,27 +633,27 @@ impl<'m, T: Tracer> Game<'m, T> {
         loc: u32,
         source: Option<u8>,
     ) -> Step<bool> {
-        if source.is_none() && !T::ON {
-            return self.put(lv, op, x, b, loc);
+        let slot = self.slot(lv, b);
+        let old = self.env.st.vals[slot];
+        let new = self.store(lv.var, combine(op, old, x), loc)?;
+        self.env.st.vals[slot] = new;
+        if source.is_some() || T::ON {
+            self.record(lv, op, x, b, (slot, old, new), source);
         }
-        self.tagged(lv, op, x, b, loc, source)
+        Ok(new != old)
     }
 
-    /// [`Game::assign_from`] with a source to credit or a trace to write.
+    /// Credits a stored change (`slot`, `old`, `new`) to its source and traces it.
     #[inline(never)]
-    fn tagged(
+    fn record(
         &mut self,
         lv: &LValue,
         op: AssignOp,
         x: f64,
         b: Bind,
-        loc: u32,
+        (slot, old, new): (usize, i64, i64),
         source: Option<u8>,
-    ) -> Step<bool> {
-        let slot = self.slot(lv, b);
-        let old = self.env.st.vals[slot];
-        let new = self.store(lv.var, combine(op, old, x), loc)?;
-        self.env.st.vals[slot] = new;
+    ) {
         if let Some(src) = source
             && lv.fstride != 0
         {
@@ -700,7 +691,6 @@ impl<'m, T: Tracer> Game<'m, T> {
                 "    {name} {sym} {shown} -> {new} (was {old}{flip})"
             ));
         }
-        Ok(new != old)
     }
 
     /// Runs the immediate checks that read `var` (none while a worked example is set up).
@@ -734,7 +724,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 source: None,
             } if !T::ON => {
                 let x = self.eval(value, b)?;
-                if self.put(lv, *op, x, b, value.loc)? {
+                if self.assign_from(lv, *op, x, b, value.loc, None)? {
                     self.after_change(lv.var)?;
                 }
                 Ok(())
