@@ -280,10 +280,6 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     #[inline]
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
-        // Constant weights, chances and amounts are common; they need no call.
-        if let Some(c) = e.as_const() {
-            return Ok(c);
-        }
         self.bind(b);
         self.eval_bound(e)
     }
@@ -299,6 +295,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Evaluates `e` with the factions already bound.
     #[inline]
     fn eval_bound(&mut self, e: &Expr) -> Step<f64> {
+        // Constant weights, chances and amounts are common; they need no call.
         if let Some(c) = e.as_const() {
             return Ok(c);
         }
