@@ -41,6 +41,12 @@ fn pop(stack: &mut Vec<Node>) -> Node {
     stack.pop().unwrap_or(Node::Const(0.0))
 }
 
+/// The body of the aggregation at `pc`: the `len` instructions after it, as one node.
+fn body(code: &[Op], pc: usize, len: u32) -> Box<Node> {
+    let body = &code[pc + 1..pc + 1 + len as usize];
+    Box::new(single(body, 0, body.len()))
+}
+
 /// The one value `code[from..to]` leaves (0 for an empty range, like the machine).
 fn single(code: &[Op], from: usize, to: usize) -> Node {
     let mut out = Vec::new();
@@ -113,16 +119,12 @@ fn decode(code: &[Op], from: usize, to: usize, out: &mut Vec<Node>) {
                 continue;
             }
             Op::AggFactions { kind, others, len } => {
-                let body = &code[pc + 1..pc + 1 + len as usize];
-                let b = single(body, 0, body.len());
-                out.push(Node::AggF(kind, others, Box::new(b)));
+                out.push(Node::AggF(kind, others, body(code, pc, len)));
                 pc += 1 + len as usize;
                 continue;
             }
             Op::AggSet { kind, n, len } => {
-                let body = &code[pc + 1..pc + 1 + len as usize];
-                let b = single(body, 0, body.len());
-                out.push(Node::AggS(kind, n, Box::new(b)));
+                out.push(Node::AggS(kind, n, body(code, pc, len)));
                 pc += 1 + len as usize;
                 continue;
             }
