@@ -858,12 +858,14 @@ pub enum Stmt {
         /// End reason.
         reason: u16,
     },
-    /// Run `then` when `cond` holds.
+    /// Run `then` when `cond` holds, else `els` if there is one.
     If {
         /// Condition.
         cond: Expr,
         /// The statement.
         then: Box<Stmt>,
+        /// `else: ...`.
+        els: Option<Box<Stmt>>,
     },
     /// Run `body` for every faction (except the acting one with `others`) simultaneously:
     /// every condition and value is evaluated before any is applied.

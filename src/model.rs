@@ -155,9 +155,22 @@ pub struct Check {
     pub when: Expr,
     /// When it is checked.
     pub timing: Timing,
-    /// A turn-start check whose faction wins (`result = "win"`), instead of ending the game
-    /// for the ranking to decide.
-    pub wins: bool,
+    /// What holding means: the game ends, or a faction wins or loses.
+    pub kind: CheckKind,
+    /// A turn-start win or lose condition is evaluated for every faction still in the game
+    /// (`who = "all"`) rather than only for the faction whose turn starts.
+    pub all: bool,
+}
+
+/// What an end condition does when it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    /// The game ends with the reason (`result = "rank"`, `"draw"` or `"nobody"`).
+    End,
+    /// The faction it holds for wins (`result = "win"`).
+    Win,
+    /// The faction it holds for loses and leaves the game (`result = "lose"`).
+    Lose,
 }
 
 /// What an end reason means for the result.
@@ -275,7 +288,9 @@ pub struct Example {
     pub action: Option<usize>,
     /// The action's target.
     pub target: Option<u8>,
-    /// End the game afterwards with the last-round reason if it has not ended.
+    /// Run the round-end step (events, then checks) afterwards.
+    pub round_end: bool,
+    /// Then end the game with the last-round reason if it has not ended.
     pub finish: bool,
     /// Formulas that must hold afterwards, with their source.
     pub expect: Vec<(Expr, String)>,

@@ -184,6 +184,10 @@ impl<T: Tracer> Game<'_, T> {
             (None, None) if ex.actor.is_some() => self.run(&ex.effects, b)?,
             (None, None) => self.run(&ex.effects, Bind::global())?,
         }
+        // What the end of a round runs, and for `finish` what the end of the last one runs.
+        if ex.round_end && self.ended.is_none() {
+            self.round_end()?;
+        }
         if ex.finish && self.ended.is_none() {
             self.ended = Some(m.last_round_reason);
         }

@@ -101,10 +101,10 @@ pub const BUILTINS: [&str; 10] = [
 ];
 
 /// Reserved words of the statement and expression syntax.
-pub const KEYWORDS: [&str; 26] = [
-    "and", "or", "not", "if", "each", "others", "end", "draw", "order", "by", "true", "false",
-    "me", "award", "scale", "ties", "as", "race", "win", "lose", "split", "zero", "take", "for",
-    "discard", "complete",
+pub const KEYWORDS: [&str; 27] = [
+    "and", "or", "not", "if", "else", "each", "others", "end", "draw", "order", "by", "true",
+    "false", "me", "award", "scale", "ties", "as", "race", "win", "lose", "split", "zero", "take",
+    "for", "discard", "complete",
 ];
 
 /// Reasons the win/lose rules can end a game with, interned when `lose` is used.
@@ -157,6 +157,14 @@ impl<'s> Compiler<'s> {
                 (self.reasons.len() - 1) as u16
             }
         }
+    }
+
+    /// Interns the reasons a loss can end the game with (last one standing, everyone lost,
+    /// last team standing): a scenario in which factions can lose can end by them.
+    pub fn rule_reasons(&mut self) {
+        self.reason(LAST_STANDING, "lose");
+        self.reason(ALL_LOST, "lose");
+        self.reason(LAST_TEAM, "lose");
     }
 
     fn source(&mut self, s: &Option<(String, usize)>) -> Result<Option<u8>, ParseError> {
@@ -908,18 +916,20 @@ impl<'s> Compiler<'s> {
                     .to_string();
                 let reason = self.reason(&r, mech);
                 if *kind == OutcomeKind::Lose {
-                    self.reason(LAST_STANDING, "lose");
-                    self.reason(ALL_LOST, "lose");
-                    self.reason(LAST_TEAM, "lose");
+                    self.rule_reasons();
                 }
                 Stmt::Outcome {
                     kind: *kind,
                     reason,
                 }
             }
-            StmtAst::If(c, s) => Stmt::If {
+            StmtAst::If(c, s, e) => Stmt::If {
                 cond: Expr::new(self.code(c, ctx)?, loc),
                 then: Box::new(self.stmt_ast(s, ctx, loc)?),
+                els: match e {
+                    Some(e) => Some(Box::new(self.stmt_ast(e, ctx, loc)?)),
+                    None => None,
+                },
             },
             StmtAst::Each { others, body, pos } => {
                 if *others && !ctx.bound {

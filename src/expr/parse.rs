@@ -248,8 +248,8 @@ pub enum StmtAst {
         /// Points-by-source tag.
         source: Option<(String, usize)>,
     },
-    /// `if cond: stmt`.
-    If(Ast, Box<StmtAst>),
+    /// `if cond: stmt [else: stmt]`.
+    If(Ast, Box<StmtAst>, Option<Box<StmtAst>>),
     /// `each: stmt` / `each others: stmt`, simultaneous over factions.
     Each {
         /// Skip the acting faction.
@@ -534,7 +534,17 @@ impl Parser {
             self.bump();
             let c = self.expr()?;
             self.expect_sym(":")?;
-            return Ok(StmtAst::If(c, Box::new(self.stmt()?)));
+            let then = Box::new(self.stmt()?);
+            // `else` belongs to the nearest `if` (`if a: if b: x else: y` is `if a: {if b: x
+            // else: y}`).
+            let els = if self.is_word("else") {
+                self.bump();
+                self.expect_sym(":")?;
+                Some(Box::new(self.stmt()?))
+            } else {
+                None
+            };
+            return Ok(StmtAst::If(c, then, els));
         }
         if self.is_word("each") {
             self.bump();
@@ -775,13 +785,18 @@ impl Parser {
     }
 
     fn finish(&self) -> PResult<()> {
-        if matches!(self.peek(), Tok::Eof) {
-            Ok(())
-        } else {
-            err(
+        match self.peek() {
+            Tok::Eof => Ok(()),
+            Tok::Sym("=") => err(self.pos(), "`=` assigns a value; to compare, write `==`"),
+            Tok::Sym(";") => err(
+                self.pos(),
+                "`;` separates statements only inside braces: write `{a; b}`, or give each \
+                 statement its own entry in the list",
+            ),
+            _ => err(
                 self.pos(),
                 format!("unexpected text after the end {}", self.found()),
-            )
+            ),
         }
     }
 }
@@ -878,7 +893,7 @@ mod tests {
     fn statements() {
         assert!(matches!(
             parse_stmt("if vp >= 3: end done").unwrap(),
-            StmtAst::If(_, _)
+            StmtAst::If(_, _, None)
         ));
         assert!(matches!(
             parse_stmt("each others: vp -= 1").unwrap(),
@@ -905,5 +920,27 @@ mod tests {
         assert!(e.msg.contains("chain"));
         let e = parse_stmt("vp + 1").unwrap_err();
         assert_eq!(e.pos, 3);
+        let e = parse_expr("A.vp = 3").unwrap_err();
+        assert_eq!(e.pos, 5);
+        assert!(e.msg.contains("`==`"), "{}", e.msg);
+        let e = parse_stmt("vp += 1; vp += 2").unwrap_err();
+        assert_eq!(e.pos, 7);
+        assert!(e.msg.contains("{a; b}"), "{}", e.msg);
+    }
+
+    #[test]
+    fn else_belongs_to_the_nearest_if() {
+        match parse_stmt("if a: if b: x = 1 else: x = 2").unwrap() {
+            StmtAst::If(_, inner, None) => {
+                assert!(matches!(*inner, StmtAst::If(_, _, Some(_))));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_stmt("if a: {x = 1} else: {x = 2; y = 3}").unwrap() {
+            StmtAst::If(_, _, Some(els)) => {
+                assert!(matches!(*els, StmtAst::Block(ref b) if b.len() == 2))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

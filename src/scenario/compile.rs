@@ -394,7 +394,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         }
         let result = cx.keyword(
             &e.result,
-            &["rank", "draw", "nobody", "win"],
+            &["rank", "draw", "nobody", "win", "lose"],
             "rank",
             "result",
         )?;
@@ -402,9 +402,24 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             .timing
             .as_ref()
             .is_some_and(|t| t.get_ref() == "turn_start");
-        if result == "win" && !turn_start {
+        if let Some(w) = &e.who {
+            if !turn_start || !matches!(result, "win" | "lose") {
+                return Err(src.fail(
+                    w.span().start,
+                    "`who` chooses whose win or lose condition is checked at turn start: \
+                     it needs timing = \"turn_start\" and result = \"win\" or \"lose\"",
+                ));
+            }
+            cx.keyword(&e.who, &["turn", "all"], "turn", "who")?;
+        }
+        if matches!(result, "win" | "lose") && e.when.is_none() {
             let at = e.result.as_ref().map_or(0, |r| r.span().start);
-            return Err(src.fail(at, "result = \"win\" names the faction whose turn starts: it needs timing = \"turn_start\""));
+            return Err(src.fail(
+                at,
+                format!(
+                    "a {result} condition needs `when`: the formula that makes a faction {result}"
+                ),
+            ));
         }
         reasons_meta.push((
             e.name.get_ref().clone(),
@@ -712,7 +727,14 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             _ => Timing::RoundEnd,
         };
         if let Some(w) = &e.when {
-            let ctx = if timing == Timing::TurnStart {
+            let kind = match reasons_meta[i].1 {
+                "win" => CheckKind::Win,
+                "lose" => CheckKind::Lose,
+                _ => CheckKind::End,
+            };
+            // A win or lose condition is about one faction; a turn-start condition can read
+            // the faction whose turn starts.
+            let ctx = if timing == Timing::TurnStart || kind != CheckKind::End {
                 Ctx::faction()
             } else {
                 Ctx::global()
@@ -721,7 +743,8 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 reason: i as u16,
                 when: cx.expr(&comp, w, ctx)?,
                 timing,
-                wins: reasons_meta[i].1 == "win",
+                kind,
+                all: e.who.as_ref().is_some_and(|w| w.get_ref() == "all"),
             });
         } else if e.timing.is_some() {
             return Err(src.fail(
@@ -729,6 +752,9 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 "an end condition with a timing needs `when`",
             ));
         }
+    }
+    if checks.iter().any(|c| c.kind == CheckKind::Lose) {
+        comp.rule_reasons();
     }
     let base_to_var: HashMap<u32, u16> = vars
         .iter()
@@ -967,6 +993,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             actor,
             action,
             target,
+            round_end: ex.round_end || ex.finish,
             finish: ex.finish,
             expect,
             probes,
@@ -1009,10 +1036,10 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
                 mechanism: if i == last_round_reason as usize {
                     "last round".into()
                 } else if let Some(c) = checks.iter().find(|c| c.reason as usize == i) {
-                    if c.wins {
-                        "win condition".into()
-                    } else {
-                        "condition".into()
+                    match c.kind {
+                        CheckKind::Win => "win condition".into(),
+                        CheckKind::Lose => "lose condition".into(),
+                        CheckKind::End => "condition".into(),
                     }
                 } else if *mech == "condition" {
                     // Declared in [[end]] without `when`: only `end NAME` statements use it.

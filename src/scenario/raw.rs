@@ -134,7 +134,11 @@ pub struct RawExample {
     /// The action's target.
     #[serde(default)]
     pub target: Option<Spanned<String>>,
-    /// End the game afterwards (as after its last round) if it has not ended.
+    /// Run the round-end step afterwards (round-end events, then round-end checks).
+    #[serde(default)]
+    pub round_end: bool,
+    /// Finish the game afterwards as its last round does: the round-end step, then the
+    /// last-round end if the game has not ended.
     #[serde(default)]
     pub finish: bool,
     /// Formulas that must hold afterwards.
@@ -371,9 +375,13 @@ pub struct RawEnd {
     /// `immediate` (default), `turn_start`, `round_start` or `round_end`.
     #[serde(default)]
     pub timing: Option<Spanned<String>>,
-    /// `rank` (default) or `draw`.
+    /// `rank` (default), `draw`, `nobody`, `win` or `lose`.
     #[serde(default)]
     pub result: Option<Spanned<String>>,
+    /// For a win or lose condition checked at turn start: `turn` (default, the faction whose
+    /// turn starts) or `all` (every faction still in the game).
+    #[serde(default)]
+    pub who: Option<Spanned<String>>,
     /// Free text.
     #[serde(default)]
     pub description: Option<String>,

@@ -1,0 +1,199 @@
+//! Agents: how a faction picks its action.
+//!
+//! Owns an agent decision: the options (every action the faction may take, with each
+//! eligible target, that it can afford), each scored by the faction's policy (weight, noisy
+//! value or priority), and the choice among them: weighted random, the best value, or a random
+//! pick among the top priority. Then the chosen action's costs are paid and its effects run.
+
+use super::{Bind, Game, Step, Tracer};
+use crate::expr::AssignOp;
+use crate::model::Policy;
+use rand::RngExt;
+use rand_distr::{Distribution, StandardNormal};
+
+impl<T: Tracer> Game<'_, T> {
+    /// One agent decision for faction `f`.
+    #[inline(never)]
+    pub(super) fn decide(&mut self, f: u8) -> Step {
+        let m = self.m;
+        let agent = &m.agents[f as usize];
+        let noise = if agent.policy == Policy::Greedy {
+            self.eval(&agent.noise, Bind::faction(f))?
+        } else {
+            0.0
+        };
+        let mut opts = std::mem::take(&mut self.opts);
+        opts.clear();
+        let result = self.options(f, noise, &mut opts);
+        let chosen = match result {
+            Ok(()) => self.choose(agent.policy, &opts),
+            Err(e) => {
+                self.opts = opts;
+                return Err(e);
+            }
+        };
+        self.opts = opts;
+        let Some((ai, t)) = chosen else {
+            if T::ON {
+                self.tracer.line(format_args!(
+                    "  {}: no action available, passes",
+                    m.factions[f as usize].name
+                ));
+            }
+            return Ok(());
+        };
+        let a = &m.actions[ai as usize];
+        if T::ON {
+            let tgt = if a.targeted {
+                format!(" targeting {}", m.factions[t as usize].name)
+            } else {
+                String::new()
+            };
+            self.tracer.line(format_args!(
+                "  {}: {}{tgt}",
+                m.factions[f as usize].name, a.name
+            ));
+        }
+        self.act(
+            ai as usize,
+            Bind {
+                me: f,
+                bound: f,
+                target: t,
+            },
+        )
+    }
+
+    /// Lists faction `f`'s options (action, target, score) in menu order, each with its
+    /// weight, noisy value or priority. The acting faction is bound once for the whole list
+    /// and only the target changes, so each formula runs without rebinding.
+    #[inline]
+    pub(super) fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<(u16, u8, f64)>) -> Step {
+        let m = self.m;
+        let agent = &m.agents[f as usize];
+        let n = m.nfactions() as u8;
+        let (lo, hi) = (
+            self.menu_at[f as usize] as usize,
+            self.menu_at[f as usize + 1] as usize,
+        );
+        self.bind(Bind::faction(f));
+        for i in lo..hi {
+            let ai = self.menu[i];
+            let a = &m.actions[ai as usize];
+            // `when` cannot name the target, so it is evaluated once per action.
+            if let Some(w) = &a.when
+                && self.eval_bound(w)? == 0.0
+            {
+                continue;
+            }
+            let targets = if a.targeted { 0..n } else { f..f + 1 };
+            for t in targets {
+                if a.targeted {
+                    if t == f {
+                        continue;
+                    }
+                    self.env.cx.target = t;
+                    if let Some(w) = &a.target_when
+                        && self.eval_bound(w)? == 0.0
+                    {
+                        continue;
+                    }
+                }
+                if !a.cost.is_empty() && !self.affordable(ai, f, t)? {
+                    continue;
+                }
+                let score = match agent.policy {
+                    Policy::Weighted => {
+                        let w = self.eval_bound(&a.weight)?;
+                        if w <= 0.0 {
+                            continue;
+                        }
+                        w
+                    }
+                    Policy::Greedy => {
+                        let v = self.eval_bound(&a.value)?;
+                        if noise > 0.0 {
+                            let z: f64 = StandardNormal.sample(&mut self.env.rng);
+                            v + noise * z
+                        } else {
+                            v
+                        }
+                    }
+                    Policy::Priority => -(agent.priority[ai as usize] as f64),
+                };
+                opts.push((ai, t, score));
+            }
+            self.env.cx.target = f;
+        }
+        Ok(())
+    }
+
+    /// Whether `f` can pay every cost of action `ai` against `t`.
+    #[inline(never)]
+    pub(super) fn affordable(&mut self, ai: u16, f: u8, t: u8) -> Step<bool> {
+        let a = &self.m.actions[ai as usize];
+        let b = Bind {
+            me: f,
+            bound: f,
+            target: t,
+        };
+        for (lv, amount) in &a.cost {
+            let need = self.eval(amount, b)?;
+            let slot = self.slot(lv, b);
+            if (self.env.st.vals[slot] as f64) < need {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Takes action `ai` as `b.me` against `b.target`: pays its cost, runs its effects.
+    pub(super) fn act(&mut self, ai: usize, b: Bind) -> Step {
+        let a = &self.m.actions[ai];
+        for (lv, amount) in &a.cost {
+            let x = self.eval(amount, b)?;
+            if self.assign(lv, AssignOp::Sub, x, b, amount.loc)? {
+                self.after_change(lv.var)?;
+            }
+        }
+        self.run(&a.effects, b)
+    }
+
+    pub(super) fn choose(&mut self, policy: Policy, opts: &[(u16, u8, f64)]) -> Option<(u16, u8)> {
+        if opts.is_empty() {
+            return None;
+        }
+        match policy {
+            Policy::Weighted => {
+                let total: f64 = opts.iter().map(|o| o.2).sum();
+                let mut x = self.env.rng.random::<f64>() * total;
+                for o in opts {
+                    if x < o.2 {
+                        return Some((o.0, o.1));
+                    }
+                    x -= o.2;
+                }
+                opts.last().map(|o| (o.0, o.1))
+            }
+            Policy::Greedy => {
+                let best = opts
+                    .iter()
+                    .fold(opts[0], |a, o| if o.2 > a.2 { *o } else { a });
+                Some((best.0, best.1))
+            }
+            Policy::Priority => {
+                let top = opts.iter().map(|o| o.2).fold(f64::NEG_INFINITY, f64::max);
+                let count = opts.iter().filter(|o| o.2 == top).count();
+                let pick = if count > 1 {
+                    self.env.rng.random_range(0..count)
+                } else {
+                    0
+                };
+                opts.iter()
+                    .filter(|o| o.2 == top)
+                    .nth(pick)
+                    .map(|o| (o.0, o.1))
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Rank awards: points by place on a metric, with the tie policies.
+//!
+//! Owns "where ties are split": `award` ranks every faction on a metric (with an optional
+//! tie-break chain folded into the key) and pays each place from a scale; tied factions share
+//! by the policy: split (sum the tied places, divide, round down), high, low, or zero.
+
+use super::order::less;
+use super::{Bind, Game, Step, Tracer};
+use crate::expr::compile::MAX_ORDER_KEYS;
+use crate::expr::{AssignOp, Expr, LValue, TiePolicy};
+use crate::state::MAX_FACTIONS;
+
+impl<T: Tracer> Game<'_, T> {
+    /// Rank awards: every faction's metric is read first, then awards are added together.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn award(
+        &mut self,
+        lv: &LValue,
+        metric: &Expr,
+        scale: &[i64],
+        ties: TiePolicy,
+        chain: &[Expr],
+        source: Option<u8>,
+        b: Bind,
+    ) -> Step {
+        let n = self.m.nfactions();
+        let mut key = [0.0f64; MAX_FACTIONS];
+        for (f, k) in key.iter_mut().enumerate().take(n) {
+            *k = self.eval(
+                metric,
+                Bind {
+                    bound: f as u8,
+                    ..b
+                },
+            )?;
+        }
+        if !chain.is_empty() {
+            // Fold the chain into one key: each faction's key becomes the number of factions
+            // strictly behind it on (metric, chain...), so ties the chain breaks are no longer
+            // ties and ties it leaves remain.
+            let mut keys = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+            for f in 0..n {
+                keys[f][0] = key[f];
+                for (j, e) in chain.iter().enumerate() {
+                    keys[f][j + 1] = self.eval(
+                        e,
+                        Bind {
+                            bound: f as u8,
+                            ..b
+                        },
+                    )?;
+                }
+            }
+            let nk = chain.len() + 1;
+            for f in 0..n {
+                key[f] = (0..n)
+                    .filter(|&g| less(&keys[g][..nk], &keys[f][..nk]))
+                    .count() as f64;
+            }
+        }
+        let mut amounts = [0i64; MAX_FACTIONS];
+        rank_awards(&key[..n], scale, ties, &mut amounts[..n]);
+        let mut changed = false;
+        for (f, &a) in amounts.iter().enumerate().take(n) {
+            changed |= self.assign_from(
+                lv,
+                AssignOp::Add,
+                a as f64,
+                Bind {
+                    bound: f as u8,
+                    ..b
+                },
+                metric.loc,
+                source,
+            )?;
+        }
+        if changed {
+            self.after_change(lv.var)?;
+        }
+        Ok(())
+    }
+}
+
+/// Awards by rank: `metric` is ranked highest first; place `p` earns `scale[p]` (0 past the
+/// end). Tied factions share according to `ties`: `Split` sums the tied places' awards and
+/// divides evenly, rounding down; `High` gives each the best tied place's award; `Low` the
+/// worst's; `Zero` gives tied factions nothing ("ties negate").
+pub fn rank_awards(metric: &[f64], scale: &[i64], ties: TiePolicy, out: &mut [i64]) {
+    let n = metric.len();
+    let at = |p: usize| scale.get(p).copied().unwrap_or(0);
+    for f in 0..n {
+        let above = metric.iter().filter(|&&m| m > metric[f]).count();
+        let tied = metric.iter().filter(|&&m| m == metric[f]).count();
+        out[f] = match ties {
+            TiePolicy::Split => (above..above + tied)
+                .map(at)
+                .sum::<i64>()
+                .div_euclid(tied as i64),
+            TiePolicy::High => at(above),
+            TiePolicy::Low => at(above + tied - 1),
+            TiePolicy::Zero if tied > 1 => 0,
+            TiePolicy::Zero => at(above),
+        };
+    }
+}

@@ -1,0 +1,72 @@
+//! Turn order and `order` statements: factions sorted by keys, ties by seat.
+
+use super::{Bind, Game, Step, Tracer};
+use crate::expr::compile::MAX_ORDER_KEYS;
+use crate::expr::{Expr, LValue};
+use crate::state::MAX_FACTIONS;
+
+impl<T: Tracer> Game<'_, T> {
+    /// Fills `order` with faction indices sorted ascending by `keys` (ties by seat).
+    #[inline(never)]
+    pub(super) fn sorted_order(&mut self, keys: &[Expr], order: &mut [u8]) -> Step {
+        let n = order.len();
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i as u8;
+        }
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut k = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+        let nk = keys.len().min(MAX_ORDER_KEYS);
+        for (f, row) in k.iter_mut().enumerate().take(n) {
+            for (j, e) in keys.iter().take(nk).enumerate() {
+                row[j] = self.eval(e, Bind::faction(f as u8))?;
+            }
+        }
+        // Insertion sort: stable, no allocation, n <= 16.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && less(&k[order[j] as usize][..nk], &k[order[j - 1] as usize][..nk]) {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// `order VAR by KEYS`: each faction's place (1 first) in ascending key order.
+    pub(super) fn order_stmt(&mut self, lv: &LValue, keys: &[Expr], b: Bind) -> Step {
+        let n = self.m.nfactions();
+        let mut order = [0u8; MAX_FACTIONS];
+        self.sorted_order(keys, &mut order[..n])?;
+        for (pos, &f) in order[..n].iter().enumerate() {
+            let fb = Bind { bound: f, ..b };
+            let slot = self.slot(lv, fb);
+            self.env.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
+        }
+        if T::ON {
+            let list: Vec<String> = order[..n]
+                .iter()
+                .map(|&f| self.m.factions[f as usize].name.clone())
+                .collect();
+            self.tracer.line(format_args!(
+                "    order {}: {}",
+                self.m.vars[lv.var as usize].name,
+                list.join(", ")
+            ));
+        }
+        self.after_change(lv.var)
+    }
+}
+
+pub(crate) fn less(a: &[f64], b: &[f64]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x < y {
+            return true;
+        }
+        if x > y {
+            return false;
+        }
+    }
+    false
+}

@@ -1,0 +1,229 @@
+//! The final ranking and its tie-break chain.
+//!
+//! Owns who finished where: factions that won by rule first (sharing first place), then the
+//! tier, then the score (higher first), then each link of the tie-break chain in turn for the
+//! groups still tied; ties that survive the chain are shared places. Also the round leader.
+
+use super::statements::floor_i64;
+use super::{Bind, Decider, Game, NO_LEADER, Outcome, Result, Step, Tracer};
+use crate::expr::{Fault, FaultKind};
+use crate::model::TieBreak;
+use crate::state::MAX_FACTIONS;
+use rand::RngExt;
+
+impl<T: Tracer> Game<'_, T> {
+    /// The faction with the strictly highest ranking score now, if any.
+    pub(super) fn leader(&mut self) -> Step<u8> {
+        let m = self.m;
+        let (mut best, mut who, mut tied) = (f64::NEG_INFINITY, NO_LEADER, false);
+        for f in 0..m.nfactions() {
+            let s = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
+            if s > best {
+                (best, who, tied) = (s, f as u8, false);
+            } else if s == best {
+                tied = true;
+            }
+        }
+        Ok(if tied { NO_LEADER } else { who })
+    }
+
+    /// Final ranking: factions that won by rule first (sharing first place), then score
+    /// (higher first), then the tie-break chain.
+    pub(super) fn rank(&mut self, reason: u16) -> Step<Outcome> {
+        use crate::model::ReasonResult;
+        let m = self.m;
+        let n = m.nfactions();
+        let mut scores = [0i64; MAX_FACTIONS];
+        for (f, s) in scores.iter_mut().enumerate().take(n) {
+            let x = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
+            if !x.is_finite() {
+                return Err(self.halt(Fault {
+                    loc: m.ranking.score.loc,
+                    kind: FaultKind::BadScore(x),
+                }));
+            }
+            *s = x.floor() as i64;
+        }
+        let mut tiers = [0i64; MAX_FACTIONS];
+        if let Some(tier) = &m.ranking.tier {
+            for (f, t) in tiers.iter_mut().enumerate().take(n) {
+                *t = floor_i64(self.eval(tier, Bind::faction(f as u8))?);
+            }
+        }
+        let winmask = match self.forced {
+            Some(Result::Win(f)) => 1u32 << f,
+            Some(Result::Shared(mask)) => mask,
+            _ => 0,
+        };
+        // Sort key: rule winners first (all equal), then score.
+        let key = |f: usize| -> (bool, i64, i64) {
+            if winmask & (1 << f) != 0 {
+                (true, 0, 0)
+            } else {
+                (false, tiers[f], scores[f])
+            }
+        };
+        let mut order = [0u8; MAX_FACTIONS];
+        for (i, o) in order.iter_mut().enumerate().take(n) {
+            *o = i as u8;
+        }
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && key(order[j] as usize) > key(order[j - 1] as usize) {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        // `tied[i]`: position i stays tied with position i - 1 after the chain.
+        let mut tied = [false; MAX_FACTIONS];
+        let mut decided_by = Decider::Score;
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && key(order[end] as usize) == key(order[start] as usize) {
+                end += 1;
+            }
+            if key(order[start] as usize).0 {
+                // Factions that won by rule share first place; no chain separates them.
+                for t in tied.iter_mut().take(end).skip(start + 1) {
+                    *t = true;
+                }
+            } else if end - start > 1 {
+                self.break_ties(&mut order[..n], start, end, 0, &mut tied, &mut decided_by)?;
+            }
+            start = end;
+        }
+        let mut ranks = [0u8; MAX_FACTIONS];
+        for i in 0..n {
+            ranks[order[i] as usize] = if i > 0 && tied[i] {
+                ranks[order[i - 1] as usize]
+            } else {
+                i as u8 + 1
+            };
+        }
+        let result = match (self.forced, m.reasons[reason as usize].result) {
+            (Some(r), _) => {
+                decided_by = if matches!(r, Result::Win(_) | Result::Shared(_)) {
+                    Decider::Rule
+                } else {
+                    Decider::Score
+                };
+                r
+            }
+            (None, ReasonResult::Draw) => Result::Draw,
+            (None, ReasonResult::Nobody) => Result::Nobody,
+            (None, ReasonResult::Rank) if n > 1 && tied[1] => {
+                decided_by = Decider::Shared;
+                Result::Shared(
+                    ranks[..n]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| **r == 1)
+                        .fold(0u32, |m, (f, _)| m | 1 << f),
+                )
+            }
+            (None, ReasonResult::Rank) => Result::Win(order[0]),
+        };
+        if matches!(result, Result::Draw | Result::Nobody) {
+            decided_by = Decider::Score;
+        }
+        if T::ON {
+            let list: Vec<String> = order[..n]
+                .iter()
+                .map(|&f| {
+                    format!(
+                        "{}. {} ({})",
+                        ranks[f as usize], m.factions[f as usize].name, scores[f as usize]
+                    )
+                })
+                .collect();
+            self.tracer
+                .line(format_args!("final ranking: {}", list.join(", ")));
+            match decided_by {
+                Decider::Link(k) => self.tracer.line(format_args!(
+                    "tie at the top broken by `{}`",
+                    m.ranking.link_name(k as usize)
+                )),
+                Decider::Shared => self.tracer.line(format_args!(
+                    "tie at the top is not broken: first place is shared"
+                )),
+                Decider::Rule => self.tracer.line(format_args!("decided by a win/lose rule")),
+                Decider::Score => {}
+            }
+            match result {
+                Result::Win(f) => self
+                    .tracer
+                    .line(format_args!("winner: {}", m.factions[f as usize].name)),
+                Result::Shared(mask) => {
+                    let names: Vec<&str> = (0..n)
+                        .filter(|f| mask & (1 << f) != 0)
+                        .map(|f| m.factions[f].name.as_str())
+                        .collect();
+                    self.tracer
+                        .line(format_args!("shared win: {}", names.join(", ")))
+                }
+                Result::Draw => self.tracer.line(format_args!("draw: nobody wins")),
+                Result::Nobody => self
+                    .tracer
+                    .line(format_args!("nobody wins: every faction loses")),
+            }
+        }
+        Ok(Outcome {
+            reason,
+            rounds: 0,
+            scores,
+            ranks,
+            result,
+            decided_by,
+        })
+    }
+
+    /// Orders `order[start..end]` (tied so far) by chain link `k` and recurses into groups
+    /// still tied.
+    pub(super) fn break_ties(
+        &mut self,
+        order: &mut [u8],
+        start: usize,
+        end: usize,
+        k: usize,
+        tied: &mut [bool; MAX_FACTIONS],
+        decided: &mut Decider,
+    ) -> Step {
+        let m = self.m;
+        if k >= m.ranking.tiebreak.len() {
+            for t in tied.iter_mut().take(end).skip(start + 1) {
+                *t = true;
+            }
+            return Ok(());
+        }
+        let mut key = [0.0f64; MAX_FACTIONS];
+        for &f in &order[start..end] {
+            key[f as usize] = match &m.ranking.tiebreak[k] {
+                TieBreak::Expr(e, _) => self.eval(e, Bind::faction(f))?,
+                TieBreak::Die => self.env.rng.random::<u64>() as f64,
+            };
+        }
+        for i in start + 1..end {
+            let mut j = i;
+            while j > start && key[order[j] as usize] > key[order[j - 1] as usize] {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        let mut s = start;
+        while s < end {
+            let mut e = s + 1;
+            while e < end && key[order[e] as usize] == key[order[s] as usize] {
+                e += 1;
+            }
+            if s == 0 && e == 1 && start == 0 {
+                *decided = Decider::Link(k as u8);
+            }
+            if e - s > 1 {
+                self.break_ties(order, s, e, k + 1, tied, decided)?;
+            }
+            s = e;
+        }
+        Ok(())
+    }
+}

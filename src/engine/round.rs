@@ -1,0 +1,212 @@
+//! The round loop: one game read top to bottom.
+//!
+//! Owns the order of play: the random stream of a game, setup from the variables' initial
+//! values, then round after round the round-start events and checks, the phases (once, or a
+//! turn per faction in turn order, each turn its start-of-turn checks and agent decisions),
+//! the round-end events and checks; then the final ranking. What each step does lives in the
+//! file named after it: [`super::settle`] (win, lose, draw and end checks), [`super::agents`],
+//! [`super::statements`], [`super::ranking`].
+
+use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
+use crate::expr::{Fault, FaultKind, LValue};
+use crate::model::{EventAt, Timing};
+use crate::rng::game_rng;
+use crate::state::MAX_FACTIONS;
+use rand::RngExt;
+
+impl<T: Tracer> Game<'_, T> {
+    /// Plays game `game` of master seed `seed`.
+    pub fn play(&mut self, seed: u64, game: u64) -> std::result::Result<Outcome, Fault> {
+        let out = self.play_steps(seed, game);
+        out.map_err(|Halt| self.take_fault())
+    }
+
+    pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
+        self.env.cx.fault = None;
+        self.env.rng = game_rng(seed, game);
+        self.env.st.reset(&self.m.tables);
+        self.ended = None;
+        self.pending_win = 0;
+        self.pending_lose = 0;
+        self.forced = None;
+        self.points.fill(0);
+        self.leaders.clear();
+        if T::ON {
+            self.tracer
+                .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
+        }
+        self.setup()?;
+        self.checks(Timing::Immediate, Bind::global())?;
+        let m = self.m;
+        let mut round = 0;
+        while round < m.rounds && self.ended.is_none() {
+            round += 1;
+            self.env.st.round = round as i64;
+            self.env.st.age = m.age_of_round[round as usize];
+            self.env.st.age_round = m.age_round[round as usize];
+            if T::ON {
+                self.tracer
+                    .line(format_args!("round {round} (age {})", self.env.st.age));
+            }
+            self.round()?;
+            if self.leaders.len() < LEADER_ROUNDS {
+                let leader = self.leader()?;
+                self.leaders.push(leader);
+            }
+        }
+        let reason = self.ended.unwrap_or(m.last_round_reason);
+        if T::ON {
+            let r = &m.reasons[reason as usize];
+            self.tracer.line(format_args!(
+                "game ends in round {round}: {}{}",
+                r.name,
+                match r.result {
+                    crate::model::ReasonResult::Rank => "",
+                    crate::model::ReasonResult::Draw => " (a draw)",
+                    crate::model::ReasonResult::Nobody => " (nobody wins)",
+                }
+            ));
+        }
+        let mut out = self.rank(reason)?;
+        out.rounds = round;
+        Ok(out)
+    }
+
+    pub(super) fn setup(&mut self) -> Step {
+        let m = self.m;
+        self.env.st.vals.fill(0);
+        for (vi, v) in m.vars.iter().enumerate() {
+            let owners = if v.faction { m.nfactions() } else { 1 };
+            for f in 0..owners {
+                let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+                let b = Bind::faction(f as u8);
+                for e in 0..v.width {
+                    let x = self.eval(init, b)?;
+                    let lv = LValue {
+                        var: vi as u16,
+                        base: v.base,
+                        fstride: v.fstride,
+                        who: if v.faction {
+                            crate::expr::Who::Fixed(f as u8)
+                        } else {
+                            crate::expr::Who::None
+                        },
+                        elem: if v.set.is_some() {
+                            crate::expr::Elem::Fixed(e as u16)
+                        } else {
+                            crate::expr::Elem::None
+                        },
+                    };
+                    let slot = self.slot(&lv, b);
+                    self.env.st.vals[slot] = self.store(lv.var, x, init.loc)?;
+                    if T::ON && init.is_random() {
+                        let name =
+                            m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
+                        self.tracer.line(format_args!(
+                            "  setup: {name} = {} (drawn)",
+                            self.env.st.vals[slot]
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn round(&mut self) -> Step {
+        let m = self.m;
+        self.events(EventAt::RoundStart)?;
+        self.checks(Timing::RoundStart, Bind::global())?;
+        for p in &m.phases {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if let Some(w) = &p.when
+                && self.eval(w, Bind::global())? == 0.0
+            {
+                continue;
+            }
+            self.phase(p)?;
+        }
+        if self.ended.is_none() {
+            self.round_end()?;
+        }
+        Ok(())
+    }
+
+    /// The round-end step: round-end events, then round-end checks.
+    pub(super) fn round_end(&mut self) -> Step {
+        self.events(EventAt::RoundEnd)?;
+        self.checks(Timing::RoundEnd, Bind::global())
+    }
+
+    /// Runs one phase: its effects once, or a turn for every faction still in the game.
+    pub(super) fn phase(&mut self, p: &crate::model::Phase) -> Step {
+        if T::ON {
+            self.tracer.line(format_args!(" phase {}", p.name));
+        }
+        if !p.faction {
+            return self.run(&p.effects, Bind::global());
+        }
+        let mut order = [0u8; MAX_FACTIONS];
+        let n = self.m.nfactions();
+        self.sorted_order(&p.order, &mut order[..n])?;
+        for &f in &order[..n] {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if (self.env.st.out >> f) & 1 != 0 {
+                continue;
+            }
+            let b = Bind::faction(f);
+            if let Some(k) = &p.actions {
+                self.checks(Timing::TurnStart, b)?;
+                if self.ended.is_some() {
+                    return Ok(());
+                }
+                // It may have lost as its turn began.
+                if (self.env.st.out >> f) & 1 != 0 {
+                    continue;
+                }
+                let count = self.eval(k, b)?.max(0.0) as u32;
+                for _ in 0..count {
+                    if self.ended.is_some() {
+                        return Ok(());
+                    }
+                    self.decide(f)?;
+                }
+            }
+            self.run(&p.effects, b)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn events(&mut self, at: EventAt) -> Step {
+        let m = self.m;
+        for e in m.events.iter().filter(|e| e.at == at) {
+            if self.ended.is_some() {
+                return Ok(());
+            }
+            if let Some(w) = &e.when
+                && self.eval(w, Bind::global())? == 0.0
+            {
+                continue;
+            }
+            let p = self.eval(&e.probability, Bind::global())?;
+            if !(0.0..=1.0).contains(&p) {
+                return Err(self.halt(Fault {
+                    loc: e.probability.loc,
+                    kind: FaultKind::Probability(p),
+                }));
+            }
+            if self.env.rng.random_bool(p) {
+                if T::ON {
+                    self.tracer
+                        .line(format_args!("  event {} (p = {p})", e.name));
+                }
+                self.run(&e.effects, Bind::global())?;
+            }
+        }
+        Ok(())
+    }
+}

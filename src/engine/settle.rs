@@ -1,0 +1,230 @@
+//! Settling the end of a game: end conditions at their timings, `win` and `lose` marks.
+//!
+//! Owns "what happens when several things hold at once": every condition checked at one
+//! moment (the start of a faction's turn, after a change, the end of a statement list, the
+//! start or end of a round) is evaluated first and settled together. A faction that wins and
+//! loses at once loses; losers leave the game; a winner ends it; everyone remaining losing at
+//! once is a draw; with teams the last side standing wins with all its members; otherwise the
+//! last faction standing wins.
+
+use super::{Bind, Game, Result, Step, Tracer};
+use crate::expr::OutcomeKind;
+use crate::model::{Check, CheckKind, Timing};
+
+impl<T: Tracer> Game<'_, T> {
+    /// Every end condition of `timing`, as one moment: conditions are evaluated in the order
+    /// they are declared, win and lose marks are settled together, and then, if that did not
+    /// end the game, the first game-ending condition that held ends it. At turn start `b` is
+    /// the faction whose turn starts.
+    pub(super) fn checks(&mut self, timing: Timing, b: Bind) -> Step {
+        let m = self.m;
+        let mut end = None;
+        for c in m.checks.iter().filter(|c| c.timing == timing) {
+            if self.ended.is_some() {
+                break;
+            }
+            if c.kind == CheckKind::End && end.is_some() {
+                continue;
+            }
+            if self.holds(c, b)? {
+                end = Some(c.reason);
+            }
+        }
+        self.resolve();
+        if let Some(r) = end
+            && self.ended.is_none()
+        {
+            self.ended = Some(r);
+        }
+        Ok(())
+    }
+
+    /// Evaluates one condition. A win or lose condition marks each faction it holds for (the
+    /// faction whose turn starts, or every faction still in the game) and returns false; a
+    /// game-ending condition returns whether it holds.
+    pub(super) fn holds(&mut self, c: &Check, b: Bind) -> Step<bool> {
+        let m = self.m;
+        let kind = match c.kind {
+            CheckKind::End => {
+                let met = self.eval(&c.when, b)? != 0.0;
+                if T::ON && met {
+                    self.tracer.line(format_args!(
+                        "  end condition met: {}",
+                        m.reasons[c.reason as usize].name
+                    ));
+                }
+                return Ok(met);
+            }
+            CheckKind::Win => OutcomeKind::Win,
+            CheckKind::Lose => OutcomeKind::Lose,
+        };
+        let (from, to) = if c.timing == Timing::TurnStart && !c.all {
+            (b.me, b.me + 1)
+        } else {
+            (0, m.nfactions() as u8)
+        };
+        for f in from..to {
+            if (self.env.st.out >> f) & 1 != 0 {
+                continue;
+            }
+            let fb = Bind::faction(f);
+            if self.eval(&c.when, fb)? != 0.0 {
+                if T::ON {
+                    self.tracer.line(format_args!(
+                        "  {} condition met for {}: {}",
+                        if kind == OutcomeKind::Win {
+                            "win"
+                        } else {
+                            "lose"
+                        },
+                        m.factions[f as usize].name,
+                        m.reasons[c.reason as usize].name
+                    ));
+                }
+                self.mark(kind, c.reason, fb);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Immediate check `i`, run after a change to a variable it reads: a game-ending
+    /// condition ends the game at once; win and lose marks wait for the end of the statement
+    /// list being run (one effect is one moment).
+    pub(super) fn check(&mut self, i: u16) -> Step {
+        if self.ended.is_some() {
+            return Ok(());
+        }
+        let c = &self.m.checks[i as usize];
+        if self.holds(c, Bind::global())? {
+            self.ended = Some(c.reason);
+        }
+        Ok(())
+    }
+
+    /// Runs the immediate checks that read `var` (none while a worked example is set up).
+    #[inline]
+    pub(super) fn after_change(&mut self, var: u16) -> Step {
+        if self.quiet || self.m.immediate_by_var[var as usize].is_empty() {
+            return Ok(());
+        }
+        self.immediate_checks(var)
+    }
+
+    #[inline(never)]
+    pub(super) fn immediate_checks(&mut self, var: u16) -> Step {
+        let m = self.m;
+        for &c in &m.immediate_by_var[var as usize] {
+            self.check(c)?;
+        }
+        Ok(())
+    }
+
+    /// Settles the `win`/`lose` marks of the statement just run: winning and losing at once
+    /// is a loss; losers leave the game; a winner ends it; if everyone left has lost at once
+    /// it is a draw; with teams, the last side standing wins with all its members; otherwise
+    /// the last faction standing wins.
+    #[inline]
+    pub(super) fn resolve(&mut self) {
+        if self.pending_win | self.pending_lose != 0 {
+            self.settle();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn settle(&mut self) {
+        let n = self.m.nfactions();
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let lose = self.pending_lose & !self.env.st.out;
+        let win = self.pending_win & !lose & !self.env.st.out;
+        self.pending_win = 0;
+        self.pending_lose = 0;
+        self.env.st.out |= lose;
+        if T::ON && lose != 0 {
+            let names: Vec<&str> = (0..n)
+                .filter(|f| lose & (1 << f) != 0)
+                .map(|f| self.m.factions[f].name.as_str())
+                .collect();
+            self.tracer.line(format_args!(
+                "    lost and left the game: {}",
+                names.join(", ")
+            ));
+        }
+        let winners = |mask: u32| {
+            if mask.count_ones() == 1 {
+                Result::Win(mask.trailing_zeros() as u8)
+            } else {
+                Result::Shared(mask)
+            }
+        };
+        if win != 0 {
+            self.forced = Some(winners(win));
+            self.ended = Some(self.pending_reason);
+            return;
+        }
+        if lose == 0 {
+            return;
+        }
+        let remaining = all & !self.env.st.out;
+        let [last_standing, all_lost, last_team] = self.rule_reasons;
+        if remaining == 0 {
+            self.forced = Some(Result::Draw);
+            self.ended = all_lost.or(Some(self.pending_reason));
+        } else if self.m.teams {
+            let t = &self.m.tables;
+            let first = remaining.trailing_zeros() as usize;
+            let side = t.side[first];
+            if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
+                // Every member of the last team wins, even those who had left the game.
+                let team = (0..n)
+                    .filter(|&f| t.side[f] == side)
+                    .fold(0u32, |m, f| m | 1 << f);
+                self.forced = Some(winners(team));
+                self.ended = last_team.or(Some(self.pending_reason));
+            }
+        } else if remaining.count_ones() == 1 && n > 1 {
+            self.forced = Some(winners(remaining));
+            self.ended = last_standing.or(Some(self.pending_reason));
+        }
+    }
+
+    /// `win` or `lose` for the bound faction: a mark settled at the end of the moment.
+    pub(super) fn mark(&mut self, kind: OutcomeKind, reason: u16, b: Bind) {
+        match kind {
+            OutcomeKind::Win => {
+                if self.pending_win == 0 {
+                    self.pending_reason = reason;
+                }
+                self.pending_win |= 1 << b.bound;
+            }
+            OutcomeKind::Lose => {
+                if self.pending_win == 0 && self.pending_lose == 0 {
+                    self.pending_reason = reason;
+                }
+                self.pending_lose |= 1 << b.bound;
+            }
+        }
+        if T::ON {
+            let verb = if kind == OutcomeKind::Win {
+                "wins"
+            } else {
+                "loses"
+            };
+            self.tracer.line(format_args!(
+                "    {} {verb} ({})",
+                self.m.factions[b.bound as usize].name, self.m.reasons[reason as usize].name
+            ));
+        }
+    }
+
+    /// `end NAME`: the game ends now with that reason (the first one given stands).
+    pub(super) fn end(&mut self, r: u16) {
+        if self.ended.is_none() {
+            self.ended = Some(r);
+            if T::ON {
+                self.tracer
+                    .line(format_args!("  end: {}", self.m.reasons[r as usize].name));
+            }
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! Statements: running an effect list, and storing values into variables.
+//!
+//! Owns what one statement does to the state: assignments (with their bounds and the
+//! points-by-source credit), `if`, blocks, `each` (simultaneous: every faction's value is read
+//! before any is stored), `end`, and the dispatch of the statements whose mechanism has a file
+//! of its own (awards, races, hands, turn order, win and lose).
+
+use super::{Bind, Game, Halt, Step, Tracer};
+use crate::expr::{AssignOp, Expr, Fault, FaultKind, LValue, Stmt};
+use crate::state::MAX_FACTIONS;
+
+impl<T: Tracer> Game<'_, T> {
+    /// Runs an effect list. `win` and `lose` marks made anywhere in the list are settled
+    /// together at its end: one effect is one moment.
+    pub(super) fn run(&mut self, stmts: &[Stmt], b: Bind) -> Step {
+        for s in stmts {
+            if self.ended.is_some() {
+                break;
+            }
+            self.exec(s, b)?;
+        }
+        self.resolve();
+        Ok(())
+    }
+
+    pub(super) fn slot(&self, lv: &LValue, b: Bind) -> usize {
+        let f = match lv.who {
+            crate::expr::Who::None => 0,
+            crate::expr::Who::Bound => b.bound as usize,
+            crate::expr::Who::Me => b.me as usize,
+            crate::expr::Who::Target => b.target as usize,
+            crate::expr::Who::Fixed(f) => f as usize,
+        };
+        let e = match lv.elem {
+            crate::expr::Elem::Fixed(e) => e as usize,
+            _ => 0,
+        };
+        crate::expr::slot(f, lv.base, lv.fstride, e)
+    }
+
+    #[inline]
+    pub(super) fn store(&mut self, var: u16, x: f64, loc: u32) -> Step<i64> {
+        if !x.is_finite() {
+            return Err(self.not_storable(x, var, loc));
+        }
+        let t = &self.m.tables;
+        Ok(floor_i64(x).clamp(t.var_min[var as usize], t.var_max[var as usize]))
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn not_storable(&mut self, x: f64, var: u16, loc: u32) -> Halt {
+        self.halt(Fault {
+            loc,
+            kind: FaultKind::NotStorable(x, var),
+        })
+    }
+
+    /// Stores an assignment; returns whether the value changed.
+    pub(super) fn assign(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: f64,
+        b: Bind,
+        loc: u32,
+    ) -> Step<bool> {
+        self.assign_from(lv, op, x, b, loc, None)
+    }
+
+    /// Stores an assignment, crediting the change to `source`; returns whether it changed.
+    /// Always inline: it is the body of the hottest statement, and without a source or a
+    /// trace it is four lines.
+    #[inline(always)]
+    pub(super) fn assign_from(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: f64,
+        b: Bind,
+        loc: u32,
+        source: Option<u8>,
+    ) -> Step<bool> {
+        let slot = self.slot(lv, b);
+        let old = self.env.st.vals[slot];
+        let new = self.store(lv.var, combine(op, old, x), loc)?;
+        self.env.st.vals[slot] = new;
+        if source.is_some() || T::ON {
+            self.record(lv, op, x, b, (slot, old, new), source);
+        }
+        Ok(new != old)
+    }
+
+    /// Credits a stored change (`slot`, `old`, `new`) to its source and traces it.
+    #[inline(never)]
+    pub(super) fn record(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: f64,
+        b: Bind,
+        (slot, old, new): (usize, i64, i64),
+        source: Option<u8>,
+    ) {
+        if let Some(src) = source
+            && lv.fstride != 0
+        {
+            let f = (slot - lv.base as usize) / lv.fstride as usize;
+            self.points[f * self.m.sources.len() + src as usize] += new - old;
+        }
+        if T::ON {
+            let who = match lv.who {
+                crate::expr::Who::None => None,
+                crate::expr::Who::Bound => Some(b.bound as usize),
+                crate::expr::Who::Me => Some(b.me as usize),
+                crate::expr::Who::Target => Some(b.target as usize),
+                crate::expr::Who::Fixed(f) => Some(f as usize),
+            };
+            let elem = match lv.elem {
+                crate::expr::Elem::Fixed(e) => Some(e as usize),
+                _ => None,
+            };
+            let name = self.m.slot_name(lv.var, who, elem);
+            let sym = match op {
+                AssignOp::Set => "=",
+                AssignOp::Add => "+=",
+                AssignOp::Sub => "-=",
+            };
+            // The operand as the store reads it (`+=` and `-=` floor it first), and the value
+            // it would give before the variable's bounds.
+            let (shown, unbounded) = match op {
+                AssignOp::Set => (format!("{x}"), x.floor()),
+                AssignOp::Add => {
+                    let k = floor_i64(x);
+                    (k.to_string(), old as f64 + k as f64)
+                }
+                AssignOp::Sub => {
+                    let k = floor_i64(x);
+                    (k.to_string(), old as f64 - k as f64)
+                }
+            };
+            let t = &self.m.tables;
+            let capped = if unbounded != new as f64 && new == t.var_max[lv.var as usize] {
+                format!(", capped at {new}")
+            } else if unbounded != new as f64 && new == t.var_min[lv.var as usize] {
+                format!(", held at its minimum {new}")
+            } else {
+                String::new()
+            };
+            let flip = match self.m.vars[lv.var as usize].flip {
+                Some(f) if f > 0 && new >= f => format!(", shown as {} on the +{f} side", new % f),
+                _ => String::new(),
+            };
+            self.tracer.line(format_args!(
+                "    {name} {sym} {shown} -> {new} (was {old}{capped}{flip})"
+            ));
+        }
+    }
+
+    /// Runs one statement. Assignments and conditions (nearly every statement a game runs)
+    /// are handled here; the rest in a separate function, so that this one stays small.
+    #[inline]
+    pub(super) fn exec(&mut self, s: &Stmt, b: Bind) -> Step {
+        match s {
+            // The common case, inline: no points-by-source tag and no trace to write.
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source: None,
+            } if !T::ON => {
+                let x = self.eval(value, b)?;
+                if self.assign_from(lv, *op, x, b, value.loc, None)? {
+                    self.after_change(lv.var)?;
+                }
+                Ok(())
+            }
+            Stmt::If { cond, then, els } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.exec(then, b)?;
+                } else if let Some(els) = els {
+                    self.exec(els, b)?;
+                }
+                Ok(())
+            }
+            _ => self.exec_more(s, b),
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn exec_more(&mut self, s: &Stmt, b: Bind) -> Step {
+        match s {
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source,
+            } => {
+                let x = self.eval(value, b)?;
+                if self.assign_from(lv, *op, x, b, value.loc, *source)? {
+                    self.after_change(lv.var)?;
+                }
+            }
+            Stmt::Award {
+                lv,
+                metric,
+                scale,
+                ties,
+                chain,
+                source,
+            } => self.award(lv, metric, scale, *ties, chain, *source, b)?,
+            Stmt::Block(body) => {
+                for s in body.iter() {
+                    if self.ended.is_some() {
+                        break;
+                    }
+                    self.exec(s, b)?;
+                }
+            }
+            Stmt::Race {
+                done,
+                count,
+                cond,
+                key,
+                lv,
+                scale,
+                source,
+            } => self.race(done, count, cond, key, lv, scale, *source, b)?,
+            Stmt::Outcome { kind, reason } => self.mark(*kind, *reason, b),
+            Stmt::If { cond, then, els } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.exec(then, b)?;
+                } else if let Some(els) = els {
+                    self.exec(els, b)?;
+                }
+            }
+            Stmt::Each { others, body } => self.each(*others, body, b)?,
+            Stmt::End(r) => self.end(*r),
+            Stmt::Draw(d, cond) => self.pick(*d, cond.as_ref(), b, crate::state::REVEALED)?,
+            Stmt::Take { deck, cond } => {
+                self.pick(*deck, cond.as_ref(), b, crate::state::held_by(b.bound))?
+            }
+            Stmt::ForHeld { deck, body } => self.for_held(*deck, body, b)?,
+            Stmt::Discard => self.discard(),
+            Stmt::Complete => self.complete(b),
+            Stmt::Order { lv, keys } => self.order_stmt(lv, keys, b)?,
+        }
+        Ok(())
+    }
+
+    /// `each`: every faction's condition and value are evaluated against the state before any
+    /// assignment is made, so "all tied leaders gain 1" is simultaneous.
+    #[inline(never)]
+    pub(super) fn each(&mut self, others: bool, body: &Stmt, b: Bind) -> Step {
+        let n = self.m.nfactions();
+        let outer = b.bound;
+        let Some((lv, op, value, source)) = simple_assign(body) else {
+            for f in 0..n as u8 {
+                if (others && f == outer) || self.ended.is_some() {
+                    continue;
+                }
+                self.exec(body, Bind { bound: f, ..b })?;
+            }
+            return Ok(());
+        };
+        let mut planned = [None::<f64>; MAX_FACTIONS];
+        for f in 0..n as u8 {
+            if others && f == outer {
+                continue;
+            }
+            planned[f as usize] = self.plan(body, Bind { bound: f, ..b })?;
+        }
+        let mut changed = false;
+        for f in 0..n as u8 {
+            if let Some(x) = planned[f as usize] {
+                changed |=
+                    self.assign_from(lv, op, x, Bind { bound: f, ..b }, value.loc, source)?;
+            }
+        }
+        if changed {
+            self.after_change(lv.var)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn plan(&mut self, s: &Stmt, b: Bind) -> Step<Option<f64>> {
+        match s {
+            Stmt::If { cond, then, els } => {
+                if self.eval(cond, b)? != 0.0 {
+                    self.plan(then, b)
+                } else if let Some(els) = els {
+                    self.plan(els, b)
+                } else {
+                    Ok(None)
+                }
+            }
+            Stmt::Assign { value, .. } => Ok(Some(self.eval(value, b)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The value `old op x` stores before it is floored and clamped: `+=` and `-=` floor `x` first.
+#[inline]
+fn combine(op: AssignOp, old: i64, x: f64) -> f64 {
+    match op {
+        AssignOp::Set => x,
+        AssignOp::Add => old as f64 + floor_i64(x) as f64,
+        AssignOp::Sub => old as f64 - floor_i64(x) as f64,
+    }
+}
+
+/// `x.floor() as i64` without a libm call (the hot path stores every assigned value).
+#[inline]
+pub(super) fn floor_i64(x: f64) -> i64 {
+    let i = x as i64;
+    if (i as f64) > x { i - 1 } else { i }
+}
+
+/// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is;
+/// with `else`, both branches must assign the same variable the same way (only the value
+/// differs), so that `each` can read every value first and then store them.
+fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
+    match s {
+        Stmt::Assign {
+            lv,
+            op,
+            value,
+            source,
+        } => Some((lv, *op, value, *source)),
+        Stmt::If {
+            then, els: None, ..
+        } => simple_assign(then),
+        Stmt::If {
+            then,
+            els: Some(els),
+            ..
+        } => {
+            let (a, b) = (simple_assign(then)?, simple_assign(els)?);
+            (a.0 == b.0 && a.1 == b.1 && a.3 == b.3).then_some(a)
+        }
+        _ => None,
+    }
+}
