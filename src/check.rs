@@ -154,6 +154,7 @@ fn err<T>(pos: usize, msg: impl Into<String>) -> Result<T, ParseError> {
 fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
     Ok(match a {
         Ast::Num(v, _) => Val::point(*v),
+        Ast::Int(v, _) => Val::point(*v as f64),
         Ast::Name {
             owner: None,
             name,
@@ -352,11 +353,7 @@ fn call(
         ("rank_rate", [f, k]) => {
             let f = faction(s, f)?;
             let k = match k {
-                Ast::Num(k, _)
-                    if *k >= 1.0 && k.fract() == 0.0 && (*k as usize) <= s.factions.len() =>
-                {
-                    *k as usize
-                }
+                Ast::Int(k, _) if *k >= 1 && (*k as usize) <= s.factions.len() => *k as usize,
                 other => {
                     return err(
                         other.pos(),

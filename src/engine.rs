@@ -32,7 +32,7 @@ pub mod statements;
 pub mod trace;
 
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM};
-use crate::expr::{Env, Expr, Fault, FaultKind};
+use crate::expr::{Env, Expr, Fault, FaultKind, Num};
 use crate::model::{Model, Policy};
 use crate::rng::game_rng;
 use crate::state::{MAX_FACTIONS, State};
@@ -140,8 +140,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     quiet: bool,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
     rule_reasons: [Option<u16>; 3],
-    /// Points by source, `faction * sources + source`.
-    points: Vec<i64>,
+    /// Points by source, `faction * sources + source` (wide: one game's changes can exceed
+    /// the 64-bit range of the values).
+    points: Vec<i128>,
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
@@ -205,7 +206,7 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// Points each faction gained from each source in the last game,
     /// `faction * sources + source`.
-    pub fn points(&self) -> &[i64] {
+    pub fn points(&self) -> &[i128] {
         &self.points
     }
 
@@ -226,10 +227,25 @@ impl<'m, T: Tracer> Game<'m, T> {
         Halt
     }
 
+    /// Evaluates `e` for `b` as a real (weights, chances, values).
     #[inline]
     fn eval(&mut self, e: &Expr, b: Bind) -> Step<f64> {
         self.bind(b);
         self.eval_bound(e)
+    }
+
+    /// Evaluates `e` for `b` with its type (values to store, keys to sort by).
+    #[inline]
+    fn num(&mut self, e: &Expr, b: Bind) -> Step<Num> {
+        self.bind(b);
+        self.num_bound(e)
+    }
+
+    /// Evaluates condition `e` for `b`.
+    #[inline]
+    fn test(&mut self, e: &Expr, b: Bind) -> Step<bool> {
+        self.bind(b);
+        self.test_bound(e)
     }
 
     /// Binds the factions formulas see as "this", the bound one and the target.
@@ -240,7 +256,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.env.cx.target = b.target;
     }
 
-    /// Evaluates `e` with the factions already bound.
+    /// Evaluates `e` as a real with the factions already bound.
     #[inline]
     fn eval_bound(&mut self, e: &Expr) -> Step<f64> {
         // Constant weights, chances and amounts are common; they need no call.
@@ -248,6 +264,29 @@ impl<'m, T: Tracer> Game<'m, T> {
             return Ok(c);
         }
         let v = e.eval(&mut self.env);
+        self.checked(v)
+    }
+
+    /// Evaluates `e` with its type, the factions already bound.
+    #[inline]
+    fn num_bound(&mut self, e: &Expr) -> Step<Num> {
+        if let Some(c) = e.as_const_num() {
+            return Ok(c);
+        }
+        let v = e.eval_num(&mut self.env);
+        self.checked(v)
+    }
+
+    /// Evaluates condition `e`, the factions already bound.
+    #[inline]
+    fn test_bound(&mut self, e: &Expr) -> Step<bool> {
+        let v = e.truth(&mut self.env);
+        self.checked(v)
+    }
+
+    /// `v`, unless the evaluation that produced it faulted.
+    #[inline(always)]
+    fn checked<V>(&self, v: V) -> Step<V> {
         if self.env.cx.fault.is_some() {
             return Err(Halt);
         }

@@ -1,21 +1,21 @@
 //! Compiled expressions and statements, and how expressions run.
 //!
 //! Owns the executable form of every formula in a scenario: an [`Expr`] is a flat slice of
-//! [`Op`]s over indexed state slots (no names, no allocation while it runs), run by the stack
-//! machine here as the reference semantics and, in games, as the specialised closures the
-//! `closure` module lowers it into. A [`Stmt`] is an effect built from expressions. Parsing
-//! lives in [`parse`], name resolution and code generation in [`compile`]; the engine decides
-//! when statements run.
+//! [`Op`]s over indexed state slots (no names, no allocation while it runs), decoded into a
+//! typed tree ([`tree`]: integers are exact and checked, reals are `f64`; the tree walker
+//! there is the reference semantics) and, in games, run as the specialised closures the
+//! `closure` module lowers the tree into. A [`Stmt`] is an effect built from expressions.
+//! Parsing lives in [`parse`], name resolution and code generation in [`compile`]; the engine
+//! decides when statements run.
 
 mod closure;
 pub mod compile;
 pub mod parse;
-
-use rand::RngExt;
-use rand_distr::Distribution;
+pub mod tree;
 
 use crate::rng::Rng;
 use crate::state::{State, Tables};
+pub use tree::{Num, Ty};
 
 pub use parse::{AssignOp, BinOp, OutcomeKind, TiePolicy};
 
@@ -105,8 +105,10 @@ pub enum RandFn {
 /// One instruction of the stack machine.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Op {
-    /// Push a constant.
+    /// Push a real constant.
     Const(f64),
+    /// Push an integer constant.
+    Int(i64),
     /// Push variable slot `base + faction * fstride + element`.
     Load {
         /// First slot of the variable.
@@ -206,7 +208,12 @@ pub enum FaultKind {
     /// A probability outside 0..1.
     Probability(f64),
     /// A division (or `//`, `%`) by zero of this value.
-    DivisionByZero(f64),
+    DivisionByZero(Num),
+    /// An integer operation whose result does not fit in 64 bits: `a op b`.
+    Overflow(BinOp, i64, i64),
+    /// A real made an integer (`floor`, `ceil`, `round`) that is not finite or is outside
+    /// the 64-bit integer range.
+    OutOfRange(f64),
     /// `uniform(a, b)` with `a > b`.
     EmptyRange(i64, i64),
     /// `binomial(n, p)` with a negative `n`.
@@ -231,6 +238,13 @@ impl FaultKind {
         match *self {
             FaultKind::Probability(p) => format!("probability {p} is outside 0..1"),
             FaultKind::DivisionByZero(a) => format!("division by zero ({a} divided by 0)"),
+            FaultKind::Overflow(op, a, b) => format!(
+                "integer overflow: {a} {} {b} is outside the 64-bit range (-2^63 to 2^63 - 1)",
+                op.symbol()
+            ),
+            FaultKind::OutOfRange(x) => {
+                format!("the real {x} has no 64-bit integer value")
+            }
             FaultKind::EmptyRange(a, b) => {
                 format!("uniform({a}, {b}): the low end is above the high end")
             }
@@ -249,7 +263,7 @@ impl FaultKind {
             }
             FaultKind::NotStorable(x, v) => {
                 format!(
-                    "value {x} cannot be stored in `{}`",
+                    "the real {x} cannot be stored in `{}`: a variable holds a 64-bit integer",
                     vars.get(v as usize).map_or("?", |s| s.as_str())
                 )
             }
@@ -258,11 +272,12 @@ impl FaultKind {
     }
 }
 
-/// A compiled expression: the stack program (the reference semantics, shown by `validate`)
-/// and its closure form, which is what runs.
+/// A compiled expression: the stack program (shown by `validate`), its static type, and its
+/// closure form, which is what runs.
 pub struct Expr {
     code: Box<[Op]>,
-    konst: Option<f64>,
+    ty: Ty,
+    konst: Option<Num>,
     fun: closure::Fun,
     /// Source location index (for faults and traces).
     pub loc: u32,
@@ -280,6 +295,7 @@ impl std::fmt::Debug for Expr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Expr")
             .field("code", &self.code)
+            .field("ty", &self.ty)
             .field("konst", &self.konst)
             .field("loc", &self.loc)
             .finish()
@@ -289,31 +305,45 @@ impl std::fmt::Debug for Expr {
 impl Expr {
     /// An expression from code; folds it when it reads neither state nor randomness.
     pub fn new(code: Vec<Op>, loc: u32) -> Expr {
+        let node = tree::decode_program(&code);
+        let ty = node.ty();
         let konst = if code.iter().all(is_pure) {
-            const_eval(&code)
+            const_eval(&node)
         } else {
             None
         };
-        let fun: closure::Fun = match konst {
-            Some(c) => Box::new(move |_| c),
-            None => closure::lower(&code, loc),
+        let fun = match konst {
+            Some(Num::Int(c)) => closure::Fun::Int(Box::new(move |_| c)),
+            Some(Num::Real(c)) => closure::Fun::Real(Box::new(move |_| c)),
+            None => closure::lower(node, loc),
         };
         Expr {
             code: code.into_boxed_slice(),
+            ty,
             konst,
             fun,
             loc,
         }
     }
 
-    /// A constant expression.
+    /// A real constant expression.
     pub fn constant(v: f64) -> Expr {
         Expr::new(vec![Op::Const(v)], 0)
     }
 
-    /// The value when it is a compile-time constant.
+    /// The value as a real when it is a compile-time constant.
     pub fn as_const(&self) -> Option<f64> {
+        self.konst.map(Num::real)
+    }
+
+    /// The value when it is a compile-time constant.
+    pub fn as_const_num(&self) -> Option<Num> {
         self.konst
+    }
+
+    /// The static type.
+    pub fn ty(&self) -> Ty {
+        self.ty
     }
 
     /// The instructions (for the model summary and tests).
@@ -328,22 +358,34 @@ impl Expr {
             .any(|op| matches!(op, Op::Rand(..) | Op::Dice(..)))
     }
 
-    /// Evaluates the expression; a fault is recorded in `env` and yields 0.
+    /// Evaluates the expression; a fault is recorded in `env` and the value is 0.
     #[inline]
-    pub fn eval(&self, env: &mut Env<'_>) -> f64 {
-        (self.fun)(env)
+    pub fn eval_num(&self, env: &mut Env<'_>) -> Num {
+        self.fun.num(env)
     }
 
-    /// Evaluates the expression on the reference stack machine (tests hold [`Expr::eval`]
-    /// to it).
-    pub fn eval_reference(&self, env: &mut Env<'_>) -> f64 {
-        let v = exec(&self.code, env, 0);
-        if let Some(f) = env.cx.fault.as_mut()
-            && f.loc == u32::MAX
-        {
-            f.loc = self.loc;
+    /// Evaluates the expression as a real (an integer is converted).
+    #[inline]
+    pub fn eval(&self, env: &mut Env<'_>) -> f64 {
+        match &self.fun {
+            closure::Fun::Int(f) => f(env) as f64,
+            closure::Fun::Real(f) => f(env),
         }
-        v
+    }
+
+    /// Evaluates the expression as a condition: true when non-zero.
+    #[inline]
+    pub fn truth(&self, env: &mut Env<'_>) -> bool {
+        match &self.fun {
+            closure::Fun::Int(f) => f(env) != 0,
+            closure::Fun::Real(f) => f(env) != 0.0,
+        }
+    }
+
+    /// Evaluates the expression with the reference tree walker (tests hold
+    /// [`Expr::eval_num`] to it).
+    pub fn eval_reference(&self, env: &mut Env<'_>) -> Num {
+        tree::eval(&tree::decode_program(&self.code), env, self.loc)
     }
 }
 
@@ -351,6 +393,7 @@ fn is_pure(op: &Op) -> bool {
     matches!(
         op,
         Op::Const(_)
+            | Op::Int(_)
             | Op::Neg
             | Op::Not
             | Op::Bool
@@ -361,10 +404,12 @@ fn is_pure(op: &Op) -> bool {
     )
 }
 
-fn const_eval(code: &[Op]) -> Option<f64> {
+/// The value of a program that reads no state, unless it faults (the fault then happens, and
+/// is reported, when a game runs it).
+fn const_eval(node: &tree::Node) -> Option<Num> {
     let t = Tables::default();
     let mut env = Env::new(State::empty(), &t, crate::rng::game_rng(0, 0));
-    let v = exec(code, &mut env, 0);
+    let v = tree::eval(node, &mut env, 0);
     if env.cx.fault.is_some() {
         None
     } else {
@@ -372,9 +417,9 @@ fn const_eval(code: &[Op]) -> Option<f64> {
     }
 }
 
-/// The mutable evaluation context that persists across evaluations: who is bound, the first
-/// fault, and the value stack. One lives in each [`crate::engine::Game`].
-#[derive(Debug, Clone)]
+/// The mutable evaluation context that persists across evaluations: who is bound and the
+/// first fault. One lives in each [`crate::engine::Game`].
+#[derive(Debug, Clone, Default)]
 pub struct Ctx {
     /// The acting faction.
     pub me: u8,
@@ -386,21 +431,6 @@ pub struct Ctx {
     pub elem: u16,
     /// The first fault raised, if any.
     pub fault: Option<Fault>,
-    /// The value stack, shared by nested evaluations (see [`STACK`]).
-    pub stack: [f64; STACK],
-}
-
-impl Default for Ctx {
-    fn default() -> Self {
-        Ctx {
-            me: 0,
-            bound: 0,
-            target: 0,
-            elem: 0,
-            fault: None,
-            stack: [0.0; STACK],
-        }
-    }
 }
 
 /// Everything an expression can see while it runs: the game's state, random stream and
@@ -440,13 +470,13 @@ impl<'a> Env<'a> {
     }
 
     #[inline]
-    fn load(&self, base: u32, fstride: u32, who: Who, elem: Elem) -> f64 {
+    fn load(&self, base: u32, fstride: u32, who: Who, elem: Elem) -> i64 {
         let e = match elem {
             Elem::None => 0,
             Elem::Bound => self.cx.elem as usize,
             Elem::Fixed(i) => i as usize,
         };
-        self.st.vals[slot(self.who(who), base, fstride, e)] as f64
+        self.st.vals[slot(self.who(who), base, fstride, e)]
     }
 
     fn count_owned(&self, deck: u16, code: u8) -> usize {
@@ -456,24 +486,12 @@ impl<'a> Env<'a> {
             .count()
     }
 
-    /// Records a fault at source location `loc` (the first one wins); yields 0.
+    /// Records a fault at source location `loc` (the first one wins).
     #[cold]
-    fn fault_at(&mut self, kind: FaultKind, loc: u32) -> f64 {
+    pub fn fault_at(&mut self, kind: FaultKind, loc: u32) {
         if self.cx.fault.is_none() {
             self.cx.fault = Some(Fault { loc, kind });
         }
-        0.0
-    }
-
-    #[cold]
-    fn fault(&mut self, kind: FaultKind) -> f64 {
-        if self.cx.fault.is_none() {
-            self.cx.fault = Some(Fault {
-                loc: u32::MAX,
-                kind,
-            });
-        }
-        0.0
     }
 }
 
@@ -481,291 +499,6 @@ impl<'a> Env<'a> {
 #[inline]
 pub fn slot(env_who: usize, base: u32, fstride: u32, elem: usize) -> usize {
     base as usize + env_who * fstride as usize + elem
-}
-
-#[inline]
-fn truth(v: f64) -> f64 {
-    if v != 0.0 { 1.0 } else { 0.0 }
-}
-
-#[inline]
-fn binop(op: BinOp, a: f64, b: f64, env: &mut Env<'_>) -> f64 {
-    match arith(op, a, b) {
-        Some(v) => v,
-        None => env.fault(FaultKind::DivisionByZero(a)),
-    }
-}
-
-/// `a op b`, or `None` for a division (`/`, `//`, `%`) by zero.
-#[inline]
-fn arith(op: BinOp, a: f64, b: f64) -> Option<f64> {
-    Some(match op {
-        BinOp::Add => a + b,
-        BinOp::Sub => a - b,
-        BinOp::Mul => a * b,
-        BinOp::Div | BinOp::FloorDiv | BinOp::Mod if b == 0.0 => return None,
-        BinOp::Div => a / b,
-        BinOp::FloorDiv => (a / b).floor(),
-        BinOp::Mod => a - b * (a / b).floor(),
-        BinOp::Eq => truth((a == b) as u8 as f64),
-        BinOp::Ne => truth((a != b) as u8 as f64),
-        BinOp::Lt => truth((a < b) as u8 as f64),
-        BinOp::Le => truth((a <= b) as u8 as f64),
-        BinOp::Gt => truth((a > b) as u8 as f64),
-        BinOp::Ge => truth((a >= b) as u8 as f64),
-        // Compiled to jumps; never reaches the machine as a `Bin`.
-        BinOp::And => truth(a) * truth(b),
-        BinOp::Or => truth(((a != 0.0) || (b != 0.0)) as u8 as f64),
-    })
-}
-
-fn check_p(p: f64) -> Result<f64, FaultKind> {
-    if (0.0..=1.0).contains(&p) {
-        Ok(p)
-    } else {
-        Err(FaultKind::Probability(p))
-    }
-}
-
-fn rand_fn(f: RandFn, args: &[f64], rng: &mut Rng) -> Result<f64, FaultKind> {
-    Ok(match f {
-        RandFn::Uniform => {
-            let (a, b) = (args[0].round() as i64, args[1].round() as i64);
-            if a > b {
-                return Err(FaultKind::EmptyRange(a, b));
-            }
-            rng.random_range(a..=b) as f64
-        }
-        RandFn::Random => rng.random::<f64>(),
-        RandFn::Bernoulli => rng.random_bool(check_p(args[0])?) as u8 as f64,
-        RandFn::Binomial => {
-            let n = args[0];
-            if n < 0.0 {
-                return Err(FaultKind::NegativeCount(n));
-            }
-            let p = check_p(args[1])?;
-            let d =
-                rand_distr::Binomial::new(n as u64, p).map_err(|_| FaultKind::Probability(p))?;
-            d.sample(rng) as f64
-        }
-        RandFn::Poisson => {
-            let l = args[0];
-            if l == 0.0 {
-                return Ok(0.0);
-            }
-            let d = rand_distr::Poisson::new(l).map_err(|_| FaultKind::PoissonRate(l))?;
-            d.sample(rng).round()
-        }
-        RandFn::Normal => {
-            let d = rand_distr::Normal::new(args[0], args[1])
-                .map_err(|_| FaultKind::NormalParameters(args[0], args[1]))?;
-            d.sample(rng)
-        }
-        RandFn::Roll => {
-            let (n, s) = (args[0].round() as i64, args[1].round() as i64);
-            if n < 0 || s < 1 {
-                return Err(FaultKind::BadDice(n, s));
-            }
-            (0..n).map(|_| rng.random_range(1..=s)).sum::<i64>() as f64
-        }
-        RandFn::Choice => args[rng.random_range(0..args.len())],
-        RandFn::Weighted => {
-            let total: f64 = args.chunks(2).map(|c| c[0]).sum();
-            if args.chunks(2).any(|c| c[0] < 0.0 || !c[0].is_finite()) || total <= 0.0 {
-                return Err(FaultKind::BadWeights);
-            }
-            let mut x = rng.random::<f64>() * total;
-            for c in args.chunks(2) {
-                if x < c[0] {
-                    return Ok(c[1]);
-                }
-                x -= c[0];
-            }
-            // Rounding can leave x a hair above the last cumulative weight.
-            args.chunks(2)
-                .rev()
-                .find(|c| c[0] > 0.0)
-                .map_or(0.0, |c| c[1])
-        }
-    })
-}
-
-fn func(f: Func, a: &[f64]) -> f64 {
-    match f {
-        Func::Min => a.iter().copied().fold(f64::INFINITY, f64::min),
-        Func::Max => a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        Func::Abs => a[0].abs(),
-        Func::Floor => a[0].floor(),
-        Func::Ceil => a[0].ceil(),
-        Func::Round => a[0].round(),
-        Func::Clamp => a[0].max(a[1]).min(a[2]),
-    }
-}
-
-fn agg_step(kind: Agg, acc: f64, v: f64) -> f64 {
-    match kind {
-        Agg::Sum => acc + v,
-        Agg::Max => acc.max(v),
-        Agg::Min => acc.min(v),
-        Agg::Count => acc + truth(v),
-    }
-}
-
-fn agg_start(kind: Agg) -> f64 {
-    match kind {
-        Agg::Sum | Agg::Count => 0.0,
-        Agg::Max => f64::NEG_INFINITY,
-        Agg::Min => f64::INFINITY,
-    }
-}
-
-fn agg_finish(acc: f64) -> f64 {
-    // An aggregate over nothing (`max_others` with one faction) is 0, not infinity.
-    if acc.is_finite() { acc } else { 0.0 }
-}
-
-/// Runs a code slice to completion, using the stack from `base` up, and returns the value
-/// left on top. Aggregate bodies run recursively on the same stack above the caller's values,
-/// so no evaluation allocates or clears memory.
-fn exec(code: &[Op], env: &mut Env<'_>, base: usize) -> f64 {
-    let mut sp = base;
-    let mut pc = 0usize;
-    macro_rules! push {
-        ($v:expr) => {{
-            let v = $v;
-            env.cx.stack[sp] = v;
-            sp += 1;
-        }};
-    }
-    while pc < code.len() {
-        match code[pc] {
-            Op::Const(v) => push!(v),
-            Op::Load {
-                base: b,
-                fstride,
-                who,
-                elem,
-            } => push!(env.load(b, fstride, who, elem)),
-            Op::Round => push!(env.st.round as f64),
-            Op::Age => push!(env.st.age as f64),
-            Op::NFactions => push!(env.t.nfactions as f64),
-            Op::AgeRound => push!(env.st.age_round as f64),
-            Op::Eliminated(w) => push!(((env.st.out >> env.who(w)) & 1) as f64),
-            Op::Seat(w) => push!((env.who(w) + 1) as f64),
-            Op::Side(w) => push!(env.t.side[env.who(w)] as f64),
-            Op::Player(w) => push!(env.t.player[env.who(w)] as f64),
-            Op::Drawn => push!(env.st.card.is_some() as u8 as f64),
-            Op::CardAttr(a) => push!(match env.st.card {
-                Some(c) => env.t.card_attrs[c as usize * env.t.n_attrs + a as usize] as f64,
-                None => 0.0,
-            }),
-            Op::DeckLeft(d) => push!(env.st.deck_left[d as usize] as f64),
-            Op::Held(d) => push!(env.count_owned(d, crate::state::held_by(env.cx.bound)) as f64),
-            Op::Completed(d) => {
-                push!(env.count_owned(d, crate::state::completed_by(env.cx.bound)) as f64)
-            }
-            Op::HasCompleted(d) => {
-                let id = env.cx.stack[sp - 1] as i64;
-                let code = crate::state::completed_by(env.cx.bound);
-                let t = env.t;
-                let found = t.deck_cards(d).any(|c| {
-                    env.st.owner[c] == code
-                        && t.id_attr
-                            .is_some_and(|a| t.card_attrs[c * t.n_attrs + a as usize] == id)
-                });
-                env.cx.stack[sp - 1] = found as u8 as f64;
-            }
-            Op::Neg => env.cx.stack[sp - 1] = -env.cx.stack[sp - 1],
-            Op::Not => env.cx.stack[sp - 1] = 1.0 - truth(env.cx.stack[sp - 1]),
-            Op::Bool => env.cx.stack[sp - 1] = truth(env.cx.stack[sp - 1]),
-            Op::Bin(op) => {
-                sp -= 1;
-                let (a, b) = (env.cx.stack[sp - 1], env.cx.stack[sp]);
-                env.cx.stack[sp - 1] = binop(op, a, b, env);
-            }
-            Op::JumpIfFalse(to) => {
-                sp -= 1;
-                if env.cx.stack[sp] == 0.0 {
-                    pc = to as usize;
-                    continue;
-                }
-            }
-            Op::Jump(to) => {
-                pc = to as usize;
-                continue;
-            }
-            Op::Call(f, n) => {
-                let n = n as usize;
-                let v = func(f, &env.cx.stack[sp - n..sp]);
-                sp -= n;
-                push!(v)
-            }
-            Op::Rand(f, n) => {
-                let n = n as usize;
-                let v = match rand_fn(f, &env.cx.stack[sp - n..sp], &mut env.rng) {
-                    Ok(v) => v,
-                    Err(kind) => env.fault(kind),
-                };
-                sp -= n;
-                push!(v)
-            }
-            Op::Dice(n, s) => {
-                let mut t = 0u64;
-                for _ in 0..n {
-                    t += env.rng.random_range(1..=s as u64);
-                }
-                push!(t as f64)
-            }
-            Op::AggFactions { kind, others, len } => {
-                let body = &code[pc + 1..pc + 1 + len as usize];
-                let outer = env.cx.bound;
-                let mut acc = agg_start(kind);
-                for f in 0..env.t.nfactions {
-                    if others && f == outer {
-                        continue;
-                    }
-                    env.cx.bound = f;
-                    // Fast path for the common `max_all(vp)`: a single load needs no machine.
-                    let v = match body {
-                        [
-                            Op::Load {
-                                base: b,
-                                fstride,
-                                who: Who::Bound,
-                                elem: Elem::None,
-                            },
-                        ] => env.st.vals[slot(f as usize, *b, *fstride, 0)] as f64,
-                        _ => exec(body, env, sp),
-                    };
-                    acc = agg_step(kind, acc, v);
-                }
-                env.cx.bound = outer;
-                push!(agg_finish(acc));
-                pc += 1 + len as usize;
-                continue;
-            }
-            Op::AggSet { kind, n, len } => {
-                let body = &code[pc + 1..pc + 1 + len as usize];
-                let outer = env.cx.elem;
-                let mut acc = agg_start(kind);
-                for e in 0..n {
-                    env.cx.elem = e;
-                    let v = exec(body, env, sp);
-                    acc = agg_step(kind, acc, v);
-                }
-                env.cx.elem = outer;
-                push!(agg_finish(acc));
-                pc += 1 + len as usize;
-                continue;
-            }
-        }
-        pc += 1;
-    }
-    if sp == base {
-        0.0
-    } else {
-        env.cx.stack[sp - 1]
-    }
 }
 
 /// Where an assignment writes.
@@ -914,7 +647,7 @@ pub enum Stmt {
 mod tests {
     use super::*;
 
-    fn run(code: Vec<Op>) -> f64 {
+    fn run(code: Vec<Op>) -> Num {
         let st = State {
             vals: vec![3, 5, 7],
             round: 2,
@@ -933,14 +666,29 @@ mod tests {
             ..Tables::default()
         };
         let mut env = Env::new(st, &t, crate::rng::game_rng(1, 1));
-        exec(&code, &mut env, 0)
+        let e = Expr::new(code, 0);
+        let fast = e.eval_num(&mut env);
+        assert_eq!(fast, e.eval_reference(&mut env));
+        fast
     }
 
     #[test]
     fn arithmetic_and_aggregates() {
         assert_eq!(
             run(vec![Op::Const(2.0), Op::Const(3.0), Op::Bin(BinOp::Mul)]),
-            6.0
+            Num::Real(6.0)
+        );
+        assert_eq!(
+            run(vec![Op::Int(-7), Op::Int(2), Op::Bin(BinOp::FloorDiv)]),
+            Num::Int(-4)
+        );
+        assert_eq!(
+            run(vec![Op::Int(-7), Op::Int(3), Op::Bin(BinOp::Mod)]),
+            Num::Int(2)
+        );
+        assert_eq!(
+            run(vec![Op::Int(7), Op::Int(-3), Op::Bin(BinOp::Mod)]),
+            Num::Int(-2)
         );
         assert_eq!(
             run(vec![
@@ -948,11 +696,11 @@ mod tests {
                 Op::Const(2.0),
                 Op::Bin(BinOp::FloorDiv)
             ]),
-            -4.0
+            Num::Real(-4.0)
         );
         assert_eq!(
             run(vec![Op::Const(-7.0), Op::Const(3.0), Op::Bin(BinOp::Mod)]),
-            2.0
+            Num::Real(2.0)
         );
         let load = Op::Load {
             base: 0,
@@ -969,7 +717,7 @@ mod tests {
                 },
                 load
             ]),
-            7.0
+            Num::Int(7)
         );
         assert_eq!(
             run(vec![
@@ -980,7 +728,44 @@ mod tests {
                 },
                 load
             ]),
-            12.0
+            Num::Int(12)
+        );
+    }
+
+    #[test]
+    fn integers_are_exact_and_overflow_is_a_fault() {
+        assert_eq!(
+            run(vec![Op::Int(9_007_199_254_740_993)]),
+            Num::Int(9_007_199_254_740_993)
+        );
+        let t = Tables::default();
+        let mut env = Env::new(State::empty(), &t, crate::rng::game_rng(1, 1));
+        // Round is 0 in an empty state: 0 + MAX fits; MAX + (0 + 1) does not.
+        let e = Expr::new(vec![Op::Round, Op::Int(i64::MAX), Op::Bin(BinOp::Add)], 4);
+        assert_eq!(e.ty(), Ty::Int);
+        assert_eq!(e.eval_num(&mut env), Num::Int(i64::MAX));
+        assert!(env.cx.fault.is_none());
+        let e = Expr::new(
+            vec![
+                Op::Int(i64::MAX),
+                Op::Round,
+                Op::Int(1),
+                Op::Bin(BinOp::Add),
+                Op::Bin(BinOp::Add),
+            ],
+            5,
+        );
+        e.eval_num(&mut env);
+        let f = env.cx.fault.take().unwrap();
+        assert_eq!(
+            (f.loc, f.kind),
+            (5, FaultKind::Overflow(BinOp::Add, i64::MAX, 1))
+        );
+        let e = Expr::new(vec![Op::Round, Op::Round, Op::Bin(BinOp::Mod)], 6);
+        e.eval_num(&mut env);
+        assert_eq!(
+            env.cx.fault.take().unwrap().kind,
+            FaultKind::DivisionByZero(Num::Int(0))
         );
     }
 

@@ -210,8 +210,8 @@ pub struct SourceSummary {
     pub faction: String,
     /// Source tag.
     pub source: String,
-    /// Net points over all games.
-    pub total: i64,
+    /// Net points over all games, exact (a sum over many games can exceed 64 bits).
+    pub total: i128,
     /// Net points per game.
     pub mean_per_game: f64,
     /// Share of the faction's tagged points (0 when it has none).
@@ -303,7 +303,7 @@ fn points_by_source(m: &RunInfo, t: &Tally) -> Vec<SourceSummary> {
             out.push(SourceSummary {
                 faction: fac.name.clone(),
                 source: m.sources[s].clone(),
-                total: p as i64,
+                total: p,
                 mean_per_game: if t.games == 0 {
                     0.0
                 } else {

@@ -174,7 +174,7 @@ impl Tally {
 
     /// Counts one game and the points it credited to each source.
     #[inline]
-    pub fn add(&mut self, o: &Outcome, points: &[i64], leaders: &[u8]) {
+    pub fn add(&mut self, o: &Outcome, points: &[i128], leaders: &[u8]) {
         self.games += 1;
         if self.leader_games.len() < leaders.len() {
             self.leader_games.resize(leaders.len(), 0);
@@ -187,7 +187,7 @@ impl Tally {
             }
         }
         for (a, &p) in self.points.iter_mut().zip(points) {
-            *a += p as i128;
+            *a += p;
         }
         self.lengths.add(o.rounds as i64);
         self.reasons[o.reason as usize] += 1;

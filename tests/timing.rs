@@ -179,7 +179,10 @@ fn trace_prints_the_operand_and_the_real_change() {
     g.play(1, 0).unwrap();
     let text = &g.tracer.text;
     assert!(text.contains("A.vp += 5 -> 7 (was 2)"), "{text}");
-    assert!(text.contains("A.vp += 5 -> 8 (was 7, capped at 8)"), "{text}");
+    assert!(
+        text.contains("A.vp += 5 -> 8 (was 7, capped at 8)"),
+        "{text}"
+    );
     assert!(
         text.contains("A.coins -= 3 -> 0 (was 1, held at its minimum 0)"),
         "{text}"

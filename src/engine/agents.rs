@@ -6,7 +6,7 @@
 //! pick among the top priority. Then the chosen action's costs are paid and its effects run.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::AssignOp;
+use crate::expr::{AssignOp, Num};
 use crate::model::Policy;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
@@ -82,7 +82,7 @@ impl<T: Tracer> Game<'_, T> {
             let a = &m.actions[ai as usize];
             // `when` cannot name the target, so it is evaluated once per action.
             if let Some(w) = &a.when
-                && self.eval_bound(w)? == 0.0
+                && !self.test_bound(w)?
             {
                 continue;
             }
@@ -94,7 +94,7 @@ impl<T: Tracer> Game<'_, T> {
                     }
                     self.env.cx.target = t;
                     if let Some(w) = &a.target_when
-                        && self.eval_bound(w)? == 0.0
+                        && !self.test_bound(w)?
                     {
                         continue;
                     }
@@ -138,9 +138,9 @@ impl<T: Tracer> Game<'_, T> {
             target: t,
         };
         for (lv, amount) in &a.cost {
-            let need = self.eval(amount, b)?;
+            let need = self.num(amount, b)?;
             let slot = self.slot(lv, b);
-            if (self.env.st.vals[slot] as f64) < need {
+            if Num::Int(self.env.st.vals[slot]) < need {
                 return Ok(false);
             }
         }
@@ -151,7 +151,7 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn act(&mut self, ai: usize, b: Bind) -> Step {
         let a = &self.m.actions[ai];
         for (lv, amount) in &a.cost {
-            let x = self.eval(amount, b)?;
+            let x = self.num(amount, b)?;
             if self.assign(lv, AssignOp::Sub, x, b, amount.loc)? {
                 self.after_change(lv.var)?;
             }

@@ -7,7 +7,7 @@
 use super::order::less;
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::compile::MAX_ORDER_KEYS;
-use crate::expr::{AssignOp, Expr, LValue, TiePolicy};
+use crate::expr::{AssignOp, Expr, LValue, Num, TiePolicy};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -25,9 +25,9 @@ impl<T: Tracer> Game<'_, T> {
         b: Bind,
     ) -> Step {
         let n = self.m.nfactions();
-        let mut key = [0.0f64; MAX_FACTIONS];
+        let mut key = [Num::Int(0); MAX_FACTIONS];
         for (f, k) in key.iter_mut().enumerate().take(n) {
-            *k = self.eval(
+            *k = self.num(
                 metric,
                 Bind {
                     bound: f as u8,
@@ -39,11 +39,11 @@ impl<T: Tracer> Game<'_, T> {
             // Fold the chain into one key: each faction's key becomes the number of factions
             // strictly behind it on (metric, chain...), so ties the chain breaks are no longer
             // ties and ties it leaves remain.
-            let mut keys = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+            let mut keys = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
             for f in 0..n {
                 keys[f][0] = key[f];
                 for (j, e) in chain.iter().enumerate() {
-                    keys[f][j + 1] = self.eval(
+                    keys[f][j + 1] = self.num(
                         e,
                         Bind {
                             bound: f as u8,
@@ -54,9 +54,10 @@ impl<T: Tracer> Game<'_, T> {
             }
             let nk = chain.len() + 1;
             for f in 0..n {
-                key[f] = (0..n)
+                let behind = (0..n)
                     .filter(|&g| less(&keys[g][..nk], &keys[f][..nk]))
-                    .count() as f64;
+                    .count();
+                key[f] = Num::Int(behind as i64);
             }
         }
         let mut amounts = [0i64; MAX_FACTIONS];
@@ -66,7 +67,7 @@ impl<T: Tracer> Game<'_, T> {
             changed |= self.assign_from(
                 lv,
                 AssignOp::Add,
-                a as f64,
+                Num::Int(a),
                 Bind {
                     bound: f as u8,
                     ..b
@@ -86,12 +87,12 @@ impl<T: Tracer> Game<'_, T> {
 /// end). Tied factions share according to `ties`: `Split` sums the tied places' awards and
 /// divides evenly, rounding down; `High` gives each the best tied place's award; `Low` the
 /// worst's; `Zero` gives tied factions nothing ("ties negate").
-pub fn rank_awards(metric: &[f64], scale: &[i64], ties: TiePolicy, out: &mut [i64]) {
+pub fn rank_awards<K: PartialOrd>(metric: &[K], scale: &[i64], ties: TiePolicy, out: &mut [i64]) {
     let n = metric.len();
     let at = |p: usize| scale.get(p).copied().unwrap_or(0);
     for f in 0..n {
-        let above = metric.iter().filter(|&&m| m > metric[f]).count();
-        let tied = metric.iter().filter(|&&m| m == metric[f]).count();
+        let above = metric.iter().filter(|m| **m > metric[f]).count();
+        let tied = metric.iter().filter(|m| **m == metric[f]).count();
         out[f] = match ties {
             TiePolicy::Split => (above..above + tied)
                 .map(at)

@@ -70,13 +70,13 @@ impl<T: Tracer> Game<'_, T> {
             }
         };
         for (k, (e, src)) in ex.expect.iter().enumerate() {
-            let v = self.eval(e, Bind::global());
+            let v = self.test(e, Bind::global());
             match v {
-                Ok(v) if v != 0.0 => {}
-                Ok(_) => {
+                Ok(true) => {}
+                Ok(false) => {
                     let mut msg = format!("expected `{src}`, which is false");
                     for (name, probe) in &ex.probes[k] {
-                        match self.eval(probe, Bind::global()) {
+                        match self.num(probe, Bind::global()) {
                             Ok(x) => msg.push_str(&format!("\n      {name} = {x}")),
                             Err(_) => drop(self.take_fault()),
                         }

@@ -76,7 +76,7 @@ impl<T: Tracer> Game<'_, T> {
             let mut ok = [false; 1024];
             for j in 0..left.min(ok.len()) {
                 self.env.st.card = Some(self.env.st.pool[start + j]);
-                ok[j] = self.eval(cond, b)? != 0.0;
+                ok[j] = self.test(cond, b)?;
                 eligible += ok[j] as usize;
             }
             self.env.st.card = saved;

@@ -2,7 +2,7 @@
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::compile::MAX_ORDER_KEYS;
-use crate::expr::{Expr, LValue};
+use crate::expr::{AssignOp, Expr, LValue, Num};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -16,11 +16,11 @@ impl<T: Tracer> Game<'_, T> {
         if keys.is_empty() {
             return Ok(());
         }
-        let mut k = [[0.0f64; MAX_ORDER_KEYS]; MAX_FACTIONS];
+        let mut k = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
         let nk = keys.len().min(MAX_ORDER_KEYS);
         for (f, row) in k.iter_mut().enumerate().take(n) {
             for (j, e) in keys.iter().take(nk).enumerate() {
-                row[j] = self.eval(e, Bind::faction(f as u8))?;
+                row[j] = self.num(e, Bind::faction(f as u8))?;
             }
         }
         // Insertion sort: stable, no allocation, n <= 16.
@@ -42,7 +42,9 @@ impl<T: Tracer> Game<'_, T> {
         for (pos, &f) in order[..n].iter().enumerate() {
             let fb = Bind { bound: f, ..b };
             let slot = self.slot(lv, fb);
-            self.env.st.vals[slot] = self.store(lv.var, (pos + 1) as f64, 0)?;
+            let old = self.env.st.vals[slot];
+            self.env.st.vals[slot] =
+                self.store(lv.var, AssignOp::Set, old, Num::Int(pos as i64 + 1), 0)?;
         }
         if T::ON {
             let list: Vec<String> = order[..n]
@@ -59,7 +61,7 @@ impl<T: Tracer> Game<'_, T> {
     }
 }
 
-pub(crate) fn less(a: &[f64], b: &[f64]) -> bool {
+pub(crate) fn less<K: PartialOrd>(a: &[K], b: &[K]) -> bool {
     for (x, y) in a.iter().zip(b) {
         if x < y {
             return true;

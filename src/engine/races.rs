@@ -4,7 +4,7 @@
 //! seat) and the per-place scale.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Expr, LValue};
+use crate::expr::{AssignOp, Expr, LValue, Num};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -25,7 +25,7 @@ impl<T: Tracer> Game<'_, T> {
     ) -> Step {
         let n = self.m.nfactions();
         let mut order = [0u8; MAX_FACTIONS];
-        let mut keys = [0.0f64; MAX_FACTIONS];
+        let mut keys = [Num::Int(0); MAX_FACTIONS];
         let mut k = 0;
         for f in 0..n as u8 {
             let fb = Bind { bound: f, ..b };
@@ -33,8 +33,8 @@ impl<T: Tracer> Game<'_, T> {
             if self.env.st.vals[slot] != 0 || (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
-            if self.eval(cond, fb)? != 0.0 {
-                keys[f as usize] = self.eval(key, fb)?;
+            if self.test(cond, fb)? {
+                keys[f as usize] = self.num(key, fb)?;
                 order[k] = f;
                 k += 1;
             }
@@ -55,9 +55,9 @@ impl<T: Tracer> Game<'_, T> {
                 .and_then(|p| scale.get(p))
                 .copied()
                 .unwrap_or(0);
-            self.assign(done, AssignOp::Set, 1.0, fb, cond.loc)?;
-            self.assign_from(lv, AssignOp::Add, reward as f64, fb, cond.loc, source)?;
-            self.assign(count, AssignOp::Add, 1.0, fb, cond.loc)?;
+            self.assign(done, AssignOp::Set, Num::Int(1), fb, cond.loc)?;
+            self.assign_from(lv, AssignOp::Add, Num::Int(reward), fb, cond.loc, source)?;
+            self.assign(count, AssignOp::Add, Num::Int(1), fb, cond.loc)?;
         }
         if k > 0 {
             self.after_change(done.var)?;

@@ -4,8 +4,8 @@
 //! tier, then the score (higher first), then each link of the tie-break chain in turn for the
 //! groups still tied; ties that survive the chain are shared places. Also the round leader.
 
-use super::statements::floor_i64;
 use super::{Bind, Decider, Game, NO_LEADER, Outcome, Result, Step, Tracer};
+use crate::expr::Num;
 use crate::expr::{Fault, FaultKind};
 use crate::model::TieBreak;
 use crate::state::MAX_FACTIONS;
@@ -15,13 +15,14 @@ impl<T: Tracer> Game<'_, T> {
     /// The faction with the strictly highest ranking score now, if any.
     pub(super) fn leader(&mut self) -> Step<u8> {
         let m = self.m;
-        let (mut best, mut who, mut tied) = (f64::NEG_INFINITY, NO_LEADER, false);
+        let (mut best, mut who, mut tied) = (None, NO_LEADER, false);
         for f in 0..m.nfactions() {
-            let s = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
-            if s > best {
-                (best, who, tied) = (s, f as u8, false);
-            } else if s == best {
-                tied = true;
+            let s = self.num(&m.ranking.score, Bind::faction(f as u8))?;
+            match best {
+                Some(b) if s == b => tied = true,
+                Some(b) if s < b => {}
+                _ if s.real().is_nan() => {}
+                _ => (best, who, tied) = (Some(s), f as u8, false),
             }
         }
         Ok(if tied { NO_LEADER } else { who })
@@ -35,19 +36,14 @@ impl<T: Tracer> Game<'_, T> {
         let n = m.nfactions();
         let mut scores = [0i64; MAX_FACTIONS];
         for (f, s) in scores.iter_mut().enumerate().take(n) {
-            let x = self.eval(&m.ranking.score, Bind::faction(f as u8))?;
-            if !x.is_finite() {
-                return Err(self.halt(Fault {
-                    loc: m.ranking.score.loc,
-                    kind: FaultKind::BadScore(x),
-                }));
-            }
-            *s = x.floor() as i64;
+            let x = self.num(&m.ranking.score, Bind::faction(f as u8))?;
+            *s = self.whole(x, m.ranking.score.loc)?;
         }
         let mut tiers = [0i64; MAX_FACTIONS];
         if let Some(tier) = &m.ranking.tier {
             for (f, t) in tiers.iter_mut().enumerate().take(n) {
-                *t = floor_i64(self.eval(tier, Bind::faction(f as u8))?);
+                let x = self.num(tier, Bind::faction(f as u8))?;
+                *t = self.whole(x, tier.loc)?;
             }
         }
         let winmask = match self.forced {
@@ -196,11 +192,11 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         }
-        let mut key = [0.0f64; MAX_FACTIONS];
+        let mut key = [Num::Int(0); MAX_FACTIONS];
         for &f in &order[start..end] {
             key[f as usize] = match &m.ranking.tiebreak[k] {
-                TieBreak::Expr(e, _) => self.eval(e, Bind::faction(f))?,
-                TieBreak::Die => self.env.rng.random::<u64>() as f64,
+                TieBreak::Expr(e, _) => self.num(e, Bind::faction(f))?,
+                TieBreak::Die => Num::Real(self.env.rng.random::<u64>() as f64),
             };
         }
         for i in start + 1..end {
@@ -225,5 +221,20 @@ impl<T: Tracer> Game<'_, T> {
             s = e;
         }
         Ok(())
+    }
+
+    /// A score or tier as the whole number it ranks by: a real is floored, and must be a
+    /// finite number in the 64-bit range.
+    fn whole(&mut self, x: Num, loc: u32) -> Step<i64> {
+        match x {
+            Num::Int(i) => Ok(i),
+            Num::Real(r) => match crate::expr::tree::to_int(r.floor()) {
+                Ok(i) => Ok(i),
+                Err(_) => Err(self.halt(Fault {
+                    loc,
+                    kind: FaultKind::BadScore(r),
+                })),
+            },
+        }
     }
 }

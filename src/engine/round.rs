@@ -8,7 +8,7 @@
 //! [`super::statements`], [`super::ranking`].
 
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
-use crate::expr::{Fault, FaultKind, LValue};
+use crate::expr::{AssignOp, Fault, FaultKind, LValue, Num};
 use crate::model::{EventAt, Timing};
 use crate::rng::game_rng;
 use crate::state::MAX_FACTIONS;
@@ -81,7 +81,7 @@ impl<T: Tracer> Game<'_, T> {
                 let init = v.init_for[f].as_ref().unwrap_or(&v.init);
                 let b = Bind::faction(f as u8);
                 for e in 0..v.width {
-                    let x = self.eval(init, b)?;
+                    let x = self.num(init, b)?;
                     let lv = LValue {
                         var: vi as u16,
                         base: v.base,
@@ -98,7 +98,7 @@ impl<T: Tracer> Game<'_, T> {
                         },
                     };
                     let slot = self.slot(&lv, b);
-                    self.env.st.vals[slot] = self.store(lv.var, x, init.loc)?;
+                    self.env.st.vals[slot] = self.store(lv.var, AssignOp::Set, 0, x, init.loc)?;
                     if T::ON && init.is_random() {
                         let name =
                             m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
@@ -122,7 +122,7 @@ impl<T: Tracer> Game<'_, T> {
                 return Ok(());
             }
             if let Some(w) = &p.when
-                && self.eval(w, Bind::global())? == 0.0
+                && !self.test(w, Bind::global())?
             {
                 continue;
             }
@@ -168,7 +168,10 @@ impl<T: Tracer> Game<'_, T> {
                 if (self.env.st.out >> f) & 1 != 0 {
                     continue;
                 }
-                let count = self.eval(k, b)?.max(0.0) as u32;
+                let count = match self.num(k, b)? {
+                    Num::Int(i) => i.clamp(0, u32::MAX as i64) as u32,
+                    Num::Real(r) => r.max(0.0) as u32,
+                };
                 for _ in 0..count {
                     if self.ended.is_some() {
                         return Ok(());
@@ -188,7 +191,7 @@ impl<T: Tracer> Game<'_, T> {
                 return Ok(());
             }
             if let Some(w) = &e.when
-                && self.eval(w, Bind::global())? == 0.0
+                && !self.test(w, Bind::global())?
             {
                 continue;
             }

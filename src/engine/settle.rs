@@ -46,7 +46,7 @@ impl<T: Tracer> Game<'_, T> {
         let m = self.m;
         let kind = match c.kind {
             CheckKind::End => {
-                let met = self.eval(&c.when, b)? != 0.0;
+                let met = self.test(&c.when, b)?;
                 if T::ON && met {
                     self.tracer.line(format_args!(
                         "  end condition met: {}",
@@ -68,7 +68,7 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             let fb = Bind::faction(f);
-            if self.eval(&c.when, fb)? != 0.0 {
+            if self.test(&c.when, fb)? {
                 if T::ON {
                     self.tracer.line(format_args!(
                         "  {} condition met for {}: {}",

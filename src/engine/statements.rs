@@ -6,7 +6,8 @@
 //! of its own (awards, races, hands, turn order, win and lose).
 
 use super::{Bind, Game, Halt, Step, Tracer};
-use crate::expr::{AssignOp, Expr, Fault, FaultKind, LValue, Stmt};
+use crate::expr::tree::to_int;
+use crate::expr::{AssignOp, BinOp, Expr, Fault, FaultKind, LValue, Num, Stmt};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -38,22 +39,46 @@ impl<T: Tracer> Game<'_, T> {
         crate::expr::slot(f, lv.base, lv.fstride, e)
     }
 
+    /// The value `old op x` stores in variable `var`: a real is floored first (and must have
+    /// a 64-bit integer value), `+=` and `-=` are checked, and the result is clamped to the
+    /// variable's bounds.
     #[inline]
-    pub(super) fn store(&mut self, var: u16, x: f64, loc: u32) -> Step<i64> {
-        if !x.is_finite() {
-            return Err(self.not_storable(x, var, loc));
-        }
+    pub(super) fn store(
+        &mut self,
+        var: u16,
+        op: AssignOp,
+        old: i64,
+        x: Num,
+        loc: u32,
+    ) -> Step<i64> {
+        let k = match x {
+            Num::Int(k) => k,
+            Num::Real(r) => match to_int(r.floor()) {
+                Ok(k) => k,
+                Err(_) => return Err(self.fault(FaultKind::NotStorable(r, var), loc)),
+            },
+        };
+        let v = match op {
+            AssignOp::Set => Some(k),
+            AssignOp::Add => old.checked_add(k),
+            AssignOp::Sub => old.checked_sub(k),
+        };
+        let Some(v) = v else {
+            let bin = if op == AssignOp::Add {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            return Err(self.fault(FaultKind::Overflow(bin, old, k), loc));
+        };
         let t = &self.m.tables;
-        Ok(floor_i64(x).clamp(t.var_min[var as usize], t.var_max[var as usize]))
+        Ok(v.clamp(t.var_min[var as usize], t.var_max[var as usize]))
     }
 
     #[cold]
     #[inline(never)]
-    pub(super) fn not_storable(&mut self, x: f64, var: u16, loc: u32) -> Halt {
-        self.halt(Fault {
-            loc,
-            kind: FaultKind::NotStorable(x, var),
-        })
+    pub(super) fn fault(&mut self, kind: FaultKind, loc: u32) -> Halt {
+        self.halt(Fault { loc, kind })
     }
 
     /// Stores an assignment; returns whether the value changed.
@@ -61,7 +86,7 @@ impl<T: Tracer> Game<'_, T> {
         &mut self,
         lv: &LValue,
         op: AssignOp,
-        x: f64,
+        x: Num,
         b: Bind,
         loc: u32,
     ) -> Step<bool> {
@@ -76,14 +101,14 @@ impl<T: Tracer> Game<'_, T> {
         &mut self,
         lv: &LValue,
         op: AssignOp,
-        x: f64,
+        x: Num,
         b: Bind,
         loc: u32,
         source: Option<u8>,
     ) -> Step<bool> {
         let slot = self.slot(lv, b);
         let old = self.env.st.vals[slot];
-        let new = self.store(lv.var, combine(op, old, x), loc)?;
+        let new = self.store(lv.var, op, old, x, loc)?;
         self.env.st.vals[slot] = new;
         if source.is_some() || T::ON {
             self.record(lv, op, x, b, (slot, old, new), source);
@@ -97,7 +122,7 @@ impl<T: Tracer> Game<'_, T> {
         &mut self,
         lv: &LValue,
         op: AssignOp,
-        x: f64,
+        x: Num,
         b: Bind,
         (slot, old, new): (usize, i64, i64),
         source: Option<u8>,
@@ -106,7 +131,7 @@ impl<T: Tracer> Game<'_, T> {
             && lv.fstride != 0
         {
             let f = (slot - lv.base as usize) / lv.fstride as usize;
-            self.points[f * self.m.sources.len() + src as usize] += new - old;
+            self.points[f * self.m.sources.len() + src as usize] += new as i128 - old as i128;
         }
         if T::ON {
             let who = match lv.who {
@@ -128,21 +153,19 @@ impl<T: Tracer> Game<'_, T> {
             };
             // The operand as the store reads it (`+=` and `-=` floor it first), and the value
             // it would give before the variable's bounds.
+            let k = match x {
+                Num::Int(k) => k as i128,
+                Num::Real(r) => r.floor() as i128,
+            };
             let (shown, unbounded) = match op {
-                AssignOp::Set => (format!("{x}"), x.floor()),
-                AssignOp::Add => {
-                    let k = floor_i64(x);
-                    (k.to_string(), old as f64 + k as f64)
-                }
-                AssignOp::Sub => {
-                    let k = floor_i64(x);
-                    (k.to_string(), old as f64 - k as f64)
-                }
+                AssignOp::Set => (x.to_string(), k),
+                AssignOp::Add => (k.to_string(), old as i128 + k),
+                AssignOp::Sub => (k.to_string(), old as i128 - k),
             };
             let t = &self.m.tables;
-            let capped = if unbounded != new as f64 && new == t.var_max[lv.var as usize] {
+            let capped = if unbounded != new as i128 && new == t.var_max[lv.var as usize] {
                 format!(", capped at {new}")
-            } else if unbounded != new as f64 && new == t.var_min[lv.var as usize] {
+            } else if unbounded != new as i128 && new == t.var_min[lv.var as usize] {
                 format!(", held at its minimum {new}")
             } else {
                 String::new()
@@ -169,14 +192,14 @@ impl<T: Tracer> Game<'_, T> {
                 value,
                 source: None,
             } if !T::ON => {
-                let x = self.eval(value, b)?;
+                let x = self.num(value, b)?;
                 if self.assign_from(lv, *op, x, b, value.loc, None)? {
                     self.after_change(lv.var)?;
                 }
                 Ok(())
             }
             Stmt::If { cond, then, els } => {
-                if self.eval(cond, b)? != 0.0 {
+                if self.test(cond, b)? {
                     self.exec(then, b)?;
                 } else if let Some(els) = els {
                     self.exec(els, b)?;
@@ -196,7 +219,7 @@ impl<T: Tracer> Game<'_, T> {
                 value,
                 source,
             } => {
-                let x = self.eval(value, b)?;
+                let x = self.num(value, b)?;
                 if self.assign_from(lv, *op, x, b, value.loc, *source)? {
                     self.after_change(lv.var)?;
                 }
@@ -228,7 +251,7 @@ impl<T: Tracer> Game<'_, T> {
             } => self.race(done, count, cond, key, lv, scale, *source, b)?,
             Stmt::Outcome { kind, reason } => self.mark(*kind, *reason, b),
             Stmt::If { cond, then, els } => {
-                if self.eval(cond, b)? != 0.0 {
+                if self.test(cond, b)? {
                     self.exec(then, b)?;
                 } else if let Some(els) = els {
                     self.exec(els, b)?;
@@ -263,7 +286,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         };
-        let mut planned = [None::<f64>; MAX_FACTIONS];
+        let mut planned = [None::<Num>; MAX_FACTIONS];
         for f in 0..n as u8 {
             if others && f == outer {
                 continue;
@@ -283,10 +306,10 @@ impl<T: Tracer> Game<'_, T> {
         Ok(())
     }
 
-    pub(super) fn plan(&mut self, s: &Stmt, b: Bind) -> Step<Option<f64>> {
+    pub(super) fn plan(&mut self, s: &Stmt, b: Bind) -> Step<Option<Num>> {
         match s {
             Stmt::If { cond, then, els } => {
-                if self.eval(cond, b)? != 0.0 {
+                if self.test(cond, b)? {
                     self.plan(then, b)
                 } else if let Some(els) = els {
                     self.plan(els, b)
@@ -294,27 +317,10 @@ impl<T: Tracer> Game<'_, T> {
                     Ok(None)
                 }
             }
-            Stmt::Assign { value, .. } => Ok(Some(self.eval(value, b)?)),
+            Stmt::Assign { value, .. } => Ok(Some(self.num(value, b)?)),
             _ => Ok(None),
         }
     }
-}
-
-/// The value `old op x` stores before it is floored and clamped: `+=` and `-=` floor `x` first.
-#[inline]
-fn combine(op: AssignOp, old: i64, x: f64) -> f64 {
-    match op {
-        AssignOp::Set => x,
-        AssignOp::Add => old as f64 + floor_i64(x) as f64,
-        AssignOp::Sub => old as f64 - floor_i64(x) as f64,
-    }
-}
-
-/// `x.floor() as i64` without a libm call (the hot path stores every assigned value).
-#[inline]
-pub(super) fn floor_i64(x: f64) -> i64 {
-    let i = x as i64;
-    if (i as f64) > x { i - 1 } else { i }
 }
 
 /// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is;

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
-use super::{Agg, Elem, Expr, Func, LValue, Op, RandFn, STACK, Stmt, Who};
+use super::{Agg, Elem, Expr, Func, LValue, Num, Op, RandFn, STACK, Stmt, Who};
 
 /// A variable as expressions see it.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ pub struct SetSym {
 #[derive(Debug, Clone, Default)]
 pub struct Symbols {
     /// Settings (named constants).
-    pub settings: HashMap<String, f64>,
+    pub settings: HashMap<String, Num>,
     /// Variables.
     pub vars: HashMap<String, VarSym>,
     /// Factions by name, to index.
@@ -320,7 +320,10 @@ impl<'s> Compiler<'s> {
         }
         if owner.is_none() && index.is_none() {
             if let Some(&v) = self.syms.settings.get(name) {
-                return Ok(Op::Const(v));
+                return Ok(match v {
+                    Num::Int(i) => Op::Int(i),
+                    Num::Real(r) => Op::Const(r),
+                });
             }
             match name.as_str() {
                 "round" => return Ok(Op::Round),
@@ -331,10 +334,10 @@ impl<'s> Compiler<'s> {
                 _ => {}
             }
             if let Some(&f) = self.syms.factions.get(name) {
-                return Ok(Op::Const(f as f64 + 1.0));
+                return Ok(Op::Int(f as i64 + 1));
             }
             if let Some(&s) = self.syms.sides.get(name) {
-                return Ok(Op::Const(s as f64));
+                return Ok(Op::Int(s));
             }
         }
         match name.as_str() {
@@ -429,6 +432,7 @@ impl<'s> Compiler<'s> {
     fn emit(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
         match ast {
             Ast::Num(v, _) => out.push(Op::Const(*v)),
+            Ast::Int(v, _) => out.push(Op::Int(*v)),
             Ast::Dice(n, s, _) => out.push(Op::Dice(*n, *s)),
             Ast::Name { .. } => out.push(self.name(ast, ctx)?),
             Ast::Neg(e, _) => {
@@ -449,7 +453,7 @@ impl<'s> Compiler<'s> {
                 let k = out.len();
                 out.push(Op::Jump(0));
                 out[j] = Op::JumpIfFalse(out.len() as u32);
-                out.push(Op::Const(0.0));
+                out.push(Op::Int(0));
                 out[k] = Op::Jump(out.len() as u32);
             }
             Ast::Bin(BinOp::Or, l, r, _) => {
@@ -457,7 +461,7 @@ impl<'s> Compiler<'s> {
                 self.emit(l, ctx, out)?;
                 let j = out.len();
                 out.push(Op::JumpIfFalse(0));
-                out.push(Op::Const(1.0));
+                out.push(Op::Int(1));
                 let k = out.len();
                 out.push(Op::Jump(0));
                 out[j] = Op::JumpIfFalse(out.len() as u32);
@@ -1132,7 +1136,7 @@ mod tests {
 
     fn syms() -> Symbols {
         let mut s = Symbols::default();
-        s.settings.insert("target".into(), 10.0);
+        s.settings.insert("target".into(), Num::Int(10));
         s.vars.insert(
             "vp".into(),
             VarSym {
@@ -1158,7 +1162,7 @@ mod tests {
         s
     }
 
-    fn eval(src: &str, ctx: Ctx) -> Result<f64, ParseError> {
+    fn eval(src: &str, ctx: Ctx) -> Result<Num, ParseError> {
         let s = syms();
         let c = Compiler::new(&s, vec![]);
         let e = c.expr(src, ctx, 0)?;
@@ -1174,25 +1178,44 @@ mod tests {
             ..Tables::default()
         };
         let mut env = Env::new(st, &t, crate::rng::game_rng(0, 0));
-        Ok(e.eval(&mut env))
+        Ok(e.eval_num(&mut env))
     }
 
     #[test]
     fn resolves_names() {
-        assert_eq!(eval("target - max_all(vp)", Ctx::global()).unwrap(), 1.0);
-        assert_eq!(eval("vp + B.vp", Ctx::faction()).unwrap(), 13.0);
-        assert_eq!(eval("max_others(vp)", Ctx::faction()).unwrap(), 9.0);
+        assert_eq!(
+            eval("target - max_all(vp)", Ctx::global()).unwrap(),
+            Num::Int(1)
+        );
+        assert_eq!(eval("vp + B.vp", Ctx::faction()).unwrap(), Num::Int(13));
+        assert_eq!(eval("max_others(vp)", Ctx::faction()).unwrap(), Num::Int(9));
         assert_eq!(
             eval("count_all(vp > 5) + pool * round", Ctx::global()).unwrap(),
-            7.0
+            Num::Int(7)
         );
         assert_eq!(
             eval("if(vp > 3 and not (pool == 1), 10, 20)", Ctx::faction()).unwrap(),
-            10.0
+            Num::Int(10)
         );
-        assert_eq!(eval("0 or 0", Ctx::global()).unwrap(), 0.0);
-        assert_eq!(eval("0 or 5", Ctx::global()).unwrap(), 1.0);
-        assert_eq!(eval("seat + A", Ctx::faction()).unwrap(), 2.0);
+        assert_eq!(eval("0 or 0", Ctx::global()).unwrap(), Num::Int(0));
+        assert_eq!(eval("0 or 5", Ctx::global()).unwrap(), Num::Int(1));
+        assert_eq!(eval("seat + A", Ctx::faction()).unwrap(), Num::Int(2));
+        // Integers are exact; `/` and real literals make reals.
+        let big = eval("9007199254740993 + vp - vp", Ctx::faction()).unwrap();
+        assert!(matches!(big, Num::Int(9_007_199_254_740_993)), "{big:?}");
+        assert!(matches!(eval("vp / 8", Ctx::faction()).unwrap(), Num::Real(r) if r == 0.5));
+        assert!(matches!(
+            eval("vp * 0.5", Ctx::faction()).unwrap(),
+            Num::Real(_)
+        ));
+        assert!(matches!(
+            eval("vp // 3", Ctx::faction()).unwrap(),
+            Num::Int(1)
+        ));
+        assert!(matches!(
+            eval("floor(vp / 3)", Ctx::faction()).unwrap(),
+            Num::Int(1)
+        ));
     }
 
     #[test]
@@ -1229,6 +1252,12 @@ mod tests {
                 .as_const(),
             Some(21.0)
         );
+        assert!(matches!(
+            c.expr("target * 2 + 1", Ctx::global(), 0)
+                .unwrap()
+                .as_const_num(),
+            Some(Num::Int(21))
+        ));
         assert_eq!(c.expr("d6", Ctx::global(), 0).unwrap().as_const(), None);
     }
 
@@ -1249,6 +1278,11 @@ mod tests {
             Just("uniform(1, 6)".to_string()),
             Just("2d6".to_string()),
             Just("max_all(vp)".to_string()),
+            // Near the 64-bit edge, so that overflow faults are compared too.
+            Just("9223372036854775807".to_string()),
+            Just("(-9223372036854775807 - 1)".to_string()),
+            Just("4611686018427387904".to_string()),
+            Just("9007199254740993".to_string()),
         ];
         leaf.prop_recursive(4, 24, 3, |inner| {
             let ops = prop_oneof![
@@ -1288,10 +1322,11 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(256))]
 
-        /// The closures that run are the stack machine's semantics: the same value, the same
-        /// fault and the same random draws, for any formula.
+        /// The closures that run are the reference tree walker's semantics: the same type and
+        /// value, the same fault (overflow and division by zero included) and the same random
+        /// draws, for any formula.
         #[test]
-        fn closures_agree_with_the_stack_machine(src in formula(), seed in 0u64..1000) {
+        fn closures_agree_with_the_reference(src in formula(), seed in 0u64..1000) {
             let s = syms();
             let c = Compiler::new(&s, vec![]);
             // A constant probability outside 0..1 is a compile error, not a case to compare.
@@ -1313,8 +1348,11 @@ mod tests {
             let mut slow = Env::new(state(), &t, crate::rng::game_rng(seed, 0));
             fast.cx.bound = 1;
             slow.cx.bound = 1;
-            let (a, b) = (e.eval(&mut fast), e.eval_reference(&mut slow));
-            proptest::prop_assert!(a == b || (a.is_nan() && b.is_nan()), "{src}: {a} vs {b}");
+            let (a, b) = (e.eval_num(&mut fast), e.eval_reference(&mut slow));
+            let nan = |x: Num| x.real().is_nan();
+            proptest::prop_assert_eq!(a.ty(), e.ty(), "{}", src);
+            proptest::prop_assert_eq!(a.ty(), b.ty(), "{}", src);
+            proptest::prop_assert!(a == b || (nan(a) && nan(b)), "{src}: {a} vs {b}");
             proptest::prop_assert_eq!(fast.cx.fault, slow.cx.fault, "{}", src);
             proptest::prop_assert_eq!(fast.rng.get_word_pos(), slow.rng.get_word_pos());
         }

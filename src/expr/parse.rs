@@ -29,6 +29,7 @@ fn err<T>(pos: usize, msg: impl Into<String>) -> PResult<T> {
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Num(f64),
+    Int(i64),
     Dice(u32, u32),
     Ident(String),
     Sym(&'static str),
@@ -56,6 +57,19 @@ fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
                 i += 1;
             }
             let text: String = src[start..i].chars().filter(|&c| c != '_').collect();
+            // A whole number without a point is an integer, kept exactly.
+            let dice = i < b.len() && b[i] == b'd' && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if !text.contains('.') && !dice {
+                let v: i64 = text.parse().map_err(|_| ParseError {
+                    pos: start,
+                    msg: format!(
+                        "`{text}` does not fit in a 64-bit integer (the largest is {})",
+                        i64::MAX
+                    ),
+                })?;
+                out.push((Tok::Int(v), start));
+                continue;
+            }
             // `2d6`: a count followed by `d` and a number of sides.
             if i + 1 < b.len() && b[i] == b'd' && b[i + 1].is_ascii_digit() {
                 let n: u32 = text.parse().map_err(|_| ParseError {
@@ -159,11 +173,35 @@ pub enum BinOp {
     Or,
 }
 
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+}
+
 /// An expression tree with source positions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ast {
     /// A number literal.
     Num(f64, usize),
+    /// An integer literal (also `true` and `false`).
+    Int(i64, usize),
     /// `NdS` dice.
     Dice(u32, u32, usize),
     /// `[owner.]name[\[index\]]`.
@@ -192,6 +230,7 @@ impl Ast {
     pub fn pos(&self) -> usize {
         match self {
             Ast::Num(_, p)
+            | Ast::Int(_, p)
             | Ast::Dice(_, _, p)
             | Ast::Call(_, _, p)
             | Ast::Neg(_, p)
@@ -360,6 +399,7 @@ impl Parser {
         match self.peek() {
             Tok::Eof => "but the expression ended".into(),
             Tok::Num(n) => format!("but found `{n}`"),
+            Tok::Int(n) => format!("but found `{n}`"),
             Tok::Dice(n, s) => format!("but found `{n}d{s}`"),
             Tok::Ident(w) => format!("but found `{w}`"),
             Tok::Sym(s) => format!("but found `{s}`"),
@@ -447,6 +487,10 @@ impl Parser {
                 self.bump();
                 Ok(Ast::Num(v, p))
             }
+            Tok::Int(v) => {
+                self.bump();
+                Ok(Ast::Int(v, p))
+            }
             Tok::Dice(n, s) => {
                 self.bump();
                 if n == 0 || s == 0 {
@@ -463,10 +507,10 @@ impl Parser {
             Tok::Ident(w) => {
                 self.bump();
                 if w == "true" {
-                    return Ok(Ast::Num(1.0, p));
+                    return Ok(Ast::Int(1, p));
                 }
                 if w == "false" {
-                    return Ok(Ast::Num(0.0, p));
+                    return Ok(Ast::Int(0, p));
                 }
                 if self.is_sym("(") {
                     self.bump();
@@ -764,6 +808,11 @@ impl Parser {
                     self.bump();
                     out.push((if neg { -v } else { v }, p));
                 }
+                Tok::Int(v) => {
+                    self.bump();
+                    let v = v as f64;
+                    out.push((if neg { -v } else { v }, p));
+                }
                 _ => return err(self.pos(), format!("expected a number {}", self.found())),
             }
             if self.is_sym(",") {
@@ -839,7 +888,7 @@ pub fn names(ast: &Ast, out: &mut Vec<String>) {
             names(l, out);
             names(r, out);
         }
-        Ast::Num(..) | Ast::Dice(..) => {}
+        Ast::Num(..) | Ast::Int(..) | Ast::Dice(..) => {}
     }
 }
 

@@ -151,7 +151,9 @@ pub fn write_tables(dir: &Path, s: &Summary, info: &RunInfo, t: &Tally) -> Resul
         df!(
             "faction" => p.iter().map(|x| x.faction.clone()).collect::<Vec<_>>(),
             "source" => p.iter().map(|x| x.source.clone()).collect::<Vec<_>>(),
-            "total" => p.iter().map(|x| x.total).collect::<Vec<i64>>(),
+            // Parquet readers have no 128-bit integer; a real is exact to 2^53 and never
+            // wraps (the JSON summary has the exact total).
+            "total" => p.iter().map(|x| x.total as f64).collect::<Vec<f64>>(),
             "mean_per_game" => p.iter().map(|x| x.mean_per_game).collect::<Vec<f64>>(),
             "share" => p.iter().map(|x| x.share).collect::<Vec<f64>>(),
         ),

@@ -13,7 +13,7 @@ use super::raw::{Formula, RawAgent, RawScenario};
 use crate::error::{Error, Location, Result};
 use crate::expr::compile::{BUILTINS, Compiler, Ctx, KEYWORDS, SetSym, Symbols, VarSym, suggest};
 use crate::expr::parse::ParseError;
-use crate::expr::{Expr, Op, Stmt};
+use crate::expr::{Expr, Num, Op, Stmt};
 use crate::model::*;
 use crate::state::{MAX_FACTIONS, Tables};
 
@@ -107,8 +107,13 @@ impl Cx<'_> {
     }
 
     fn constant(&mut self, c: &Compiler, f: &Formula, what: &str) -> Result<f64> {
+        self.constant_num(c, f, what).map(Num::real)
+    }
+
+    /// A constant with its type: a whole number is an integer, kept exactly.
+    fn constant_num(&mut self, c: &Compiler, f: &Formula, what: &str) -> Result<Num> {
         let e = self.expr(c, f, Ctx::global())?;
-        e.as_const().ok_or_else(|| {
+        e.as_const_num().ok_or_else(|| {
             self.src.fail(
                 f.span().start,
                 format!("{what} must be a constant (numbers and settings only)"),
@@ -212,7 +217,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     for (k, f) in &raw.settings {
         names.claim(&Spanned::new(f.span(), k.clone()), "setting")?;
         let empty = Symbols::default();
-        let v = cx.constant(&Compiler::new(&empty, vec![]), f, "a setting")?;
+        let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
         syms.settings.insert(k.clone(), v);
     }
 
