@@ -265,3 +265,10 @@ pub fn out(text: &str) -> Result<()> {
         Ok(()) => Ok(()),
     }
 }
+
+/// Prints the model's compile warnings on stderr, one per line.
+pub fn warn(m: &crate::Model) {
+    for w in &m.warnings {
+        eprintln!("warning: {w}");
+    }
+}

@@ -45,7 +45,7 @@ pub enum Error {
     },
     /// A game asked for something meaningless at run time (a probability of 1.7).
     #[error(
-        "{loc}: in game {game}: {msg}\n  reproduce it with: vpsim trace {file} --seed {seed} --game {game}"
+        "{loc}: in game {game} of seed {seed}: {msg}\n  reproduce it with: vpsim trace {file} --seed {seed} --game {game}"
     )]
     Fault {
         /// The formula at fault.

@@ -361,6 +361,9 @@ pub struct Model {
     pub locs: Vec<Location>,
     /// Worked examples.
     pub examples: Vec<Example>,
+    /// Warnings found while compiling (a real constant stored into a variable, say), each
+    /// with its location; `validate` and `run` print them.
+    pub warnings: Vec<String>,
     /// Balance assertions: name, formula over run metrics, where it is written.
     pub asserts: Vec<(String, String, Location)>,
 }

@@ -240,7 +240,7 @@ fn a_runtime_fault_names_the_formula_and_the_game() {
     fails_with(
         &["run", p, "--games", "100"],
         1,
-        "in game 0: probability 30 is outside 0..1",
+        "in game 0 of seed 1: probability 30 is outside 0..1",
     );
     fails_with(
         &["run", p, "--games", "100"],

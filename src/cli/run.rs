@@ -166,6 +166,7 @@ pub fn play_rows(
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     let model = crate::scenario::load_with(&a.scenario, &o.set)?;
+    super::warn(&model);
     if a.shard.is_some() && a.precision.is_some() {
         return Err(Error::Usage(
             "--shard and --precision do not go together: a shard plays a fixed part of --games"

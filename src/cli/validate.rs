@@ -20,6 +20,7 @@ pub struct Args {
 /// Runs `vpsim validate`.
 pub fn run(a: Args) -> Result<()> {
     let model = crate::scenario::load_with(&a.scenario, &a.set)?;
+    super::warn(&model);
     super::out(&describe(&model))
 }
 
