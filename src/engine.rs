@@ -146,6 +146,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
+    /// The constant initial state and the initial values evaluated each game.
+    init: round::InitPlan,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -184,6 +186,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             points: vec![0; m.nfactions() * m.sources.len()],
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
+            init: round::InitPlan::new(m),
             tracer,
         }
     }

@@ -331,6 +331,11 @@ impl Expr {
         Expr::new(vec![Op::Const(v)], 0)
     }
 
+    /// An integer constant expression.
+    pub fn int(v: i64) -> Expr {
+        Expr::new(vec![Op::Int(v)], 0)
+    }
+
     /// The value as a real when it is a compile-time constant.
     pub fn as_const(&self) -> Option<f64> {
         self.konst.map(Num::real)

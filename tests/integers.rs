@@ -38,7 +38,11 @@ score = "chance"
 }
 
 fn vpsim(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("vpsim").unwrap().args(args).output().unwrap()
+    Command::cargo_bin("vpsim")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -47,7 +51,10 @@ fn integers_beyond_2_pow_53_are_stored_exactly() {
     let out = vpsim(&["trace", p.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("x = 9007199254740993 -> 9007199254740993"), "{text}");
+    assert!(
+        text.contains("x = 9007199254740993 -> 9007199254740993"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -58,8 +65,16 @@ fn overflow_and_division_by_zero_are_located_faults() {
             r#""x = 9223372036854775807 + round""#,
             "integer overflow: 9223372036854775807 + 1 is outside the 64-bit range",
         ),
-        ("addto", r#""x = 9223372036854775807", "x += 1""#, "integer overflow"),
-        ("div", r#""x = 7 // (round - 1)""#, "division by zero (7 divided by 0)"),
+        (
+            "addto",
+            r#""x = 9223372036854775807", "x += 1""#,
+            "integer overflow",
+        ),
+        (
+            "div",
+            r#""x = 7 // (round - 1)""#,
+            "division by zero (7 divided by 0)",
+        ),
         ("mod", r#""x = 7 % (round - 1)""#, "division by zero"),
         ("real", r#""x = 1 / (round - 1)""#, "division by zero"),
     ] {
@@ -100,5 +115,8 @@ fn a_real_constant_floored_into_a_variable_is_a_warning() {
     let p = scenario("below", r#""x = 1""#, r#"init = { chance = "0.29 * 100" }"#);
     let out = vpsim(&["validate", p.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("as 28, not 29") && err.contains("round("), "{err}");
+    assert!(
+        err.contains("as 28, not 29") && err.contains("round("),
+        "{err}"
+    );
 }

@@ -8,8 +8,8 @@
 //! [`super::statements`], [`super::ranking`].
 
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
-use crate::expr::{AssignOp, Fault, FaultKind, LValue, Num};
-use crate::model::{EventAt, Timing};
+use crate::expr::{AssignOp, Fault, FaultKind, Num, Op};
+use crate::model::{EventAt, Model, Timing};
 use crate::rng::game_rng;
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
@@ -72,42 +72,45 @@ impl<T: Tracer> Game<'_, T> {
         Ok(out)
     }
 
+    /// Setup: every variable gets its initial value, in declaration order. Constant values
+    /// come from the template built once per worker; only the others are evaluated.
     pub(super) fn setup(&mut self) -> Step {
         let m = self.m;
+        if let Some(template) = &self.init.template {
+            self.env.st.vals.copy_from_slice(template);
+            for i in 0..self.init.dynamic.len() {
+                let (vi, f) = self.init.dynamic[i];
+                self.init_var(vi as usize, f as usize)?;
+            }
+            return Ok(());
+        }
         self.env.st.vals.fill(0);
         for (vi, v) in m.vars.iter().enumerate() {
             let owners = if v.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
-                let init = v.init_for[f].as_ref().unwrap_or(&v.init);
-                let b = Bind::faction(f as u8);
-                for e in 0..v.width {
-                    let x = self.num(init, b)?;
-                    let lv = LValue {
-                        var: vi as u16,
-                        base: v.base,
-                        fstride: v.fstride,
-                        who: if v.faction {
-                            crate::expr::Who::Fixed(f as u8)
-                        } else {
-                            crate::expr::Who::None
-                        },
-                        elem: if v.set.is_some() {
-                            crate::expr::Elem::Fixed(e as u16)
-                        } else {
-                            crate::expr::Elem::None
-                        },
-                    };
-                    let slot = self.slot(&lv, b);
-                    self.env.st.vals[slot] = self.store(lv.var, AssignOp::Set, 0, x, init.loc)?;
-                    if T::ON && init.is_random() {
-                        let name =
-                            m.slot_name(lv.var, v.faction.then_some(f), v.set.map(|_| e as usize));
-                        self.tracer.line(format_args!(
-                            "  setup: {name} = {} (drawn)",
-                            self.env.st.vals[slot]
-                        ));
-                    }
-                }
+                self.init_var(vi, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets variable `vi` of owner `f` (0 for a global) to its initial value.
+    fn init_var(&mut self, vi: usize, f: usize) -> Step {
+        let m = self.m;
+        let v = &m.vars[vi];
+        let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+        let b = Bind::faction(f as u8);
+        for e in 0..v.width {
+            let x = self.num(init, b)?;
+            let slot = (v.base + f as u32 * v.fstride + e) as usize;
+            self.env.st.vals[slot] = self.store(vi as u16, AssignOp::Set, 0, x, init.loc)?;
+            if T::ON && init.is_random() {
+                let name =
+                    m.slot_name(vi as u16, v.faction.then_some(f), v.set.map(|_| e as usize));
+                self.tracer.line(format_args!(
+                    "  setup: {name} = {} (drawn)",
+                    self.env.st.vals[slot]
+                ));
             }
         }
         Ok(())
@@ -211,5 +214,55 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
         Ok(())
+    }
+}
+
+/// How setup fills the state: a template of the constant initial values, and the (variable,
+/// owner) pairs whose initial value must be evaluated each game, in declaration order.
+#[derive(Debug, Default)]
+pub(super) struct InitPlan {
+    /// Every slot, constant values in place; `None` when an evaluated initial value reads a
+    /// variable declared at or after its own (which must then still read 0), so setup
+    /// evaluates everything in order.
+    template: Option<Vec<i64>>,
+    dynamic: Vec<(u16, u8)>,
+}
+
+impl InitPlan {
+    pub(super) fn new(m: &Model) -> InitPlan {
+        let mut template = vec![0i64; m.slots];
+        let mut dynamic = Vec::new();
+        let mut ordered = true;
+        for (vi, v) in m.vars.iter().enumerate() {
+            let owners = if v.faction { m.nfactions() } else { 1 };
+            for f in 0..owners {
+                let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+                let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
+                let k = match init.as_const_num() {
+                    Some(Num::Int(k)) => Some(k),
+                    Some(Num::Real(r)) => crate::expr::tree::to_int(r.floor()).ok(),
+                    None => None,
+                };
+                match k {
+                    Some(k) => {
+                        for e in 0..v.width {
+                            template[(v.base + f as u32 * v.fstride + e) as usize] =
+                                k.clamp(lo, hi);
+                        }
+                    }
+                    None => {
+                        dynamic.push((vi as u16, f as u8));
+                        ordered &= init.code().iter().all(|op| match op {
+                            Op::Load { base, .. } => *base < v.base,
+                            _ => true,
+                        });
+                    }
+                }
+            }
+        }
+        InitPlan {
+            template: ordered.then_some(template),
+            dynamic,
+        }
     }
 }

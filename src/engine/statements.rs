@@ -42,7 +42,7 @@ impl<T: Tracer> Game<'_, T> {
     /// The value `old op x` stores in variable `var`: a real is floored first (and must have
     /// a 64-bit integer value), `+=` and `-=` are checked, and the result is clamped to the
     /// variable's bounds.
-    #[inline]
+    #[inline(always)]
     pub(super) fn store(
         &mut self,
         var: u16,
@@ -53,26 +53,30 @@ impl<T: Tracer> Game<'_, T> {
     ) -> Step<i64> {
         let k = match x {
             Num::Int(k) => k,
-            Num::Real(r) => match to_int(r.floor()) {
-                Ok(k) => k,
-                Err(_) => return Err(self.fault(FaultKind::NotStorable(r, var), loc)),
-            },
+            Num::Real(r) => self.floored(r, var, loc)?,
         };
         let v = match op {
-            AssignOp::Set => Some(k),
-            AssignOp::Add => old.checked_add(k),
-            AssignOp::Sub => old.checked_sub(k),
-        };
-        let Some(v) = v else {
-            let bin = if op == AssignOp::Add {
-                BinOp::Add
-            } else {
-                BinOp::Sub
-            };
-            return Err(self.fault(FaultKind::Overflow(bin, old, k), loc));
+            AssignOp::Set => k,
+            AssignOp::Add => match old.checked_add(k) {
+                Some(v) => v,
+                None => return Err(self.fault(FaultKind::Overflow(BinOp::Add, old, k), loc)),
+            },
+            AssignOp::Sub => match old.checked_sub(k) {
+                Some(v) => v,
+                None => return Err(self.fault(FaultKind::Overflow(BinOp::Sub, old, k), loc)),
+            },
         };
         let t = &self.m.tables;
         Ok(v.clamp(t.var_min[var as usize], t.var_max[var as usize]))
+    }
+
+    /// A real to store, floored: it must have a 64-bit integer value.
+    #[inline(never)]
+    fn floored(&mut self, r: f64, var: u16, loc: u32) -> Step<i64> {
+        match to_int(r.floor()) {
+            Ok(k) => Ok(k),
+            Err(_) => Err(self.fault(FaultKind::NotStorable(r, var), loc)),
+        }
     }
 
     #[cold]

@@ -172,6 +172,128 @@ macro_rules! with_operand {
     };
 }
 
+/// A real read without a call.
+trait FGet: Send + Sync + 'static {
+    fn get(&self, e: &mut Env<'_>) -> f64;
+}
+
+struct KF(f64);
+impl FGet for KF {
+    #[inline(always)]
+    fn get(&self, _: &mut Env<'_>) -> f64 {
+        self.0
+    }
+}
+
+struct DynF(FFun);
+impl FGet for DynF {
+    #[inline(always)]
+    fn get(&self, e: &mut Env<'_>) -> f64 {
+        (self.0)(e)
+    }
+}
+
+/// An integer operand read as a real.
+struct AsReal<G>(G);
+impl<G: Get> FGet for AsReal<G> {
+    #[inline(always)]
+    fn get(&self, e: &mut Env<'_>) -> f64 {
+        self.0.get(e) as f64
+    }
+}
+
+/// The inline form of an operand of a real operator.
+enum RealOperand {
+    K(f64),
+    Int(Operand),
+    Dyn(FFun),
+}
+
+fn real_operand(n: Node, loc: u32) -> RealOperand {
+    match n {
+        Node::Real(c) => RealOperand::K(c),
+        Node::Int(c) => RealOperand::K(c as f64),
+        n @ Node::Load(..) => RealOperand::Int(operand(n, loc)),
+        n => RealOperand::Dyn(real(n, loc)),
+    }
+}
+
+/// Runs `$body` with `$g` bound to the real operand's inline form.
+macro_rules! with_real_operand {
+    ($o:expr, $g:ident => $body:expr) => {
+        match $o {
+            RealOperand::K(c) => {
+                let $g = KF(c);
+                $body
+            }
+            RealOperand::Dyn(f) => {
+                let $g = DynF(f);
+                $body
+            }
+            RealOperand::Int(o) => with_operand!(o, i => {
+                let $g = AsReal(i);
+                $body
+            }),
+        }
+    };
+}
+
+/// A real operator (or a comparison with a real operand, as an integer 0 or 1) over two
+/// operands in their inline forms.
+fn real_pair<R>(x: Node, y: Node, loc: u32, k: impl FnOnce(RealOperand, RealOperand) -> R) -> R {
+    k(real_operand(x, loc), real_operand(y, loc))
+}
+
+fn rbin<A: FGet, B: FGet>(op: BinOp, a: A, b: B, loc: u32) -> FFun {
+    match op {
+        BinOp::Add => Box::new(move |e| {
+            let x = a.get(e);
+            x + b.get(e)
+        }),
+        BinOp::Sub => Box::new(move |e| {
+            let x = a.get(e);
+            x - b.get(e)
+        }),
+        BinOp::Mul => Box::new(move |e| {
+            let x = a.get(e);
+            x * b.get(e)
+        }),
+        _ => Box::new(move |e| {
+            let x = a.get(e);
+            let y = b.get(e);
+            real_bin(op, x, y).unwrap_or_else(|k| fail(e, k, loc) as f64)
+        }),
+    }
+}
+
+fn rcmp<A: FGet, B: FGet>(op: BinOp, a: A, b: B) -> IFun {
+    Box::new(move |e| {
+        let x = a.get(e);
+        compare_real(op, x, b.get(e))
+    })
+}
+
+/// Runs `$body` with `$a` and `$b` bound to two real operands' inline forms.
+macro_rules! real_op {
+    ($x:expr, $y:expr, $a:ident, $b:ident => $body:expr) => {
+        match $y {
+            RealOperand::K(c) => {
+                let $b = KF(c);
+                with_real_operand!($x, $a => $body)
+            }
+            RealOperand::Dyn(f) => {
+                let $b = DynF(f);
+                with_real_operand!($x, $a => $body)
+            }
+            // A load on both sides is not worth its own instantiations: the right one is a call.
+            RealOperand::Int(o) => {
+                let $b = AsReal(Dyn(with_operand!(o, g => leaf(g))));
+                with_real_operand!($x, $a => $body)
+            }
+        }
+    };
+}
+
 fn leaf<G: Get>(g: G) -> IFun {
     Box::new(move |e| g.get(e))
 }
@@ -297,6 +419,16 @@ fn int(n: Node, loc: u32) -> IFun {
         },
         Node::Leaf(op) => match op {
             Op::Round => Box::new(|e| e.st.round),
+            Op::Age => Box::new(|e| e.st.age),
+            Op::AgeRound => Box::new(|e| e.st.age_round),
+            Op::NFactions => Box::new(|e| e.t.nfactions as i64),
+            Op::Drawn => Box::new(|e| e.st.card.is_some() as i64),
+            Op::Seat(Who::Bound) => Box::new(|e| e.cx.bound as i64 + 1),
+            Op::Seat(Who::Me) => Box::new(|e| e.cx.me as i64 + 1),
+            Op::Seat(Who::Target) => Box::new(|e| e.cx.target as i64 + 1),
+            Op::Eliminated(Who::Bound) => Box::new(|e| ((e.st.out >> e.cx.bound) & 1) as i64),
+            Op::Eliminated(Who::Target) => Box::new(|e| ((e.st.out >> e.cx.target) & 1) as i64),
+            Op::Dice(1, s) => Box::new(move |e| e.rng.random_range(1..=s as u64) as i64),
             Op::Dice(n, s) => Box::new(move |e| tree::dice(n, s, &mut e.rng)),
             op => Box::new(move |e| tree::leaf(op, e)),
         },
@@ -333,11 +465,7 @@ fn int(n: Node, loc: u32) -> IFun {
         Node::Bin(op, x, y) => {
             if x.ty() == Ty::Real || y.ty() == Ty::Real {
                 // A comparison with a real operand.
-                let (x, y) = (real(*x, loc), real(*y, loc));
-                return Box::new(move |e| {
-                    let a = x(e);
-                    compare_real(op, a, y(e))
-                });
+                return real_pair(*x, *y, loc, |x, y| real_op!(x, y, a, b => rcmp(op, a, b)));
             }
             let (x, y) = (operand(*x, loc), operand(*y, loc));
             // Constants on the left are as common as on the right, but a load on both sides
@@ -489,30 +617,12 @@ fn real(n: Node, loc: u32) -> FFun {
             let a = real(*a, loc);
             Box::new(move |e| -a(e))
         }
-        Node::Bin(op, x, y) => match (*x, *y) {
-            (x, Node::Real(c)) => {
-                let x = real(x, loc);
-                Box::new(move |e| {
-                    let a = x(e);
-                    real_bin(op, a, c).unwrap_or_else(|k| fail(e, k, loc) as f64)
-                })
-            }
-            (Node::Real(c), y) => {
-                let y = real(y, loc);
-                Box::new(move |e| {
-                    let b = y(e);
-                    real_bin(op, c, b).unwrap_or_else(|k| fail(e, k, loc) as f64)
-                })
-            }
-            (x, y) => {
-                let (x, y) = (real(x, loc), real(y, loc));
-                Box::new(move |e| {
-                    let a = x(e);
-                    let b = y(e);
-                    real_bin(op, a, b).unwrap_or_else(|k| fail(e, k, loc) as f64)
-                })
-            }
-        },
+        Node::Bin(op, x, y) => real_pair(
+            *x,
+            *y,
+            loc,
+            |x, y| real_op!(x, y, a, b => rbin(op, a, b, loc)),
+        ),
         Node::If(c, t, f) => {
             let (c, t, f) = (truth(*c, loc), real(*t, loc), real(*f, loc));
             Box::new(move |e| if c(e) { t(e) } else { f(e) })

@@ -482,7 +482,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         };
         let init = match &rv.init {
             Some(f) => cx.expr(&comp, f, ctx)?,
-            None => Expr::constant(0.0),
+            None => Expr::int(0),
         };
         let width = sym.set.map_or(1, |s| sets[s as usize].1.len() as u32);
         vars.push(Var {
@@ -1187,7 +1187,10 @@ fn floored_constants(
         let Some(Num::Real(r)) = e.as_const_num() else {
             return;
         };
-        let at = locs.get(e.loc as usize).map(|l| l.to_string()).unwrap_or_default();
+        let at = locs
+            .get(e.loc as usize)
+            .map(|l| l.to_string())
+            .unwrap_or_default();
         let (floor, near) = (r.floor(), r.round());
         if floor == r || (floor == near && (r - near).abs() <= 1e-9 * r.abs().max(1.0)) {
             // Whole, or a hair above a whole number (0.3 * 100 is 30.000000000000004).
