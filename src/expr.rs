@@ -484,6 +484,7 @@ impl<'a> Env<'a> {
         self.st.vals[slot(self.who(who), base, fstride, e)]
     }
 
+    #[inline]
     fn count_owned(&self, deck: u16, code: u8) -> usize {
         self.t
             .deck_cards(deck)

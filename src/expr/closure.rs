@@ -122,10 +122,19 @@ fn operand(n: Node, loc: u32) -> Operand {
             let e = match elem {
                 Elem::None => 0,
                 Elem::Fixed(i) => i as usize,
+                // The element bound by a set aggregate.
                 Elem::Bound => {
-                    return Operand::Dyn(Box::new(move |e| {
-                        e.load(base as u32, fs as u32, who, elem)
-                    }));
+                    return Operand::Dyn(match who {
+                        Who::None => Box::new(move |e| e.st.vals[base + e.cx.elem as usize]),
+                        Who::Fixed(f) => {
+                            let b = base + f as usize * fs;
+                            Box::new(move |e| e.st.vals[b + e.cx.elem as usize])
+                        }
+                        Who::Bound => Box::new(move |e| {
+                            e.st.vals[base + e.cx.bound as usize * fs + e.cx.elem as usize]
+                        }),
+                        _ => Box::new(move |e| e.load(base as u32, fs as u32, who, elem)),
+                    });
                 }
             };
             match who {
@@ -428,6 +437,19 @@ fn int(n: Node, loc: u32) -> IFun {
             Op::Seat(Who::Target) => Box::new(|e| e.cx.target as i64 + 1),
             Op::Eliminated(Who::Bound) => Box::new(|e| ((e.st.out >> e.cx.bound) & 1) as i64),
             Op::Eliminated(Who::Target) => Box::new(|e| ((e.st.out >> e.cx.target) & 1) as i64),
+            Op::Side(Who::Bound) => Box::new(|e| e.t.side[e.cx.bound as usize]),
+            Op::Player(Who::Bound) => Box::new(|e| e.t.player[e.cx.bound as usize]),
+            Op::CardAttr(a) => Box::new(move |e| match e.st.card {
+                Some(c) => e.t.card_attrs[c as usize * e.t.n_attrs + a as usize],
+                None => 0,
+            }),
+            Op::DeckLeft(d) => Box::new(move |e| e.st.deck_left[d as usize] as i64),
+            Op::Held(d) => {
+                Box::new(move |e| e.count_owned(d, crate::state::held_by(e.cx.bound)) as i64)
+            }
+            Op::Completed(d) => {
+                Box::new(move |e| e.count_owned(d, crate::state::completed_by(e.cx.bound)) as i64)
+            }
             Op::Dice(1, s) => Box::new(move |e| e.rng.random_range(1..=s as u64) as i64),
             Op::Dice(n, s) => Box::new(move |e| tree::dice(n, s, &mut e.rng)),
             op => Box::new(move |e| tree::leaf(op, e)),
