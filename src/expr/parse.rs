@@ -8,6 +8,10 @@
 //! dice literals (`2d6`); general expression crates evaluate by string look-up at run time,
 //! which the engine must never do.
 
+mod lex;
+
+use lex::{Tok, lex};
+
 /// A parse error: byte offset within the source string and a message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
@@ -24,120 +28,6 @@ fn err<T>(pos: usize, msg: impl Into<String>) -> PResult<T> {
         pos,
         msg: msg.into(),
     })
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Num(f64),
-    Int(i64),
-    Dice(u32, u32),
-    Ident(String),
-    Sym(&'static str),
-    Eof,
-}
-
-const SYMBOLS: [&str; 23] = [
-    "//", "==", "!=", "<=", ">=", "+=", "-=", "+", "-", "*", "/", "%", "(", ")", ",", ".", "[",
-    "]", "<", ">", "{", "}", ";",
-];
-
-fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
-    let b = src.as_bytes();
-    let mut i = 0;
-    let mut out = Vec::new();
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_digit() {
-            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.' || b[i] == b'_') {
-                i += 1;
-            }
-            let text: String = src[start..i].chars().filter(|&c| c != '_').collect();
-            // A whole number without a point is an integer, kept exactly.
-            let dice = i < b.len() && b[i] == b'd' && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-            if !text.contains('.') && !dice {
-                let v: i64 = text.parse().map_err(|_| ParseError {
-                    pos: start,
-                    msg: format!(
-                        "`{text}` does not fit in a 64-bit integer (the largest is {})",
-                        i64::MAX
-                    ),
-                })?;
-                out.push((Tok::Int(v), start));
-                continue;
-            }
-            // `2d6`: a count followed by `d` and a number of sides.
-            if i + 1 < b.len() && b[i] == b'd' && b[i + 1].is_ascii_digit() {
-                let n: u32 = text.parse().map_err(|_| ParseError {
-                    pos: start,
-                    msg: "dice count must be a whole number".into(),
-                })?;
-                i += 1;
-                let s0 = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let s: u32 = src[s0..i].parse().map_err(|_| ParseError {
-                    pos: s0,
-                    msg: "bad number of sides".into(),
-                })?;
-                out.push((Tok::Dice(n, s), start));
-                continue;
-            }
-            let v: f64 = text.parse().map_err(|_| ParseError {
-                pos: start,
-                msg: format!("`{text}` is not a number"),
-            })?;
-            out.push((Tok::Num(v), start));
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let word = &src[start..i];
-            // `d6`, `d20`: one die.
-            if word.len() > 1
-                && word.starts_with('d')
-                && word[1..].bytes().all(|c| c.is_ascii_digit())
-            {
-                let s: u32 = word[1..].parse().map_err(|_| ParseError {
-                    pos: start,
-                    msg: "bad die".into(),
-                })?;
-                out.push((Tok::Dice(1, s), start));
-            } else {
-                out.push((Tok::Ident(word.to_string()), start));
-            }
-            continue;
-        }
-        if c == b':' {
-            out.push((Tok::Sym(":"), start));
-            i += 1;
-            continue;
-        }
-        if c == b'=' && b.get(i + 1) != Some(&b'=') {
-            out.push((Tok::Sym("="), start));
-            i += 1;
-            continue;
-        }
-        match SYMBOLS.iter().find(|s| src[i..].starts_with(**s)) {
-            Some(s) => {
-                out.push((Tok::Sym(s), start));
-                i += s.len();
-            }
-            None => {
-                let ch = src[i..].chars().next().unwrap_or('?');
-                return err(start, format!("unexpected character `{ch}`"));
-            }
-        }
-    }
-    out.push((Tok::Eof, src.len()));
-    Ok(out)
 }
 
 /// Binary operators.
@@ -907,89 +797,4 @@ pub fn parse_stmt(src: &str) -> Result<StmtAst, ParseError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn precedence_and_dice() {
-        let e = parse_expr("1 + 2 * 3 >= 2d6 and not x").unwrap();
-        match e {
-            Ast::Bin(BinOp::And, l, r, _) => {
-                assert!(matches!(*l, Ast::Bin(BinOp::Ge, _, _, _)));
-                assert!(matches!(*r, Ast::Not(_, _)));
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(parse_expr("d6").unwrap(), Ast::Dice(1, 6, 0));
-    }
-
-    #[test]
-    fn names_with_owner_and_index() {
-        let e = parse_expr("Alpha.control[north]").unwrap();
-        match e {
-            Ast::Name {
-                owner, name, index, ..
-            } => {
-                assert_eq!(owner.unwrap().0, "Alpha");
-                assert_eq!(name, "control");
-                assert_eq!(index.unwrap().0, "north");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn statements() {
-        assert!(matches!(
-            parse_stmt("if vp >= 3: end done").unwrap(),
-            StmtAst::If(_, _, None)
-        ));
-        assert!(matches!(
-            parse_stmt("each others: vp -= 1").unwrap(),
-            StmtAst::Each { others: true, .. }
-        ));
-        assert!(matches!(
-            parse_stmt("order ini by random(), seat").unwrap(),
-            StmtAst::Order { .. }
-        ));
-        assert!(matches!(
-            parse_stmt("target.vp += d6").unwrap(),
-            StmtAst::Assign {
-                op: AssignOp::Add,
-                ..
-            }
-        ));
-    }
-
-    #[test]
-    fn errors_point_at_the_column() {
-        let e = parse_expr("1 + * 2").unwrap_err();
-        assert_eq!(e.pos, 4);
-        let e = parse_expr("a < b < c").unwrap_err();
-        assert!(e.msg.contains("chain"));
-        let e = parse_stmt("vp + 1").unwrap_err();
-        assert_eq!(e.pos, 3);
-        let e = parse_expr("A.vp = 3").unwrap_err();
-        assert_eq!(e.pos, 5);
-        assert!(e.msg.contains("`==`"), "{}", e.msg);
-        let e = parse_stmt("vp += 1; vp += 2").unwrap_err();
-        assert_eq!(e.pos, 7);
-        assert!(e.msg.contains("{a; b}"), "{}", e.msg);
-    }
-
-    #[test]
-    fn else_belongs_to_the_nearest_if() {
-        match parse_stmt("if a: if b: x = 1 else: x = 2").unwrap() {
-            StmtAst::If(_, inner, None) => {
-                assert!(matches!(*inner, StmtAst::If(_, _, Some(_))));
-            }
-            other => panic!("{other:?}"),
-        }
-        match parse_stmt("if a: {x = 1} else: {x = 2; y = 3}").unwrap() {
-            StmtAst::If(_, _, Some(els)) => {
-                assert!(matches!(*els, StmtAst::Block(ref b) if b.len() == 2))
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-}
+mod tests;

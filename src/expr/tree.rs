@@ -1,14 +1,14 @@
 //! The typed expression tree and the meaning of every operation: the reference semantics.
 //!
 //! Owns the types of formulas and what each operation computes. A program (flat [`Op`]s, as
-//! the compiler emits them) decodes into a [`Node`] tree; every node has a static type,
+//! the compiler emits them) decodes into a `Node` tree; every node has a static type,
 //! [`Ty::Int`] or [`Ty::Real`]: integers compute in `i64` with checked arithmetic (overflow
 //! is a fault), reals in `f64`. A node is real when it is a real literal or setting, `/`,
 //! `random()`, `normal()`, or an operation with a real operand; everything else (variables,
 //! builtins, dice, counts, comparisons, `floor`, `ceil`, `round`) is an integer. An integer
 //! operand of a real operation is converted to `f64`.
 //!
-//! [`eval`] walks the tree: it is the reference the fast closures of the `closure` module
+//! `eval` walks the tree: it is the reference the fast closures of the `closure` module
 //! are held to (a property test compares them on random formulas, faults included), and it
 //! folds constants. Both call the operation functions defined here, so an operation has one
 //! definition.

@@ -9,11 +9,16 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::raw::{Formula, RawAgent, RawScenario};
+mod actions;
+mod ends;
+mod examples;
+mod warnings;
+
+use super::raw::{Formula, RawScenario};
 use crate::error::{Error, Location, Result};
 use crate::expr::compile::{BUILTINS, Compiler, Ctx, KEYWORDS, SetSym, Symbols, VarSym, suggest};
 use crate::expr::parse::ParseError;
-use crate::expr::{Expr, Num, Op, Stmt};
+use crate::expr::{Expr, Num, Stmt};
 use crate::model::*;
 use crate::state::{MAX_FACTIONS, Tables};
 
@@ -543,98 +548,14 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     }
 
     // Actions.
-    let mut actions = Vec::new();
-    for a in &raw.actions {
-        let a = a.get_ref();
-        check_ident(src, a.name.get_ref(), a.name.span().start)?;
-        if actions.iter().any(|x: &Action| &x.name == a.name.get_ref()) {
-            return Err(src.fail(
-                a.name.span().start,
-                format!("action `{}` is declared twice", a.name.get_ref()),
-            ));
-        }
-        let targeted = cx.keyword(&a.target, &["none", "other"], "none", "target")? == "other";
-        if targeted && nf < 2 {
-            return Err(src.fail(
-                a.name.span().start,
-                "an action with a target needs at least two factions",
-            ));
-        }
-        let ctx = Ctx {
-            target: targeted,
-            ..Ctx::faction()
-        };
-        let mut allowed = if a.factions.is_empty() { u32::MAX } else { 0 };
-        for f in &a.factions {
-            match syms.factions.get(f.get_ref()) {
-                Some(&i) => allowed |= 1 << i,
-                None => {
-                    return Err(src.fail(
-                        f.span().start,
-                        format!(
-                            "`{}` is not a faction{}",
-                            f.get_ref(),
-                            suggest(f.get_ref(), syms.factions.keys())
-                        ),
-                    ));
-                }
-            }
-        }
-        let mut cost = Vec::new();
-        for (k, f) in &a.cost {
-            match syms.vars.get(k) {
-                Some(v) if v.faction && v.set.is_none() => {
-                    let lv = crate::expr::LValue {
-                        var: v.id,
-                        base: v.base,
-                        fstride: v.fstride,
-                        who: crate::expr::Who::Me,
-                        elem: crate::expr::Elem::None,
-                    };
-                    cost.push((lv, cx.expr(&comp, f, ctx)?));
-                }
-                _ => {
-                    return Err(src.fail(
-                        f.span().start,
-                        format!("a cost is paid from one of the acting faction's plain variables; `{k}` is not one{}", suggest(k, syms.vars.keys())),
-                    ));
-                }
-            }
-        }
-        let weight = match &a.weight {
-            Some(f) => cx.expr(&comp, f, ctx)?,
-            None => Expr::constant(1.0),
-        };
-        let value = match &a.value {
-            Some(f) => cx.expr(&comp, f, ctx)?,
-            None => Expr::constant(0.0),
-        };
-        let target_when = cx.opt(&comp, &a.target_when, ctx)?;
-        // `when` decides whether the action is available at all, before any target is
-        // considered; target conditions belong in `target_when`.
-        let when = cx.opt(&comp, &a.when, Ctx::faction())?;
-        if a.target_when.is_some() && !targeted {
-            return Err(src.fail(a.name.span().start, "target_when needs target = \"other\""));
-        }
-        actions.push(Action {
-            name: a.name.get_ref().clone(),
-            allowed,
-            when,
-            cost,
-            weight,
-            value,
-            targeted,
-            target_when,
-            effects: cx.stmts(&mut comp, &a.effects, ctx)?,
-        });
-    }
+    let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;
 
     // Agents.
     let default_agent = raw.agent.clone();
     let mut agents = Vec::new();
     for f in &raw.factions {
         let ra = f.get_ref().agent.clone().or_else(|| default_agent.clone());
-        agents.push(agent(&mut cx, &comp, ra.as_ref(), &actions)?);
+        agents.push(actions::agent(&mut cx, &comp, ra.as_ref(), &actions)?);
     }
 
     // Phases.
@@ -717,78 +638,11 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     }
 
     // End conditions.
-    let mut checks = Vec::new();
-    for (i, e) in raw.ends.iter().enumerate() {
-        let e = e.get_ref();
-        let timing = match cx.keyword(
-            &e.timing,
-            &["immediate", "turn_start", "round_start", "round_end"],
-            "immediate",
-            "timing",
-        )? {
-            "immediate" => Timing::Immediate,
-            "turn_start" => Timing::TurnStart,
-            "round_start" => Timing::RoundStart,
-            _ => Timing::RoundEnd,
-        };
-        if let Some(w) = &e.when {
-            let kind = match reasons_meta[i].1 {
-                "win" => CheckKind::Win,
-                "lose" => CheckKind::Lose,
-                _ => CheckKind::End,
-            };
-            // A win or lose condition is about one faction; a turn-start condition can read
-            // the faction whose turn starts.
-            let ctx = if timing == Timing::TurnStart || kind != CheckKind::End {
-                Ctx::faction()
-            } else {
-                Ctx::global()
-            };
-            checks.push(Check {
-                reason: i as u16,
-                when: cx.expr(&comp, w, ctx)?,
-                timing,
-                kind,
-                all: e.who.as_ref().is_some_and(|w| w.get_ref() == "all"),
-            });
-        } else if e.timing.is_some() {
-            return Err(src.fail(
-                e.name.span().start,
-                "an end condition with a timing needs `when`",
-            ));
-        }
-    }
+    let checks = ends::checks(raw, src, &mut cx, &comp, &reasons_meta)?;
     if checks.iter().any(|c| c.kind == CheckKind::Lose) {
         comp.rule_reasons();
     }
-    let base_to_var: HashMap<u32, u16> = vars
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.base, i as u16))
-        .collect();
-    let mut immediate_by_var = vec![Vec::new(); vars.len()];
-    let mut immediate_on_draw = Vec::new();
-    for (ci, c) in checks.iter().enumerate() {
-        if c.timing != Timing::Immediate {
-            continue;
-        }
-        for op in c.when.code() {
-            match op {
-                Op::Load { base, .. } => {
-                    let list = &mut immediate_by_var[base_to_var[base] as usize];
-                    if !list.contains(&(ci as u16)) {
-                        list.push(ci as u16);
-                    }
-                }
-                Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_)
-                    if !immediate_on_draw.contains(&(ci as u16)) =>
-                {
-                    immediate_on_draw.push(ci as u16)
-                }
-                _ => {}
-            }
-        }
-    }
+    let (immediate_by_var, immediate_on_draw) = ends::immediate(&vars, &checks);
 
     // Ranking.
     let r = &raw.ranking;
@@ -817,196 +671,9 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     };
 
     // Worked examples.
-    let mut examples = Vec::new();
-    for ex in &raw.examples {
-        let ex = ex.get_ref();
-        let given = cx.stmts(&mut comp, &ex.given, Ctx::global())?;
-        let fac = |n: &Spanned<String>| -> Result<u8> {
-            syms.factions
-                .get(n.get_ref().as_str())
-                .copied()
-                .ok_or_else(|| {
-                    src.fail(
-                        n.span().start,
-                        format!(
-                            "`{}` is not a faction{}",
-                            n.get_ref(),
-                            suggest(n.get_ref(), syms.factions.keys())
-                        ),
-                    )
-                })
-        };
-        let actor = ex.actor.as_ref().map(fac).transpose()?;
-        let target = ex.target.as_ref().map(fac).transpose()?;
-        let action = match &ex.action {
-            None => None,
-            Some(a) => match actions.iter().position(|x| &x.name == a.get_ref()) {
-                Some(i) => Some(i),
-                None => {
-                    let known = actions.iter().map(|x| x.name.as_str());
-                    return Err(src.fail(
-                        a.span().start,
-                        format!(
-                            "`{}` is not an action{}",
-                            a.get_ref(),
-                            suggest(a.get_ref(), known)
-                        ),
-                    ));
-                }
-            },
-        };
-        if (action.is_some() || !ex.effects.is_empty()) && ex.phase.is_some() {
-            return Err(src.fail(
-                ex.phase.as_ref().map_or(0, |p| p.span().start),
-                "an example runs a `phase`, an `action` or `effects`, one of them",
-            ));
-        }
-        if action.is_some() && actor.is_none() {
-            return Err(src.fail(
-                ex.action.as_ref().map_or(0, |a| a.span().start),
-                "an example's `action` needs an `actor`",
-            ));
-        }
-        if let Some(a) = action
-            && actions[a].targeted != target.is_some()
-        {
-            let at = ex.action.as_ref().map_or(0, |a| a.span().start);
-            return Err(src.fail(
-                at,
-                if actions[a].targeted {
-                    "this action needs a `target`"
-                } else {
-                    "this action takes no `target`"
-                },
-            ));
-        }
-        let ectx = if actor.is_some() {
-            Ctx::faction()
-        } else {
-            Ctx::global()
-        };
-        let effects = cx.stmts(&mut comp, &ex.effects, ectx)?;
-        let phase = match &ex.phase {
-            None => None,
-            Some(p) => match phases.iter().position(|x| &x.name == p.get_ref()) {
-                Some(i) => Some(i),
-                None => {
-                    let known = phases.iter().map(|x| x.name.as_str());
-                    return Err(src.fail(
-                        p.span().start,
-                        format!(
-                            "`{}` is not a phase{}",
-                            p.get_ref(),
-                            suggest(p.get_ref(), known)
-                        ),
-                    ));
-                }
-            },
-        };
-        if phase.is_some() && !effects.is_empty() {
-            return Err(src.fail(
-                ex.phase.as_ref().map_or(0, |p| p.span().start),
-                "an example runs a `phase` or `effects`, not both",
-            ));
-        }
-        let mut expect = Vec::new();
-        let mut probes = Vec::new();
-        for f in &ex.expect {
-            let e = cx.expr(&comp, f, Ctx::global())?;
-            let mut names = Vec::new();
-            if let Ok(ast) = crate::expr::parse::parse_expr(&f.get_ref().0) {
-                crate::expr::parse::names(&ast, &mut names);
-            }
-            let probe = names
-                .into_iter()
-                .filter_map(|n| comp.expr(&n, Ctx::global(), e.loc).ok().map(|p| (n, p)))
-                .collect();
-            expect.push((e, f.get_ref().0.clone()));
-            probes.push(probe);
-        }
-        let result = match &ex.result {
-            None => None,
-            Some(r) => {
-                let words: Vec<&str> = r.get_ref().split_whitespace().collect();
-                let named = |w: &[&str]| -> Result<u32> {
-                    w.iter().try_fold(0u32, |m, n| {
-                        Ok(m | 1 << fac(&Spanned::new(r.span(), n.to_string()))?)
-                    })
-                };
-                Some(match words.as_slice() {
-                    ["win", f] => ExpectedResult::Win(fac(&Spanned::new(r.span(), f.to_string()))?),
-                    ["shared", rest @ ..] if rest.len() >= 2 => {
-                        ExpectedResult::Shared(named(rest)?)
-                    }
-                    ["draw"] => ExpectedResult::Draw,
-                    ["nobody"] => ExpectedResult::Nobody,
-                    ["running"] => ExpectedResult::Running,
-                    _ => {
-                        return Err(src.fail(
-                            r.span().start,
-                            "result is `win NAME`, `shared NAME NAME ...`, `draw`, `nobody` or `running`",
-                        ));
-                    }
-                })
-            }
-        };
-        let reason = match &ex.reason {
-            None => None,
-            Some(r) => match comp.reasons.iter().position(|x| x == r.get_ref()) {
-                Some(i) => Some(i as u16),
-                None => {
-                    return Err(src.fail(
-                        r.span().start,
-                        format!(
-                            "`{}` is not an end reason{}",
-                            r.get_ref(),
-                            suggest(r.get_ref(), comp.reasons.iter())
-                        ),
-                    ));
-                }
-            },
-        };
-        let order = ex.order.iter().map(fac).collect::<Result<Vec<_>>>()?;
-        let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
-        if round < 1 || round > rounds {
-            let at = ex.round.as_ref().map_or(0, |r| r.span().start);
-            return Err(src.fail(at, format!("round must be between 1 and {rounds}")));
-        }
-        let variant = if variants && !ex.settings.is_empty() {
-            let mut v = raw.clone();
-            for (k, f) in &ex.settings {
-                if !v.settings.contains_key(k) {
-                    return Err(src.fail(
-                        f.span().start,
-                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
-                    ));
-                }
-                v.settings.insert(k.clone(), f.clone());
-            }
-            Some(Box::new(compile_at(&v, src, false)?))
-        } else {
-            None
-        };
-        examples.push(Example {
-            name: ex.name.clone(),
-            seed: ex.seed,
-            variant,
-            round: round as u32,
-            given,
-            phase,
-            effects,
-            actor,
-            action,
-            target,
-            round_end: ex.round_end || ex.finish,
-            finish: ex.finish,
-            expect,
-            probes,
-            result,
-            reason,
-            order,
-        });
-    }
+    let examples = examples::compile(
+        raw, src, &mut cx, &mut comp, &syms, &phases, &actions, rounds, variants,
+    )?;
 
     let reason_names = comp.reasons.clone();
     let mechanisms = comp.mechanisms.clone();
@@ -1066,7 +733,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     }
 
     let mut warnings = Vec::new();
-    floored_constants(&vars, &phases, &actions, &events, &cx.locs, &mut warnings);
+    warnings::floored_constants(&vars, &phases, &actions, &events, &cx.locs, &mut warnings);
 
     Ok(Model {
         warnings,
@@ -1119,129 +786,4 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             })
             .collect(),
     })
-}
-
-fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]) -> Result<Agent> {
-    let Some(ra) = ra else {
-        return Ok(Agent {
-            policy: Policy::Weighted,
-            noise: Expr::constant(0.0),
-            priority: vec![u16::MAX; actions.len()],
-        });
-    };
-    let policy = match cx.keyword(
-        &Some(ra.policy.clone()),
-        &["weighted", "greedy", "priority"],
-        "weighted",
-        "policy",
-    )? {
-        "weighted" => Policy::Weighted,
-        "greedy" => Policy::Greedy,
-        _ => Policy::Priority,
-    };
-    let noise = match &ra.noise {
-        Some(f) => cx.expr(comp, f, Ctx::faction())?,
-        None => Expr::constant(0.0),
-    };
-    let mut priority = vec![u16::MAX; actions.len()];
-    for (rank, name) in ra.priority.iter().enumerate() {
-        match actions.iter().position(|a| &a.name == name.get_ref()) {
-            Some(i) => priority[i] = rank as u16,
-            None => {
-                let known = actions.iter().map(|a| a.name.as_str());
-                return Err(cx.src.fail(
-                    name.span().start,
-                    format!(
-                        "`{}` is not an action{}",
-                        name.get_ref(),
-                        suggest(name.get_ref(), known)
-                    ),
-                ));
-            }
-        }
-    }
-    if policy == Policy::Priority && ra.priority.is_empty() {
-        return Err(cx.src.fail(
-            ra.policy.span().start,
-            "policy = \"priority\" needs a `priority` list of action names",
-        ));
-    }
-    Ok(Agent {
-        policy,
-        noise,
-        priority,
-    })
-}
-
-/// Warns where a real constant is stored into a variable and flooring changes it
-/// (`init = { chance = "p0" }` with `p0 = 0.30` stores 0): a variable holds whole numbers.
-fn floored_constants(
-    vars: &[Var],
-    phases: &[Phase],
-    actions: &[Action],
-    events: &[Event],
-    locs: &[Location],
-    out: &mut Vec<String>,
-) {
-    let mut warn = |e: &Expr, var: &str| {
-        let Some(Num::Real(r)) = e.as_const_num() else {
-            return;
-        };
-        let at = locs
-            .get(e.loc as usize)
-            .map(|l| l.to_string())
-            .unwrap_or_default();
-        let (floor, near) = (r.floor(), r.round());
-        if floor == r || (floor == near && (r - near).abs() <= 1e-9 * r.abs().max(1.0)) {
-            // Whole, or a hair above a whole number (0.3 * 100 is 30.000000000000004).
-            return;
-        }
-        out.push(if (r - near).abs() <= 1e-9 * r.abs().max(1.0) {
-            format!(
-                "{at}: the real {r} is stored in `{var}` as {floor}, not {near}: the formula \
-                 is a hair below a whole number in binary floating point and stores floor; \
-                 write round(...) around it"
-            )
-        } else {
-            format!(
-                "{at}: the real {r} is stored in `{var}` as {floor}: a variable holds whole \
-                 numbers (floored); scale it (a percentage, say) or write a whole number"
-            )
-        });
-    };
-    for v in vars {
-        warn(&v.init, &v.name);
-        for e in v.init_for.iter().flatten() {
-            warn(e, &v.name);
-        }
-    }
-    fn walk(s: &Stmt, vars: &[Var], warn: &mut impl FnMut(&Expr, &str)) {
-        match s {
-            Stmt::Assign { lv, value, .. } => warn(value, &vars[lv.var as usize].name),
-            Stmt::If { then, els, .. } => {
-                walk(then, vars, warn);
-                if let Some(e) = els {
-                    walk(e, vars, warn);
-                }
-            }
-            Stmt::Block(b) => b.iter().for_each(|s| walk(s, vars, warn)),
-            Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => walk(body, vars, warn),
-            _ => {}
-        }
-    }
-    let lists = phases
-        .iter()
-        .map(|p| &p.effects)
-        .chain(actions.iter().map(|a| &a.effects))
-        .chain(events.iter().map(|e| &e.effects));
-    for list in lists {
-        for s in list {
-            walk(s, vars, &mut warn);
-        }
-    }
-    for a in actions {
-        for (lv, e) in &a.cost {
-            warn(e, &vars[lv.var as usize].name);
-        }
-    }
 }

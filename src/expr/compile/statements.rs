@@ -1,0 +1,244 @@
+//! Statement compilation: [`StmtAst`] to [`Stmt`].
+//!
+//! Owns what each statement form means once its names are resolved: the variable an
+//! assignment writes (and whether it may), `if`/`else`, blocks, `each`, `win`/`lose` and their
+//! reasons, awards and races with their scales, draws and hands, `order`.
+
+use super::*;
+
+impl Compiler<'_> {
+    pub(super) fn stmt_ast(
+        &mut self,
+        ast: &StmtAst,
+        ctx: Ctx,
+        loc: u32,
+    ) -> Result<Stmt, ParseError> {
+        Ok(match ast {
+            StmtAst::Assign {
+                target,
+                op,
+                value,
+                source,
+            } => {
+                if let Ast::Name {
+                    owner: None,
+                    name,
+                    index: None,
+                    pos,
+                } = target
+                    && (self.syms.settings.contains_key(name) || BUILTINS.contains(&name.as_str()))
+                {
+                    return err(
+                        *pos,
+                        format!("`{name}` is read-only: only variables can be assigned"),
+                    );
+                }
+                let (lv, _) = self.var_ref(target, ctx)?;
+                let source = self.source(source)?;
+                Stmt::Assign {
+                    lv,
+                    op: *op,
+                    value: Expr::new(self.code(value, ctx)?, loc),
+                    source,
+                }
+            }
+            StmtAst::Award {
+                var,
+                metric,
+                scale,
+                ties,
+                chain,
+                source,
+            } => {
+                let lv = self.faction_var(var, ctx, "an award's target")?;
+                let inner = Ctx { bound: true, ..ctx };
+                let metric = Expr::new(self.code(metric, inner)?, loc);
+                if chain.len() > MAX_ORDER_KEYS - 1 {
+                    return err(
+                        var.1,
+                        format!(
+                            "an award's tie-break chain takes at most {} keys",
+                            MAX_ORDER_KEYS - 1
+                        ),
+                    );
+                }
+                let chain = chain
+                    .iter()
+                    .map(|k| Ok(Expr::new(self.code(k, inner)?, loc)))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
+                Stmt::Award {
+                    lv,
+                    metric,
+                    scale: self.scale(scale)?,
+                    ties: *ties,
+                    chain: chain.into_boxed_slice(),
+                    source: self.source(source)?,
+                }
+            }
+            StmtAst::Block(body) => {
+                let body = body
+                    .iter()
+                    .map(|s| self.stmt_ast(s, ctx, loc))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
+                Stmt::Block(body.into_boxed_slice())
+            }
+            StmtAst::Race {
+                done,
+                count,
+                cond,
+                key,
+                var,
+                scale,
+                source,
+            } => {
+                let done = self.faction_var(done, ctx, "a race's completion flag")?;
+                let cname = Ast::Name {
+                    owner: None,
+                    name: count.0.clone(),
+                    index: None,
+                    pos: count.1,
+                };
+                let (count_lv, cv) = self.var_ref(&cname, ctx)?;
+                if cv.faction || cv.set.is_some() {
+                    return err(
+                        count.1,
+                        format!(
+                            "a race's counter must be a plain global variable; `{}` is not one",
+                            count.0
+                        ),
+                    );
+                }
+                let lv = self.faction_var(var, ctx, "a race's reward variable")?;
+                let inner = Ctx { bound: true, ..ctx };
+                Stmt::Race {
+                    done,
+                    count: count_lv,
+                    cond: Expr::new(self.code(cond, inner)?, loc),
+                    key: Expr::new(self.code(key, inner)?, loc),
+                    lv,
+                    scale: self.scale(scale)?,
+                    source: self.source(source)?,
+                }
+            }
+            StmtAst::Outcome { kind, reason, pos } => {
+                if !ctx.bound {
+                    return err(
+                        *pos,
+                        "`win` and `lose` apply to the faction in scope: use them in a faction phase, an action, or inside `each`",
+                    );
+                }
+                let (default, mech) = match kind {
+                    OutcomeKind::Win => ("won", "win"),
+                    OutcomeKind::Lose => ("lost", "lose"),
+                };
+                let r = reason
+                    .as_ref()
+                    .map_or(default, |r| r.0.as_str())
+                    .to_string();
+                let reason = self.reason(&r, mech);
+                if *kind == OutcomeKind::Lose {
+                    self.rule_reasons();
+                }
+                Stmt::Outcome {
+                    kind: *kind,
+                    reason,
+                }
+            }
+            StmtAst::If(c, s, e) => Stmt::If {
+                cond: Expr::new(self.code(c, ctx)?, loc),
+                then: Box::new(self.stmt_ast(s, ctx, loc)?),
+                els: match e {
+                    Some(e) => Some(Box::new(self.stmt_ast(e, ctx, loc)?)),
+                    None => None,
+                },
+            },
+            StmtAst::Each { others, body, pos } => {
+                if *others && !ctx.bound {
+                    return err(
+                        *pos,
+                        "`each others` needs a faction in scope to leave out; use `each` here",
+                    );
+                }
+                let inner = Ctx { bound: true, ..ctx };
+                Stmt::Each {
+                    others: *others,
+                    body: Box::new(self.stmt_ast(body, inner, loc)?),
+                }
+            }
+            StmtAst::End(r, _) => Stmt::End(self.reason(r, "end statement")),
+            StmtAst::Take(d, p, cond) => {
+                let deck = self.hand_deck(d, *p, ctx, "`take` puts a card in the hand")?;
+                let cond = match cond {
+                    Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
+                    None => None,
+                };
+                Stmt::Take { deck, cond }
+            }
+            StmtAst::ForHeld(d, p, body) => {
+                let deck = self.hand_deck(d, *p, ctx, "`for held` looks at the hand")?;
+                Stmt::ForHeld {
+                    deck,
+                    body: Box::new(self.stmt_ast(body, ctx, loc)?),
+                }
+            }
+            StmtAst::Discard(_) => Stmt::Discard,
+            StmtAst::Complete(p) => {
+                if !ctx.bound {
+                    return err(
+                        *p,
+                        "`complete` credits the faction in scope, and no faction is in scope here",
+                    );
+                }
+                Stmt::Complete
+            }
+            StmtAst::Draw(d, p, cond) => match self.syms.decks.get(d) {
+                Some(&id) => Stmt::Draw(
+                    id,
+                    match cond {
+                        Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
+                        None => None,
+                    },
+                ),
+                None => {
+                    return err(
+                        *p,
+                        format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
+                    );
+                }
+            },
+            StmtAst::Order { var, keys } => {
+                if keys.len() > MAX_ORDER_KEYS {
+                    return err(
+                        var.1,
+                        format!("`order` takes at most {MAX_ORDER_KEYS} sort keys"),
+                    );
+                }
+                let name = Ast::Name {
+                    owner: None,
+                    name: var.0.clone(),
+                    index: None,
+                    pos: var.1,
+                };
+                let inner = Ctx { bound: true, ..ctx };
+                let (lv, v) = self.var_ref(&name, inner)?;
+                if !v.faction || v.set.is_some() {
+                    return err(
+                        var.1,
+                        format!(
+                            "`order` writes a plain per-faction variable; `{}` is not one",
+                            var.0
+                        ),
+                    );
+                }
+                let keys = keys
+                    .iter()
+                    .map(|k| Ok(Expr::new(self.code(k, inner)?, loc)))
+                    .collect::<Result<Vec<_>, ParseError>>()?;
+                Stmt::Order {
+                    lv,
+                    keys: keys.into_boxed_slice(),
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,229 @@
+//! Tests of name resolution, code generation and the closures against the reference.
+
+use super::*;
+use crate::expr::Env;
+use crate::state::{State, Tables};
+
+fn syms() -> Symbols {
+    let mut s = Symbols::default();
+    s.settings.insert("target".into(), Num::Int(10));
+    s.vars.insert(
+        "vp".into(),
+        VarSym {
+            id: 0,
+            base: 0,
+            faction: true,
+            set: None,
+            fstride: 1,
+        },
+    );
+    s.vars.insert(
+        "pool".into(),
+        VarSym {
+            id: 1,
+            base: 2,
+            faction: false,
+            set: None,
+            fstride: 0,
+        },
+    );
+    s.factions.insert("A".into(), 0);
+    s.factions.insert("B".into(), 1);
+    s
+}
+
+fn eval(src: &str, ctx: Ctx) -> Result<Num, ParseError> {
+    let s = syms();
+    let c = Compiler::new(&s, vec![]);
+    let e = c.expr(src, ctx, 0)?;
+    let st = State {
+        vals: vec![4, 9, 2],
+        round: 3,
+        ..State::empty()
+    };
+    let t = Tables {
+        nfactions: 2,
+        side: vec![0; 2],
+        player: vec![1; 2],
+        ..Tables::default()
+    };
+    let mut env = Env::new(st, &t, crate::rng::game_rng(0, 0));
+    Ok(e.eval_num(&mut env))
+}
+
+#[test]
+fn resolves_names() {
+    assert_eq!(
+        eval("target - max_all(vp)", Ctx::global()).unwrap(),
+        Num::Int(1)
+    );
+    assert_eq!(eval("vp + B.vp", Ctx::faction()).unwrap(), Num::Int(13));
+    assert_eq!(eval("max_others(vp)", Ctx::faction()).unwrap(), Num::Int(9));
+    assert_eq!(
+        eval("count_all(vp > 5) + pool * round", Ctx::global()).unwrap(),
+        Num::Int(7)
+    );
+    assert_eq!(
+        eval("if(vp > 3 and not (pool == 1), 10, 20)", Ctx::faction()).unwrap(),
+        Num::Int(10)
+    );
+    assert_eq!(eval("0 or 0", Ctx::global()).unwrap(), Num::Int(0));
+    assert_eq!(eval("0 or 5", Ctx::global()).unwrap(), Num::Int(1));
+    assert_eq!(eval("seat + A", Ctx::faction()).unwrap(), Num::Int(2));
+    // Integers are exact; `/` and real literals make reals.
+    let big = eval("9007199254740993 + vp - vp", Ctx::faction()).unwrap();
+    assert!(matches!(big, Num::Int(9_007_199_254_740_993)), "{big:?}");
+    assert!(matches!(eval("vp / 8", Ctx::faction()).unwrap(), Num::Real(r) if r == 0.5));
+    assert!(matches!(
+        eval("vp * 0.5", Ctx::faction()).unwrap(),
+        Num::Real(_)
+    ));
+    assert!(matches!(
+        eval("vp // 3", Ctx::faction()).unwrap(),
+        Num::Int(1)
+    ));
+    assert!(matches!(
+        eval("floor(vp / 3)", Ctx::faction()).unwrap(),
+        Num::Int(1)
+    ));
+}
+
+#[test]
+fn reports_mistakes() {
+    let e = eval("vp", Ctx::global()).unwrap_err();
+    assert!(e.msg.contains("no faction is in scope"), "{}", e.msg);
+    let e = eval("1 + vpp", Ctx::faction()).unwrap_err();
+    assert_eq!(e.pos, 4);
+    assert!(e.msg.contains("did you mean `vp`"), "{}", e.msg);
+    let e = eval("bernoulli(1.7)", Ctx::global()).unwrap_err();
+    assert!(e.msg.contains("outside 0..1"));
+    assert_eq!(e.pos, 10);
+    assert!(
+        eval("target.vp", Ctx::faction())
+            .unwrap_err()
+            .msg
+            .contains("target")
+    );
+    assert!(
+        eval("max(vp)", Ctx::faction())
+            .unwrap_err()
+            .msg
+            .contains("max_all")
+    );
+}
+
+#[test]
+fn constant_folding() {
+    let s = syms();
+    let c = Compiler::new(&s, vec![]);
+    assert_eq!(
+        c.expr("target * 2 + 1", Ctx::global(), 0)
+            .unwrap()
+            .as_const(),
+        Some(21.0)
+    );
+    assert!(matches!(
+        c.expr("target * 2 + 1", Ctx::global(), 0)
+            .unwrap()
+            .as_const_num(),
+        Some(Num::Int(21))
+    ));
+    assert_eq!(c.expr("d6", Ctx::global(), 0).unwrap().as_const(), None);
+}
+
+/// Random formulas over the test symbols.
+fn formula() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        (-3i32..12).prop_map(|n| n.to_string()),
+        Just("0.5".to_string()),
+        Just("vp".to_string()),
+        Just("pool".to_string()),
+        Just("A.vp".to_string()),
+        Just("B.vp".to_string()),
+        Just("round".to_string()),
+        Just("seat".to_string()),
+        Just("target".to_string()),
+        Just("random()".to_string()),
+        Just("uniform(1, 6)".to_string()),
+        Just("2d6".to_string()),
+        Just("max_all(vp)".to_string()),
+        // Near the 64-bit edge, so that overflow faults are compared too.
+        Just("9223372036854775807".to_string()),
+        Just("(-9223372036854775807 - 1)".to_string()),
+        Just("4611686018427387904".to_string()),
+        Just("9007199254740993".to_string()),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let ops = prop_oneof![
+            Just("+"),
+            Just("-"),
+            Just("*"),
+            Just("/"),
+            Just("//"),
+            Just("%"),
+            Just("=="),
+            Just("!="),
+            Just("<"),
+            Just("<="),
+            Just(">"),
+            Just(">="),
+            Just("and"),
+            Just("or"),
+        ];
+        prop_oneof![
+            (inner.clone(), ops, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            inner.clone().prop_map(|a| format!("(not {a})")),
+            inner.clone().prop_map(|a| format!("(-{a})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("if({a}, {b}, {c})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("clamp({a}, {b}, {c})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("min({a}, {b})")),
+            inner.clone().prop_map(|a| format!("floor({a} / 3)")),
+            inner.clone().prop_map(|a| format!("bernoulli({a} / 10)")),
+            inner.clone().prop_map(|a| format!("sum_others(vp * {a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("choice({a}, {b}, 7)")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("weighted(1, {a}, 2, {b})")),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+
+    /// The closures that run are the reference tree walker's semantics: the same type and
+    /// value, the same fault (overflow and division by zero included) and the same random
+    /// draws, for any formula.
+    #[test]
+    fn closures_agree_with_the_reference(src in formula(), seed in 0u64..1000) {
+        let s = syms();
+        let c = Compiler::new(&s, vec![]);
+        // A constant probability outside 0..1 is a compile error, not a case to compare.
+        let Ok(e) = c.expr(&src, Ctx::faction(), 7) else {
+            return Ok(());
+        };
+        let t = Tables {
+            nfactions: 2,
+            side: vec![0; 2],
+            player: vec![1; 2],
+            ..Tables::default()
+        };
+        let state = || State {
+            vals: vec![4, 9, 2],
+            round: 3,
+            ..State::empty()
+        };
+        let mut fast = Env::new(state(), &t, crate::rng::game_rng(seed, 0));
+        let mut slow = Env::new(state(), &t, crate::rng::game_rng(seed, 0));
+        fast.cx.bound = 1;
+        slow.cx.bound = 1;
+        let (a, b) = (e.eval_num(&mut fast), e.eval_reference(&mut slow));
+        let nan = |x: Num| x.real().is_nan();
+        proptest::prop_assert_eq!(a.ty(), e.ty(), "{}", src);
+        proptest::prop_assert_eq!(a.ty(), b.ty(), "{}", src);
+        proptest::prop_assert!(a == b || (nan(a) && nan(b)), "{src}: {a} vs {b}");
+        proptest::prop_assert_eq!(fast.cx.fault, slow.cx.fault, "{}", src);
+        proptest::prop_assert_eq!(fast.rng.get_word_pos(), slow.rng.get_word_pos());
+    }
+}

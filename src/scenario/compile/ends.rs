@@ -1,0 +1,100 @@
+//! End conditions: `[[end]]` tables with a `when`, compiled into checks.
+//!
+//! Owns what a condition does when it holds (end the game, or make a faction win or lose),
+//! when it is checked (its timing), whose it is (`who`), and which immediate conditions must
+//! be re-checked after a change to which variable.
+
+use std::collections::HashMap;
+
+use super::{Cx, Source};
+use crate::error::Result;
+use crate::expr::Op;
+use crate::expr::compile::{Compiler, Ctx};
+use crate::model::{Check, CheckKind, Timing, Var};
+use crate::scenario::raw::RawScenario;
+
+/// Compiles the conditions of `raw.ends`; `reasons` holds each declared reason's result.
+pub(super) fn checks(
+    raw: &RawScenario,
+    src: &Source,
+    cx: &mut Cx,
+    comp: &Compiler,
+    reasons: &[(String, &str, String)],
+) -> Result<Vec<Check>> {
+    let mut checks = Vec::new();
+    for (i, e) in raw.ends.iter().enumerate() {
+        let e = e.get_ref();
+        let timing = match cx.keyword(
+            &e.timing,
+            &["immediate", "turn_start", "round_start", "round_end"],
+            "immediate",
+            "timing",
+        )? {
+            "immediate" => Timing::Immediate,
+            "turn_start" => Timing::TurnStart,
+            "round_start" => Timing::RoundStart,
+            _ => Timing::RoundEnd,
+        };
+        if let Some(w) = &e.when {
+            let kind = match reasons[i].1 {
+                "win" => CheckKind::Win,
+                "lose" => CheckKind::Lose,
+                _ => CheckKind::End,
+            };
+            // A win or lose condition is about one faction; a turn-start condition can read
+            // the faction whose turn starts.
+            let ctx = if timing == Timing::TurnStart || kind != CheckKind::End {
+                Ctx::faction()
+            } else {
+                Ctx::global()
+            };
+            checks.push(Check {
+                reason: i as u16,
+                when: cx.expr(comp, w, ctx)?,
+                timing,
+                kind,
+                all: e.who.as_ref().is_some_and(|w| w.get_ref() == "all"),
+            });
+        } else if e.timing.is_some() {
+            return Err(src.fail(
+                e.name.span().start,
+                "an end condition with a timing needs `when`",
+            ));
+        }
+    }
+    Ok(checks)
+}
+
+/// For each variable, the immediate checks that read it; and the immediate checks that read
+/// what a draw changes.
+pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<Vec<u16>>, Vec<u16>) {
+    let base_to_var: HashMap<u32, u16> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.base, i as u16))
+        .collect();
+    let mut immediate_by_var = vec![Vec::new(); vars.len()];
+    let mut immediate_on_draw = Vec::new();
+    for (ci, c) in checks.iter().enumerate() {
+        if c.timing != Timing::Immediate {
+            continue;
+        }
+        for op in c.when.code() {
+            match op {
+                Op::Load { base, .. } => {
+                    let list = &mut immediate_by_var[base_to_var[base] as usize];
+                    if !list.contains(&(ci as u16)) {
+                        list.push(ci as u16);
+                    }
+                }
+                Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_)
+                    if !immediate_on_draw.contains(&(ci as u16)) =>
+                {
+                    immediate_on_draw.push(ci as u16)
+                }
+                _ => {}
+            }
+        }
+    }
+    (immediate_by_var, immediate_on_draw)
+}

@@ -1,0 +1,220 @@
+//! Worked examples: `[[example]]` tables compiled into executable checks.
+//!
+//! Owns what an example may say (a phase, an action or effects; the actor and target; the
+//! round; settings that compile a variant of the scenario) and the expectations it checks
+//! (formulas, result, end reason, final order), each name resolved with a located error.
+
+use toml::Spanned;
+
+use super::{Cx, Source, compile_at};
+use crate::error::Result;
+use crate::expr::compile::{Compiler, Ctx, Symbols, suggest};
+use crate::model::{Action, Example, ExpectedResult, Phase};
+use crate::scenario::raw::RawScenario;
+
+/// Compiles every example of `raw`; `variants` is false inside a variant (one level only).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn compile(
+    raw: &RawScenario,
+    src: &Source,
+    cx: &mut Cx,
+    comp: &mut Compiler,
+    syms: &Symbols,
+    phases: &[Phase],
+    actions: &[Action],
+    rounds: i64,
+    variants: bool,
+) -> Result<Vec<Example>> {
+    let mut examples = Vec::new();
+    for ex in &raw.examples {
+        let ex = ex.get_ref();
+        let given = cx.stmts(comp, &ex.given, Ctx::global())?;
+        let fac = |n: &Spanned<String>| -> Result<u8> {
+            syms.factions
+                .get(n.get_ref().as_str())
+                .copied()
+                .ok_or_else(|| {
+                    src.fail(
+                        n.span().start,
+                        format!(
+                            "`{}` is not a faction{}",
+                            n.get_ref(),
+                            suggest(n.get_ref(), syms.factions.keys())
+                        ),
+                    )
+                })
+        };
+        let actor = ex.actor.as_ref().map(fac).transpose()?;
+        let target = ex.target.as_ref().map(fac).transpose()?;
+        let action = match &ex.action {
+            None => None,
+            Some(a) => match actions.iter().position(|x| &x.name == a.get_ref()) {
+                Some(i) => Some(i),
+                None => {
+                    let known = actions.iter().map(|x| x.name.as_str());
+                    return Err(src.fail(
+                        a.span().start,
+                        format!(
+                            "`{}` is not an action{}",
+                            a.get_ref(),
+                            suggest(a.get_ref(), known)
+                        ),
+                    ));
+                }
+            },
+        };
+        if (action.is_some() || !ex.effects.is_empty()) && ex.phase.is_some() {
+            return Err(src.fail(
+                ex.phase.as_ref().map_or(0, |p| p.span().start),
+                "an example runs a `phase`, an `action` or `effects`, one of them",
+            ));
+        }
+        if action.is_some() && actor.is_none() {
+            return Err(src.fail(
+                ex.action.as_ref().map_or(0, |a| a.span().start),
+                "an example's `action` needs an `actor`",
+            ));
+        }
+        if let Some(a) = action
+            && actions[a].targeted != target.is_some()
+        {
+            let at = ex.action.as_ref().map_or(0, |a| a.span().start);
+            return Err(src.fail(
+                at,
+                if actions[a].targeted {
+                    "this action needs a `target`"
+                } else {
+                    "this action takes no `target`"
+                },
+            ));
+        }
+        let ectx = if actor.is_some() {
+            Ctx::faction()
+        } else {
+            Ctx::global()
+        };
+        let effects = cx.stmts(comp, &ex.effects, ectx)?;
+        let phase = match &ex.phase {
+            None => None,
+            Some(p) => match phases.iter().position(|x| &x.name == p.get_ref()) {
+                Some(i) => Some(i),
+                None => {
+                    let known = phases.iter().map(|x| x.name.as_str());
+                    return Err(src.fail(
+                        p.span().start,
+                        format!(
+                            "`{}` is not a phase{}",
+                            p.get_ref(),
+                            suggest(p.get_ref(), known)
+                        ),
+                    ));
+                }
+            },
+        };
+        if phase.is_some() && !effects.is_empty() {
+            return Err(src.fail(
+                ex.phase.as_ref().map_or(0, |p| p.span().start),
+                "an example runs a `phase` or `effects`, not both",
+            ));
+        }
+        let mut expect = Vec::new();
+        let mut probes = Vec::new();
+        for f in &ex.expect {
+            let e = cx.expr(comp, f, Ctx::global())?;
+            let mut names = Vec::new();
+            if let Ok(ast) = crate::expr::parse::parse_expr(&f.get_ref().0) {
+                crate::expr::parse::names(&ast, &mut names);
+            }
+            let probe = names
+                .into_iter()
+                .filter_map(|n| comp.expr(&n, Ctx::global(), e.loc).ok().map(|p| (n, p)))
+                .collect();
+            expect.push((e, f.get_ref().0.clone()));
+            probes.push(probe);
+        }
+        let result = match &ex.result {
+            None => None,
+            Some(r) => {
+                let words: Vec<&str> = r.get_ref().split_whitespace().collect();
+                let named = |w: &[&str]| -> Result<u32> {
+                    w.iter().try_fold(0u32, |m, n| {
+                        Ok(m | 1 << fac(&Spanned::new(r.span(), n.to_string()))?)
+                    })
+                };
+                Some(match words.as_slice() {
+                    ["win", f] => ExpectedResult::Win(fac(&Spanned::new(r.span(), f.to_string()))?),
+                    ["shared", rest @ ..] if rest.len() >= 2 => {
+                        ExpectedResult::Shared(named(rest)?)
+                    }
+                    ["draw"] => ExpectedResult::Draw,
+                    ["nobody"] => ExpectedResult::Nobody,
+                    ["running"] => ExpectedResult::Running,
+                    _ => {
+                        return Err(src.fail(
+                            r.span().start,
+                            "result is `win NAME`, `shared NAME NAME ...`, `draw`, `nobody` or `running`",
+                        ));
+                    }
+                })
+            }
+        };
+        let reason = match &ex.reason {
+            None => None,
+            Some(r) => match comp.reasons.iter().position(|x| x == r.get_ref()) {
+                Some(i) => Some(i as u16),
+                None => {
+                    return Err(src.fail(
+                        r.span().start,
+                        format!(
+                            "`{}` is not an end reason{}",
+                            r.get_ref(),
+                            suggest(r.get_ref(), comp.reasons.iter())
+                        ),
+                    ));
+                }
+            },
+        };
+        let order = ex.order.iter().map(fac).collect::<Result<Vec<_>>>()?;
+        let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
+        if round < 1 || round > rounds {
+            let at = ex.round.as_ref().map_or(0, |r| r.span().start);
+            return Err(src.fail(at, format!("round must be between 1 and {rounds}")));
+        }
+        let variant = if variants && !ex.settings.is_empty() {
+            let mut v = raw.clone();
+            for (k, f) in &ex.settings {
+                if !v.settings.contains_key(k) {
+                    return Err(src.fail(
+                        f.span().start,
+                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
+                    ));
+                }
+                v.settings.insert(k.clone(), f.clone());
+            }
+            Some(Box::new(compile_at(&v, src, false)?))
+        } else {
+            None
+        };
+        examples.push(Example {
+            name: ex.name.clone(),
+            seed: ex.seed,
+            variant,
+            round: round as u32,
+            given,
+            phase,
+            effects,
+            actor,
+            action,
+            target,
+            round_end: ex.round_end || ex.finish,
+            finish: ex.finish,
+            expect,
+            probes,
+            result,
+            reason,
+            order,
+        });
+    }
+
+    Ok(examples)
+}

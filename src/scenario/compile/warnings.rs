@@ -1,0 +1,81 @@
+//! Compile warnings: what compiles but is likely not what the author meant.
+//!
+//! Owns the check that a real constant stored into a variable (which holds whole numbers) is
+//! not silently changed by flooring.
+
+use crate::error::Location;
+use crate::expr::{Expr, Num, Stmt};
+use crate::model::{Action, Event, Phase, Var};
+
+/// Warns where a real constant is stored into a variable and flooring changes it
+/// (`init = { chance = "p0" }` with `p0 = 0.30` stores 0): a variable holds whole numbers.
+pub(super) fn floored_constants(
+    vars: &[Var],
+    phases: &[Phase],
+    actions: &[Action],
+    events: &[Event],
+    locs: &[Location],
+    out: &mut Vec<String>,
+) {
+    let mut warn = |e: &Expr, var: &str| {
+        let Some(Num::Real(r)) = e.as_const_num() else {
+            return;
+        };
+        let at = locs
+            .get(e.loc as usize)
+            .map(|l| l.to_string())
+            .unwrap_or_default();
+        let (floor, near) = (r.floor(), r.round());
+        if floor == r || (floor == near && (r - near).abs() <= 1e-9 * r.abs().max(1.0)) {
+            // Whole, or a hair above a whole number (0.3 * 100 is 30.000000000000004).
+            return;
+        }
+        out.push(if (r - near).abs() <= 1e-9 * r.abs().max(1.0) {
+            format!(
+                "{at}: the real {r} is stored in `{var}` as {floor}, not {near}: the formula \
+                 is a hair below a whole number in binary floating point and stores floor; \
+                 write round(...) around it"
+            )
+        } else {
+            format!(
+                "{at}: the real {r} is stored in `{var}` as {floor}: a variable holds whole \
+                 numbers (floored); scale it (a percentage, say) or write a whole number"
+            )
+        });
+    };
+    for v in vars {
+        warn(&v.init, &v.name);
+        for e in v.init_for.iter().flatten() {
+            warn(e, &v.name);
+        }
+    }
+    fn walk(s: &Stmt, vars: &[Var], warn: &mut impl FnMut(&Expr, &str)) {
+        match s {
+            Stmt::Assign { lv, value, .. } => warn(value, &vars[lv.var as usize].name),
+            Stmt::If { then, els, .. } => {
+                walk(then, vars, warn);
+                if let Some(e) = els {
+                    walk(e, vars, warn);
+                }
+            }
+            Stmt::Block(b) => b.iter().for_each(|s| walk(s, vars, warn)),
+            Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => walk(body, vars, warn),
+            _ => {}
+        }
+    }
+    let lists = phases
+        .iter()
+        .map(|p| &p.effects)
+        .chain(actions.iter().map(|a| &a.effects))
+        .chain(events.iter().map(|e| &e.effects));
+    for list in lists {
+        for s in list {
+            walk(s, vars, &mut warn);
+        }
+    }
+    for a in actions {
+        for (lv, e) in &a.cost {
+            warn(e, &vars[lv.var as usize].name);
+        }
+    }
+}
