@@ -255,7 +255,18 @@ pub enum StmtAst {
 struct Parser {
     toks: Vec<(Tok, usize)>,
     i: usize,
+    /// Nesting so far (parentheses, calls, `-`, `not`, statements inside statements).
+    depth: usize,
+    /// Binary operators so far.
+    ops: usize,
 }
+
+/// The deepest nesting a formula or statement may have: far beyond any rule, well within
+/// the stack of the threads that compile and run it.
+pub const MAX_DEPTH: usize = 64;
+
+/// The most binary operators one formula may have (a long sum is a deep tree too).
+pub const MAX_OPERATORS: usize = 1000;
 
 impl Parser {
     fn peek(&self) -> &Tok {
@@ -334,13 +345,44 @@ impl Parser {
         Some(op)
     }
 
+    /// Runs `f` one level deeper, refusing to go past [`MAX_DEPTH`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_DEPTH {
+            return err(
+                self.pos(),
+                format!(
+                    "nested too deeply (more than {MAX_DEPTH} levels of parentheses, calls, \
+                     `-`, `not` or statements): split it with a variable or a setting"
+                ),
+            );
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn binary(&mut self, min_prec: u8) -> PResult<Ast> {
+        self.nested(|p| p.binary_at(min_prec))
+    }
+
+    fn binary_at(&mut self, min_prec: u8) -> PResult<Ast> {
         let mut lhs = self.unary()?;
         while let Some((op, prec)) = self.binop() {
             if prec < min_prec {
                 break;
             }
             let p = self.pos();
+            self.ops += 1;
+            if self.ops > MAX_OPERATORS {
+                return err(
+                    p,
+                    format!(
+                        "a formula may have at most {MAX_OPERATORS} operators: split it with \
+                         a variable or a setting"
+                    ),
+                );
+            }
             self.bump();
             // Left-associative; comparisons do not chain: `a < b < c` is an error rather
             // than a surprise.
@@ -360,7 +402,7 @@ impl Parser {
         let p = self.pos();
         if self.is_sym("-") {
             self.bump();
-            return Ok(Ast::Neg(Box::new(self.unary()?), p));
+            return Ok(Ast::Neg(Box::new(self.nested(Self::unary)?), p));
         }
         if self.is_word("not") {
             self.bump();
@@ -449,6 +491,10 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<StmtAst> {
+        self.nested(Self::stmt_at)
+    }
+
+    fn stmt_at(&mut self) -> PResult<StmtAst> {
         let p = self.pos();
         if self.is_sym("{") {
             self.bump();
@@ -745,6 +791,8 @@ pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         i: 0,
+        depth: 0,
+        ops: 0,
     };
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the expression is empty");
@@ -787,6 +835,8 @@ pub fn parse_stmt(src: &str) -> Result<StmtAst, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         i: 0,
+        depth: 0,
+        ops: 0,
     };
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the statement is empty");
