@@ -70,11 +70,15 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
+/// The most games one run may play: far more than any machine plays in a year, and small
+/// enough that every count and game index stays exact.
+pub const MAX_GAMES: u64 = 1_000_000_000_000_000;
+
 /// Options every command that plays games takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunOpts {
-    /// Number of games to play (with --precision: at most this many).
-    #[arg(long, short = 'n', default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Number of games to play, 1 to 10^15 (with --precision: at most this many).
+    #[arg(long, short = 'n', default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=MAX_GAMES))]
     pub games: u64,
     /// Master seed: the same seed gives the same results on any machine and thread count.
     #[arg(long, short = 's', default_value_t = 1)]

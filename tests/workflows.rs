@@ -100,6 +100,72 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
 }
 
 #[test]
+fn merge_refuses_tampered_shard_files() {
+    let dir = temp("tampered");
+    for k in 1..=2 {
+        vpsim()
+            .args([
+                "run",
+                TI4,
+                "--games",
+                "400",
+                "--shard",
+                &format!("{k}/2"),
+                "--quiet",
+                "--out",
+            ])
+            .arg(dir.join(k.to_string()))
+            .assert()
+            .success();
+    }
+    let file = dir.join("2").join("tally.json");
+    let good = std::fs::read_to_string(&file).unwrap();
+    let edits: [(&str, &str, &str); 6] = [
+        (
+            "\"shard\":{\"index\":2,",
+            "\"shard\":{\"index\":0,",
+            "`shard`",
+        ),
+        (
+            "\"shard\":{\"index\":2,",
+            "\"shard\":{\"index\":9,",
+            "`shard`",
+        ),
+        ("\"count\":2}", "\"count\":0}", "`shard`"),
+        ("\"games\":200,", "\"games\":20000,", "`tally.games`"),
+        ("\"wins\":", "\"wins\":1000000", "`tally.factions[0]`"),
+        (
+            "\"vpsim_version\":\"",
+            "\"vpsim_version\":\"9",
+            "`vpsim_version`",
+        ),
+    ];
+    for (from, to, field) in edits {
+        assert!(good.contains(from), "{from} not in {good}");
+        std::fs::write(&file, good.replacen(from, to, 1)).unwrap();
+        let out = vpsim()
+            .arg("merge")
+            .arg(dir.join("1"))
+            .arg(dir.join("2"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+        assert!(
+            err.contains(field) && err.contains("tally.json"),
+            "{to}: {err}"
+        );
+    }
+    std::fs::write(&file, good).unwrap();
+    vpsim()
+        .arg("merge")
+        .arg(dir.join("1"))
+        .arg(dir.join("2"))
+        .assert()
+        .success();
+}
+
+#[test]
 fn set_overrides_change_the_run_and_name_bad_paths() {
     let base = vpsim()
         .args(["run", TI4, "--games", "3000", "--json"])

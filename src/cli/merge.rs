@@ -24,8 +24,125 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
+/// The widest span of values a merged histogram may cover: what one run can write is far
+/// smaller, so a wider one means a damaged file.
+const MAX_HISTOGRAM_SPAN: i128 = 1 << 24;
+
+/// Checks that one shard file is whole and consistent: the version that wrote it, its shard
+/// index and count, its part of the games, and counts that add up to its games.
+fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
+    let bad = |field: &str, why: String| {
+        Error::Usage(format!(
+            "{}: `{field}` {why}; the file is damaged or was edited: run the shard again",
+            p.join("tally.json").display()
+        ))
+    };
+    if f.vpsim_version != env!("CARGO_PKG_VERSION") {
+        return Err(bad(
+            "vpsim_version",
+            format!(
+                "is {}, but this is vpsim {}: merge with the version that ran the shards",
+                f.vpsim_version,
+                env!("CARGO_PKG_VERSION")
+            ),
+        ));
+    }
+    let Some(shard) = f.shard else {
+        return Err(Error::Usage(format!(
+            "{}: this output is not a shard (run with --shard K/N)",
+            p.display()
+        )));
+    };
+    if shard.count == 0 || shard.index == 0 || shard.index > shard.count {
+        return Err(bad(
+            "shard",
+            format!(
+                "is {}/{}: K must be between 1 and N",
+                shard.index, shard.count
+            ),
+        ));
+    }
+    let (first, games) = shard.range(f.total_games);
+    if f.first_game != first || f.tally.games != games {
+        return Err(bad(
+            "tally.games",
+            format!(
+                "is {} games from game {}, but shard {}/{} of {} games is {games} from game {first}",
+                f.tally.games, f.first_game, shard.index, shard.count, f.total_games
+            ),
+        ));
+    }
+    let t = &f.tally;
+    let (nf, nr) = (f.info.factions.len(), f.info.reasons.len());
+    let nl = f.info.links.len();
+    if t.factions.len() != nf
+        || t.reasons.len() != nr
+        || t.decided.len() != nl + 3
+        || t.points.len() != nf * f.info.sources.len()
+        || t.leader_games.len() != t.leader_won.len()
+    {
+        return Err(bad(
+            "tally",
+            "has tables of the wrong size for its scenario".into(),
+        ));
+    }
+    let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b));
+    let adds_up = |v: &[u64]| sum(v) == Some(t.games);
+    let hist_ok = |h: &crate::stats::Histogram| {
+        adds_up(&h.counts) && (h.offset as i128 + h.counts.len() as i128) <= i64::MAX as i128 + 1
+    };
+    if !adds_up(&t.reasons) || !hist_ok(&t.lengths) {
+        return Err(bad(
+            "tally.reasons",
+            format!("do not add up to the {} games", t.games),
+        ));
+    }
+    for (i, ft) in t.factions.iter().enumerate() {
+        let won = [ft.wins, ft.shared_wins, ft.draws]
+            .iter()
+            .try_fold(0u64, |a, &b| a.checked_add(b));
+        if ft.ranks.len() != nf
+            || !adds_up(&ft.ranks)
+            || !hist_ok(&ft.scores)
+            || won.is_none_or(|w| w > t.games)
+        {
+            return Err(bad(
+                &format!("tally.factions[{i}]"),
+                format!("counts do not add up to the {} games", t.games),
+            ));
+        }
+    }
+    let others = [t.draws, t.nobody, t.shared];
+    if others.iter().any(|&c| c > t.games)
+        || sum(&t.decided).is_none_or(|d| d > t.games)
+        || t.leader_won
+            .iter()
+            .zip(&t.leader_games)
+            .any(|(w, g)| w > g || *g > t.games)
+    {
+        return Err(bad(
+            "tally",
+            format!("counts more than its {} games", t.games),
+        ));
+    }
+    Ok(())
+}
+
+/// The span of values `hs` cover together, if any counted.
+fn span<'a>(hs: impl Iterator<Item = &'a crate::stats::Histogram>) -> i128 {
+    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+    for h in hs.filter(|h| !h.counts.is_empty()) {
+        lo = lo.min(h.offset as i128);
+        hi = hi.max(h.offset as i128 + h.counts.len() as i128);
+    }
+    (hi - lo).max(0)
+}
+
 /// Checks that the shards belong together and cover the run exactly once.
 pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
+    for (p, f) in files {
+        validate(p, f)?;
+    }
     let (p0, f0) = &files[0];
     let mut seen: Vec<Vec<String>> = Vec::new();
     let count = match f0.shard {
@@ -91,6 +208,17 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
             msg.push_str(&format!(" duplicated {}", duplicated.join("; ")));
         }
         return Err(Error::Usage(msg));
+    }
+    let nf = f0.tally.factions.len();
+    let too_wide = (0..nf)
+        .map(|i| span(files.iter().map(|(_, f)| &f.tally.factions[i].scores)))
+        .chain([span(files.iter().map(|(_, f)| &f.tally.lengths))])
+        .any(|w| w > MAX_HISTOGRAM_SPAN);
+    if too_wide {
+        return Err(Error::Usage(format!(
+            "the shards' score or length ranges together span more than {MAX_HISTOGRAM_SPAN} \
+             values; a file is damaged or was edited: run the shards again"
+        )));
     }
     let mut merged = f0.clone();
     merged.tally = files

@@ -92,9 +92,19 @@ fn nesting_and_size_have_located_limits() {
     assert!(e.msg.contains("nested too deeply"), "{}", e.msg);
     assert!(e.pos < 200, "{}", e.pos);
     let neg = format!("{}1", "-".repeat(10_000));
-    assert!(parse_expr(&neg).unwrap_err().msg.contains("nested too deeply"));
+    assert!(
+        parse_expr(&neg)
+            .unwrap_err()
+            .msg
+            .contains("nested too deeply")
+    );
     let ifs = format!("{}x = 1", "if a: ".repeat(5_000));
-    assert!(parse_stmt(&ifs).unwrap_err().msg.contains("nested too deeply"));
+    assert!(
+        parse_stmt(&ifs)
+            .unwrap_err()
+            .msg
+            .contains("nested too deeply")
+    );
     let sum = vec!["1"; 30_000].join(" + ");
     let e = parse_expr(&sum).unwrap_err();
     assert!(e.msg.contains("at most 1000 operators"), "{}", e.msg);
