@@ -136,6 +136,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     pending_lose: u32,
     forced: Option<Result>,
     pending_reason: u16,
+    /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
+    steps: u64,
     /// Setting up a worked example: changes do not trigger immediate checks.
     quiet: bool,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
@@ -182,6 +184,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             forced: None,
             pending_reason: 0,
             quiet: false,
+            steps: 0,
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             points: vec![0; m.nfactions() * m.sources.len()],

@@ -226,6 +226,8 @@ pub enum FaultKind {
     BadDice(i64, i64),
     /// `weighted(...)` with a negative weight or all weights zero.
     BadWeights,
+    /// A game that made more agent decisions than the scenario's `max_steps`.
+    StepBudget(u64),
     /// A value that is not a finite number assigned to a variable (by id).
     NotStorable(f64, u16),
     /// A score that is not a finite number.
@@ -256,7 +258,10 @@ impl FaultKind {
                 format!("normal({m}, {sd}): the deviation must be a finite number of 0 or more")
             }
             FaultKind::BadDice(n, s) => {
-                format!("roll({n}, {s}): need n >= 0 dice with at least 1 side")
+                format!(
+                    "roll({n}, {s}): need 0 to {} dice with at least 1 side",
+                    tree::MAX_DICE
+                )
             }
             FaultKind::BadWeights => {
                 "weighted(...): weights must be non-negative and not all zero".into()
@@ -268,6 +273,10 @@ impl FaultKind {
                 )
             }
             FaultKind::BadScore(x) => format!("score {x} is not a number"),
+            FaultKind::StepBudget(n) => format!(
+                "the game made more than {n} agent decisions and was stopped; if the rules \
+                 really need more, raise `max_steps` in [scenario]"
+            ),
         }
     }
 }

@@ -325,6 +325,8 @@ pub struct Model {
     pub tables: Tables,
     /// Last round.
     pub rounds: u32,
+    /// The most agent decisions one game may make (a fault past it).
+    pub max_steps: u64,
     /// Age of each round (index = round; 0 unused).
     pub age_of_round: Vec<i64>,
     /// Round within its age of each round (index = round; 0 unused).

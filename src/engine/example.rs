@@ -161,6 +161,7 @@ impl<T: Tracer> Game<'_, T> {
         self.pending_win = 0;
         self.pending_lose = 0;
         self.forced = None;
+        self.steps = 0;
         self.points.fill(0);
         let round = ex.round.min(m.rounds).max(1);
         self.env.st.round = round as i64;

@@ -29,6 +29,7 @@ impl<T: Tracer> Game<'_, T> {
         self.pending_win = 0;
         self.pending_lose = 0;
         self.forced = None;
+        self.steps = 0;
         self.points.fill(0);
         self.leaders.clear();
         if T::ON {
@@ -178,6 +179,13 @@ impl<T: Tracer> Game<'_, T> {
                 for _ in 0..count {
                     if self.ended.is_some() {
                         return Ok(());
+                    }
+                    self.steps += 1;
+                    if self.steps > self.m.max_steps {
+                        return Err(self.halt(Fault {
+                            loc: k.loc,
+                            kind: FaultKind::StepBudget(self.m.max_steps),
+                        }));
                     }
                     self.decide(f)?;
                 }

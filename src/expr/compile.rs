@@ -247,6 +247,26 @@ impl<'s> Compiler<'s> {
                 format!("expression too deeply nested (more than {STACK} pending values)"),
             );
         }
+        let work = visits(&out, self.syms.factions.len().max(1) as u128);
+        if work > MAX_VISITS {
+            return err(
+                ast.pos(),
+                format!(
+                    "aggregates nested this way visit {work} combinations each time the formula \
+                     runs (at most {MAX_VISITS}): compute the inner one into a variable first"
+                ),
+            );
+        }
+        for op in &out {
+            if let Op::Dice(n, _) = op
+                && *n as i64 > super::tree::MAX_DICE
+            {
+                return err(
+                    ast.pos(),
+                    format!("at most {} dice in one throw", super::tree::MAX_DICE),
+                );
+            }
+        }
         Ok(out)
     }
 
@@ -599,6 +619,29 @@ fn depth(code: &[Op]) -> usize {
         i += 1;
     }
     max as usize
+}
+
+/// The most combinations nested aggregates may visit in one evaluation.
+const MAX_VISITS: u128 = 1_000_000;
+
+/// How many times the innermost body of nested aggregates runs in one evaluation (the
+/// product of the sizes along the deepest nesting), for `nf` factions.
+fn visits(code: &[Op], nf: u128) -> u128 {
+    let mut most = 1u128;
+    let mut i = 0;
+    while i < code.len() {
+        if let Op::AggFactions { len, .. } | Op::AggSet { len, .. } = code[i] {
+            let n = match code[i] {
+                Op::AggSet { n, .. } => n as u128,
+                _ => nf,
+            };
+            let body = &code[i + 1..(i + 1 + len as usize).min(code.len())];
+            most = most.max(n.saturating_mul(visits(body, nf)));
+            i += len as usize;
+        }
+        i += 1;
+    }
+    most
 }
 
 /// " (did you mean `x`?)" for the closest known name, or nothing.

@@ -467,7 +467,7 @@ pub(crate) fn rand_fn(f: RandFn, args: &[Num], ty: Ty, rng: &mut Rng) -> Result<
         }
         RandFn::Roll => {
             let (n, s) = (whole(args[0]), whole(args[1]));
-            if n < 0 || s < 1 {
+            if !(0..=MAX_DICE).contains(&n) || s < 1 {
                 return Err(FaultKind::BadDice(n, s));
             }
             let mut t = 0i64;
@@ -503,6 +503,9 @@ pub(crate) fn rand_fn(f: RandFn, args: &[Num], ty: Ty, rng: &mut Rng) -> Result<
         }
     })
 }
+
+/// The most dice one `roll(n, sides)` or `NdS` may throw (bounded work per formula).
+pub const MAX_DICE: i64 = 1_000_000;
 
 /// The sum of `n` dice with `s` sides.
 #[inline]

@@ -155,6 +155,10 @@ impl Cx<'_> {
 
 const RESERVED: [&str; 3] = ["target", "card", "die"];
 
+/// Agent decisions one game may make unless `[scenario] max_steps` says otherwise: far more
+/// than any rules need, few enough that a runaway game stops within seconds.
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+
 /// Names the author defines share one namespace: settings, variables, factions, sides, sets,
 /// decks.
 struct Names<'a> {
@@ -529,6 +533,16 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             format!("rounds must be between 1 and 100000, got {rounds}"),
         ));
     }
+    let max_steps = match &raw.scenario.max_steps {
+        None => DEFAULT_MAX_STEPS,
+        Some(m) if *m.get_ref() >= 1 => *m.get_ref() as u64,
+        Some(m) => {
+            return Err(src.fail(
+                m.span().start,
+                format!("max_steps must be at least 1, got {}", m.get_ref()),
+            ));
+        }
+    };
     let mut age_of_round = vec![1i64; rounds as usize + 1];
     if let Some(ages) = &raw.scenario.ages {
         let total: i64 = ages.get_ref().iter().sum();
@@ -737,6 +751,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
 
     Ok(Model {
         warnings,
+        max_steps,
         name: raw.scenario.name.get_ref().clone(),
         title: raw
             .scenario

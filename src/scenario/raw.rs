@@ -169,6 +169,9 @@ pub struct RawMeta {
     pub description: Option<String>,
     /// The last round.
     pub rounds: Spanned<i64>,
+    /// The most agent decisions one game may make before it is stopped with a fault.
+    #[serde(default)]
+    pub max_steps: Option<Spanned<i64>>,
     /// Rounds per age.
     #[serde(default)]
     pub ages: Option<Spanned<Vec<i64>>>,

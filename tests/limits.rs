@@ -1,0 +1,93 @@
+//! Bounded work: a runaway game, a huge throw of dice or deeply nested aggregates end with a
+//! located message instead of running forever; `--games` has a ceiling.
+
+use assert_cmd::Command;
+
+fn scenario(name: &str, body: &str) -> std::path::PathBuf {
+    let text = format!(
+        r#"
+[scenario]
+name = "limits"
+rounds = 3
+{body}
+
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+
+[[var]]
+name = "vp"
+
+[[action]]
+name = "score"
+effects = ["vp += 1"]
+
+[ranking]
+score = "vp"
+"#
+    );
+    let path =
+        std::env::temp_dir().join(format!("vpsim-limits-{name}-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn vpsim(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("vpsim")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_runaway_game_is_stopped_by_the_step_budget() {
+    let p = scenario(
+        "steps",
+        "max_steps = 1000\n\n[[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 9223372036854775807",
+    );
+    let ps = p.to_str().unwrap();
+    let out = vpsim(&["run", ps, "--games", "5", "--seed", "3"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("more than 1000 agent decisions"), "{err}");
+    assert!(
+        err.contains("in game 0 of seed 3") && err.contains(ps),
+        "{err}"
+    );
+}
+
+#[test]
+fn dice_and_nested_aggregates_are_bounded() {
+    let p = scenario(
+        "roll",
+        "\n[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp += roll(10000000, 6)\"]",
+    );
+    let out = vpsim(&["run", p.to_str().unwrap(), "--games", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("need 0 to 1000000 dice"), "{err}");
+
+    let nested = format!("{}vp{}", "sum_all(".repeat(30), ")".repeat(30));
+    let p = scenario(
+        "nested",
+        &format!("\n[[phase]]\nname = \"p\"\neffects = [\"A.vp = {nested}\"]"),
+    );
+    let out = vpsim(&["validate", p.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("combinations") && err.contains(":"), "{err}");
+}
+
+#[test]
+fn games_has_a_ceiling() {
+    let out = vpsim(&[
+        "run",
+        "scenarios/race_to_three.toml",
+        "--games",
+        "9223372036854775807",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1..=1000000000000000"));
+}
