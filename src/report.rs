@@ -280,6 +280,19 @@ pub struct Summary {
     /// With `--precision`: the target and whether it was reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<PrecisionReport>,
+    /// The widest bin of any faction's score distribution: 1 (exact) unless scores spanned
+    /// more than 65,536 values, when quantiles and the score table are to the bin (counts,
+    /// mean, min and max stay exact).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub score_bin_width: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(w: &u64) -> bool {
+    *w == 1
 }
 
 /// The outcome of `vpsim run --precision`.
@@ -397,6 +410,12 @@ impl Summary {
             })
             .collect();
         Summary {
+            score_bin_width: t
+                .factions
+                .iter()
+                .map(|f| f.scores.width.max(1))
+                .max()
+                .unwrap_or(1),
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
             scenario: m.scenario.clone(),
             overrides: m.overrides.clone(),
@@ -532,6 +551,13 @@ impl Summary {
                 let _ = write!(s, "{:>7}", pct(r.rate.rate));
             }
             let _ = writeln!(s, "   {:>8.2}", f.score.map_or(0.0, |x| x.sd));
+        }
+        if self.score_bin_width > 1 {
+            let _ = writeln!(
+                s,
+                "scores spanned more than 65,536 values: quartiles are to bins of {} values (mean, min and max exact)",
+                self.score_bin_width
+            );
         }
         let _ = writeln!(s);
         if let Some(l) = self.length.spread {

@@ -10,13 +10,46 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::engine::{Decider, Outcome, Result as GameResult};
 
+/// The most bins a histogram keeps. A wider range of values is kept in coarser bins.
+pub const MAX_BINS: i128 = 1 << 16;
+
 /// An integer histogram over a growing contiguous range.
+///
+/// Exact while the values it has seen span at most [`MAX_BINS`]; past that it keeps bins of
+/// a power-of-two `width`, so memory stays bounded whatever values games produce. Coarse
+/// bins keep the count, sum, smallest and largest value exact (in `exact`); quantiles are
+/// then given to the bin (its lowest value).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Histogram {
-    /// Value of `counts[0]`.
+    /// Lowest value of the bin `counts[0]` (a multiple of `width`).
     pub offset: i64,
-    /// Count per value.
+    /// Count per bin.
     pub counts: Vec<u64>,
+    /// Values per bin: 1 (exact) unless the range outgrew [`MAX_BINS`].
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub width: u64,
+    /// Sum, smallest and largest value, kept once bins are coarse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<Exact>,
+}
+
+/// What a coarse histogram keeps exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exact {
+    /// Sum of the values.
+    pub sum: i128,
+    /// Smallest value.
+    pub min: i64,
+    /// Largest value.
+    pub max: i64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(w: &u64) -> bool {
+    *w == 1
 }
 
 impl Histogram {
@@ -26,27 +59,107 @@ impl Histogram {
         self.add_n(v, 1);
     }
 
+    fn width(&self) -> i128 {
+        self.width.max(1) as i128
+    }
+
     fn add_n(&mut self, v: i64, n: u64) {
         if self.counts.is_empty() {
-            self.offset = v;
+            self.width = self.width.max(1);
+            self.offset = ((v as i128).div_euclid(self.width()) * self.width()) as i64;
             self.counts.push(0);
-        } else if v < self.offset {
-            let grow = (self.offset - v) as usize;
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
-            self.offset = v;
-        } else if v >= self.offset + self.counts.len() as i64 {
-            self.counts.resize((v - self.offset) as usize + 1, 0);
         }
-        self.counts[(v - self.offset) as usize] += n;
+        loop {
+            let w = self.width();
+            let (first, bin) = (self.offset as i128 / w, (v as i128).div_euclid(w));
+            let lo = first.min(bin);
+            let hi = (first + self.counts.len() as i128 - 1).max(bin);
+            if hi - lo < MAX_BINS {
+                if bin < first {
+                    let grow = (first - bin) as usize;
+                    self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+                    self.offset = (bin * w) as i64;
+                } else if bin > first + self.counts.len() as i128 - 1 {
+                    self.counts.resize((bin - first) as usize + 1, 0);
+                }
+                self.counts[(bin - (self.offset as i128 / w)) as usize] += n;
+                break;
+            }
+            // The exact parts taken here count the bins so far, without `v`.
+            self.coarsen();
+        }
+        if let Some(e) = &mut self.exact {
+            e.sum += v as i128 * n as i128;
+            e.min = e.min.min(v);
+            e.max = e.max.max(v);
+        }
+    }
+
+    /// Doubles the width of the bins.
+    fn coarsen(&mut self) {
+        if self.exact.is_none() {
+            let (sum, _) = self.moments();
+            self.exact = Some(Exact {
+                sum,
+                min: self.min().unwrap_or(0),
+                max: self.max().unwrap_or(0),
+            });
+        }
+        let w = self.width();
+        let first = self.offset as i128 / w;
+        let new_first = first.div_euclid(2);
+        let mut counts = vec![0u64; self.counts.len() / 2 + 2];
+        for (i, &c) in self.counts.iter().enumerate() {
+            counts[((first + i as i128).div_euclid(2) - new_first) as usize] += c;
+        }
+        while counts.len() > 1 && counts.last() == Some(&0) {
+            counts.pop();
+        }
+        self.counts = counts;
+        self.width *= 2;
+        self.offset = (new_first * 2 * w) as i64;
     }
 
     /// Adds another histogram's counts.
     pub fn merge(&mut self, o: &Histogram) {
+        if o.counts.is_empty() {
+            return;
+        }
+        if self.counts.is_empty() {
+            *self = o.clone();
+            return;
+        }
+        let (mine, theirs) = (self.exact_parts(), o.exact_parts());
+        while self.width < o.width {
+            self.coarsen();
+        }
+        // Coarse bins are added by their lowest value, so the running sum, min and max are
+        // combined from both sides' exact parts instead.
+        let coarse = self.width > 1 || o.width > 1;
         for (i, &c) in o.counts.iter().enumerate() {
             if c > 0 {
-                self.add_n(o.offset + i as i64, c);
+                self.add_n(
+                    (o.offset as i128 + i as i128 * o.width.max(1) as i128) as i64,
+                    c,
+                );
             }
         }
+        if coarse || self.width > 1 {
+            self.exact = Some(Exact {
+                sum: mine.sum + theirs.sum,
+                min: mine.min.min(theirs.min),
+                max: mine.max.max(theirs.max),
+            });
+        }
+    }
+
+    /// The exact sum, min and max (from the bins while they are exact).
+    fn exact_parts(&self) -> Exact {
+        self.exact.unwrap_or_else(|| Exact {
+            sum: self.moments().0,
+            min: self.min().unwrap_or(0),
+            max: self.max().unwrap_or(0),
+        })
     }
 
     /// Number of values counted.
@@ -54,23 +167,31 @@ impl Histogram {
         self.counts.iter().sum()
     }
 
-    /// `(value, count)` pairs with a non-zero count, ascending.
+    /// `(value, count)` pairs with a non-zero count, ascending; with coarse bins, each bin's
+    /// lowest value.
     pub fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        let w = self.width();
         self.counts
             .iter()
             .enumerate()
             .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| (self.offset + i as i64, *c))
+            .map(move |(i, c)| ((self.offset as i128 + i as i128 * w) as i64, *c))
     }
 
     /// Smallest value counted.
     pub fn min(&self) -> Option<i64> {
-        self.iter().next().map(|x| x.0)
+        match self.exact {
+            Some(e) if self.total() > 0 => Some(e.min),
+            _ => self.iter().next().map(|x| x.0),
+        }
     }
 
     /// Largest value counted.
     pub fn max(&self) -> Option<i64> {
-        self.iter().last().map(|x| x.0)
+        match self.exact {
+            Some(e) if self.total() > 0 => Some(e.max),
+            _ => self.iter().last().map(|x| x.0),
+        }
     }
 
     /// Nearest-rank quantile: the smallest value whose cumulative count reaches `p` of the
@@ -91,14 +212,20 @@ impl Histogram {
         self.max()
     }
 
-    /// Exact sum and sum of squares.
-    pub fn moments(&self) -> (i128, i128) {
-        self.iter().fold((0, 0), |(s, q), (v, c)| {
-            (
-                s + v as i128 * c as i128,
-                q + (v as i128) * (v as i128) * c as i128,
-            )
-        })
+    /// Sum of the values (exact) and sum of their squares (`None` past 128 bits, or with
+    /// coarse bins, where it is not known exactly).
+    pub fn moments(&self) -> (i128, Option<i128>) {
+        let mut sum = 0i128;
+        let mut squares = Some(0i128);
+        for (v, c) in self.iter() {
+            let (v, c) = (v as i128, c as i128);
+            sum += v * c;
+            squares = squares.and_then(|q| q.checked_add(v.checked_mul(v)?.checked_mul(c)?));
+        }
+        match self.exact {
+            Some(e) => (e.sum, None),
+            None => (sum, squares),
+        }
     }
 }
 
@@ -358,12 +485,18 @@ impl Spread {
         let (s, q) = h.moments();
         let nn = n as i128;
         let mean = s as f64 / n as f64;
-        // Exact integer numerator: n*sum(x^2) - sum(x)^2.
-        let sd = if n > 1 {
-            (((nn * q - s * s) as f64) / (n as f64 * (n - 1) as f64)).sqrt()
-        } else {
-            0.0
-        };
+        // Exact integer numerator n*sum(x^2) - sum(x)^2 while it fits in 128 bits; otherwise
+        // (values near the 64-bit edge, or coarse bins) the deviations in floating point.
+        let exact = q
+            .and_then(|q| nn.checked_mul(q)?.checked_sub(s.checked_mul(s)?))
+            .map(|num| num as f64 / (n as f64 * (n - 1).max(1) as f64));
+        let var = exact.unwrap_or_else(|| {
+            h.iter()
+                .map(|(v, c)| c as f64 * (v as f64 - mean).powi(2))
+                .sum::<f64>()
+                / (n - 1).max(1) as f64
+        });
+        let sd = if n > 1 { var.sqrt() } else { 0.0 };
         Some(Spread {
             mean,
             sd,
@@ -378,6 +511,40 @@ impl Spread {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Past its bin limit a histogram stays bounded and keeps the count, sum, min and max
+        /// exact, whatever the values and however the counts are split and merged.
+        #[test]
+        fn coarse_histograms_stay_bounded_and_exact_where_promised(
+            vals in prop::collection::vec(prop_oneof![
+                any::<i64>(),
+                -1000i64..1000,
+                Just(i64::MAX),
+                Just(i64::MIN),
+            ], 1..200),
+            split in 0usize..200,
+        ) {
+            let mut whole = super::Histogram::default();
+            let (mut a, mut b) = (super::Histogram::default(), super::Histogram::default());
+            for (i, &v) in vals.iter().enumerate() {
+                whole.add(v);
+                if i < split { a.add(v) } else { b.add(v) }
+            }
+            a.merge(&b);
+            for h in [&whole, &a] {
+                prop_assert!(h.counts.len() as i128 <= super::MAX_BINS);
+                prop_assert_eq!(h.total(), vals.len() as u64);
+                prop_assert_eq!(h.min(), vals.iter().copied().min());
+                prop_assert_eq!(h.max(), vals.iter().copied().max());
+                prop_assert_eq!(h.moments().0, vals.iter().map(|&v| v as i128).sum::<i128>());
+                let s = super::Spread::of(h).unwrap();
+                prop_assert!(s.sd.is_finite() && s.sd >= 0.0);
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -91,3 +91,45 @@ fn games_has_a_ceiling() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1..=1000000000000000"));
 }
+
+#[test]
+fn extreme_scores_keep_memory_bounded_and_say_so() {
+    let p = scenario(
+        "wide",
+        "\n[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp = if(bernoulli(0.5), 9223372036854775807, -9223372036854775807 - 1) + 0 * uniform(0, 1000000000)\"]",
+    );
+    let dir = std::env::temp_dir().join(format!("vpsim-limits-wide-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::cargo_bin("vpsim")
+        .unwrap()
+        .args([
+            "run",
+            p.to_str().unwrap(),
+            "--games",
+            "300",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("scores spanned more than 65,536 values"),
+        "{text}"
+    );
+    assert!(
+        text.contains("9223372036854775807") && text.contains("-9223372036854775808"),
+        "{text}"
+    );
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("kept in bins of"), "{report}");
+    // The tally stays small: bounded bins, not one per value.
+    let tally = std::fs::metadata(dir.join("tally.json")).unwrap().len();
+    assert!(tally < 2_000_000, "tally.json is {tally} bytes");
+}

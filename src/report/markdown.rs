@@ -205,6 +205,13 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             v(|x| x.max.to_string()),
         );
     }
+    if s.score_bin_width > 1 {
+        let _ = writeln!(
+            m,
+            "\nScores spanned more than 65,536 values, so their distribution is kept in bins of {} values: quartiles, the `scores` table and chart are to the bin (its lowest value); counts, means, minimums and maximums are exact.",
+            s.score_bin_width
+        );
+    }
     let _ = writeln!(
         m,
         "\nDraws {}, shared wins {}, nobody wins {}. Tables: `summary`, `scores`, `ranks`, `lengths`, `end_reasons`, `tie_breaks`, `points_by_source`, `leader_by_round` (Parquet, beside this file).",
