@@ -214,8 +214,22 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
         }
         Ast::Not(e, _) => Val::truth(eval(s, e, judge)?.est == 0.0),
         Ast::Dice(_, _, p) => return err(*p, "dice have no place in an assertion"),
-        Ast::Bin(op, l, r, _) => {
+        Ast::Bin(op, l, r, p) => {
             let (x, y) = (eval(s, l, judge)?, eval(s, r, judge)?);
+            let compares = !matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod
+            );
+            if compares && !(x.est.is_finite() && y.est.is_finite()) {
+                return err(
+                    *p,
+                    format!(
+                        "this compares {} with {}: a value that is not a finite number (a \
+                         division by zero?) passes or fails nothing",
+                        x.est, y.est
+                    ),
+                );
+            }
             match op {
                 BinOp::Add => Val {
                     est: x.est + y.est,
@@ -405,15 +419,40 @@ fn call(
     }
 }
 
+/// Whether `a` is a judgement: a comparison, or `and`, `or`, `not` of judgements.
+fn is_judgement(a: &Ast) -> bool {
+    match a {
+        Ast::Bin(BinOp::And | BinOp::Or, l, r, _) => is_judgement(l) && is_judgement(r),
+        Ast::Bin(op, ..) => matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        ),
+        Ast::Not(e, _) => is_judgement(e),
+        _ => false,
+    }
+}
+
 /// Checks that an assertion is well formed against a summary's names (before any game).
 pub fn validate(s: &Summary, expr: &str) -> Result<(), ParseError> {
     let ast = parse_expr(expr)?;
+    if !is_judgement(&ast) {
+        return err(
+            0,
+            format!(
+                "`{expr}` compares nothing, so it would always pass: write a comparison such \
+                 as `{expr} < 0.1`"
+            ),
+        );
+    }
     eval(s, &ast, Judge::Estimate).map(|_| ())
 }
 
 /// Judges an assertion against a summary.
 pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseError> {
     let ast = parse_expr(expr)?;
+    if !is_judgement(&ast) {
+        return err(0, format!("`{expr}` compares nothing: write a comparison"));
+    }
     let v = eval(s, &ast, judge)?;
     let measured = match &ast {
         Ast::Bin(

@@ -360,6 +360,29 @@ fn check_passes_fails_and_writes_junit() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `win_rate`"));
+    // An assertion that compares nothing, or compares a value that is not a number, is a
+    // usage error, not a pass.
+    for (assertion, needle) in [
+        ("seat_advantage", "compares nothing"),
+        ("games / 0 > 1", "not a finite number"),
+        ("games * 0 / 0 < 1", "not a finite number"),
+    ] {
+        let out = vpsim()
+            .args([
+                "check",
+                "scenarios/race_to_three.toml",
+                "--games",
+                "200",
+                "-q",
+                "--assert",
+                assertion,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{assertion}: {err}");
+        assert!(err.contains(needle), "{assertion}: {err}");
+    }
 }
 
 fn compare_json(args: &[&str]) -> Value {

@@ -154,15 +154,7 @@ impl<T: Tracer> Game<'_, T> {
     fn example_steps(&mut self, i: usize) -> super::Step<Option<super::Outcome>> {
         let m = self.m;
         let ex = &m.examples[i];
-        self.env.cx.fault = None;
-        self.env.rng = crate::rng::game_rng(ex.seed, 0);
-        self.env.st.reset(&m.tables);
-        self.ended = None;
-        self.pending_win = 0;
-        self.pending_lose = 0;
-        self.forced = None;
-        self.steps = 0;
-        self.points.fill(0);
+        self.reset(ex.seed, 0);
         let round = ex.round.min(m.rounds).max(1);
         self.env.st.round = round as i64;
         self.env.st.age = m.age_of_round[round as usize];

@@ -21,7 +21,9 @@ impl<T: Tracer> Game<'_, T> {
         out.map_err(|Halt| self.take_fault())
     }
 
-    pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
+    /// A fresh game: game `game`'s random stream of master seed `seed`, the state before
+    /// setup, nothing settled, counted or recorded.
+    pub(super) fn reset(&mut self, seed: u64, game: u64) {
         self.env.cx.fault = None;
         self.env.rng = game_rng(seed, game);
         self.env.st.reset(&self.m.tables);
@@ -32,6 +34,10 @@ impl<T: Tracer> Game<'_, T> {
         self.steps = 0;
         self.points.fill(0);
         self.leaders.clear();
+    }
+
+    pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
+        self.reset(seed, game);
         if T::ON {
             self.tracer
                 .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
