@@ -50,7 +50,7 @@ pub fn load_with(path: &Path, overrides: &[crate::overrides::Override]) -> Resul
 
 /// Compiles scenario text; `file` names it in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Model> {
-    let src = Source { file, text };
+    let src = Source::new(file, text);
     let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
         Error::Scenario {
@@ -77,6 +77,23 @@ fn toml_message(m: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locations_are_line_and_character_column() {
+        let src = compile::Source::new("f.toml", "ab\ncd\nxé y");
+        let at = |b: usize| {
+            let l = src.at(b);
+            (l.line, l.col)
+        };
+        assert_eq!(at(0), (1, 1));
+        assert_eq!(at(2), (1, 3));
+        assert_eq!(at(3), (2, 1));
+        assert_eq!(at(4), (2, 2));
+        assert_eq!(at(6), (3, 1));
+        // `é` is two bytes and one column.
+        assert_eq!(at(9), (3, 3));
+        assert_eq!(at(100), (3, 5));
+    }
 
     const MINI: &str = r#"
 [scenario]

@@ -54,14 +54,13 @@ pub fn describe(m: &Model) -> String {
         );
     }
     let _ = writeln!(s, "state: {} variables in {} slots", m.vars.len(), m.slots);
-    for v in &m.vars {
+    for (vi, v) in m.vars.iter().enumerate() {
         let scope = if v.faction { "faction" } else { "global" };
         let over = v
             .set
             .map(|i| format!(" over {}", m.sets[i as usize].0))
             .unwrap_or_default();
-        let lo = m.tables.var_min[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
-        let hi = m.tables.var_max[m.vars.iter().position(|x| x.name == v.name).unwrap_or(0)];
+        let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
         let bounds = match (lo, hi) {
             (i64::MIN, i64::MAX) => String::new(),
             (i64::MIN, h) => format!(", max {h}"),

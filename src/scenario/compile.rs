@@ -28,15 +28,30 @@ pub struct Source<'a> {
     pub file: &'a str,
     /// The text.
     pub text: &'a str,
+    /// Byte offset where each line starts, so that a location is a binary search, not a
+    /// count from the start of the file (loading stays linear in the file's size).
+    line_starts: Vec<usize>,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    /// The source `text` of file `file`.
+    pub fn new(file: &'a str, text: &'a str) -> Source<'a> {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source {
+            file,
+            text,
+            line_starts,
+        }
+    }
+
     /// The location of a byte offset.
     pub fn at(&self, byte: usize) -> Location {
         let byte = byte.min(self.text.len());
-        let before = &self.text[..byte];
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let line = self.line_starts.partition_point(|&s| s <= byte).max(1);
+        let start = self.line_starts[line - 1];
+        let col = self.text.get(start..byte).map_or(0, |l| l.chars().count()) + 1;
         Location {
             file: self.file.to_string(),
             line,
