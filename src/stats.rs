@@ -64,6 +64,16 @@ impl Histogram {
     }
 
     fn add_n(&mut self, v: i64, n: u64) {
+        // The common case, once per game and faction: an exact histogram already covering v.
+        if self.width == 1
+            && let Some(c) = v
+                .checked_sub(self.offset)
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| self.counts.get_mut(i))
+        {
+            *c += n;
+            return;
+        }
         if self.counts.is_empty() {
             self.width = self.width.max(1);
             self.offset = ((v as i128).div_euclid(self.width()) * self.width()) as i64;

@@ -55,16 +55,13 @@ impl<T: Tracer> Game<'_, T> {
             Num::Int(k) => k,
             Num::Real(r) => self.floored(r, var, loc)?,
         };
-        let v = match op {
-            AssignOp::Set => k,
-            AssignOp::Add => match old.checked_add(k) {
-                Some(v) => v,
-                None => return Err(self.fault(FaultKind::Overflow(BinOp::Add, old, k), loc)),
-            },
-            AssignOp::Sub => match old.checked_sub(k) {
-                Some(v) => v,
-                None => return Err(self.fault(FaultKind::Overflow(BinOp::Sub, old, k), loc)),
-            },
+        let (v, bin) = match op {
+            AssignOp::Set => (Some(k), BinOp::Add),
+            AssignOp::Add => (old.checked_add(k), BinOp::Add),
+            AssignOp::Sub => (old.checked_sub(k), BinOp::Sub),
+        };
+        let Some(v) = v else {
+            return Err(self.fault(FaultKind::Overflow(bin, old, k), loc));
         };
         let t = &self.m.tables;
         Ok(v.clamp(t.var_min[var as usize], t.var_max[var as usize]))

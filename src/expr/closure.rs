@@ -247,12 +247,6 @@ macro_rules! with_real_operand {
     };
 }
 
-/// A real operator (or a comparison with a real operand, as an integer 0 or 1) over two
-/// operands in their inline forms.
-fn real_pair<R>(x: Node, y: Node, loc: u32, k: impl FnOnce(RealOperand, RealOperand) -> R) -> R {
-    k(real_operand(x, loc), real_operand(y, loc))
-}
-
 fn rbin<A: FGet, B: FGet>(op: BinOp, a: A, b: B, loc: u32) -> FFun {
     match op {
         BinOp::Add => Box::new(move |e| {
@@ -487,7 +481,8 @@ fn int(n: Node, loc: u32) -> IFun {
         Node::Bin(op, x, y) => {
             if x.ty() == Ty::Real || y.ty() == Ty::Real {
                 // A comparison with a real operand.
-                return real_pair(*x, *y, loc, |x, y| real_op!(x, y, a, b => rcmp(op, a, b)));
+                let (x, y) = (real_operand(*x, loc), real_operand(*y, loc));
+                return real_op!(x, y, a, b => rcmp(op, a, b));
             }
             let (x, y) = (operand(*x, loc), operand(*y, loc));
             // Constants on the left are as common as on the right, but a load on both sides
@@ -639,12 +634,10 @@ fn real(n: Node, loc: u32) -> FFun {
             let a = real(*a, loc);
             Box::new(move |e| -a(e))
         }
-        Node::Bin(op, x, y) => real_pair(
-            *x,
-            *y,
-            loc,
-            |x, y| real_op!(x, y, a, b => rbin(op, a, b, loc)),
-        ),
+        Node::Bin(op, x, y) => {
+            let (x, y) = (real_operand(*x, loc), real_operand(*y, loc));
+            real_op!(x, y, a, b => rbin(op, a, b, loc))
+        }
         Node::If(c, t, f) => {
             let (c, t, f) = (truth(*c, loc), real(*t, loc), real(*f, loc));
             Box::new(move |e| if c(e) { t(e) } else { f(e) })
