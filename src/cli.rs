@@ -23,7 +23,7 @@ use crate::error::Result;
 #[derive(Debug, Parser)]
 #[command(name = "vpsim", version, about, long_about = None)]
 #[command(
-    after_help = "Examples:\n  vpsim run scenarios/race_to_three.toml --games 100000 --seed 1\n  vpsim validate scenarios/race_to_three.toml\n  vpsim trace scenarios/race_to_three.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure (a failed example or check included), 2 bad input or usage, 130 interrupted."
+    after_help = "Examples:\n  vpsim run scenarios/race_to_three.toml --games 100000 --seed 1\n  vpsim validate scenarios/race_to_three.toml\n  vpsim trace scenarios/race_to_three.toml --seed 1 --game 7\n\nExit codes: 0 success, 1 failure (a failed example or check included), 2 bad input or usage, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
     /// What to do.
@@ -56,7 +56,7 @@ pub enum Command {
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<()> {
-    handle_ctrl_c();
+    crate::signal::install();
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::run(a),
@@ -74,17 +74,46 @@ pub fn dispatch(cli: Cli) -> Result<()> {
 /// enough that every count and game index stays exact.
 pub const MAX_GAMES: u64 = 1_000_000_000_000_000;
 
+/// A whole number in `lo..=hi` (digits, `_` separators or an exact `1e6`), or a message
+/// that says what to give.
+pub fn whole(s: &str, lo: u64, hi: u64) -> std::result::Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    match t.parse::<u64>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        // `1e6` is a whole number too, when it is one exactly.
+        _ if t.parse::<f64>().is_ok_and(|x| {
+            x.fract() == 0.0 && x.abs() < 9.0e15 && (lo as f64..=hi as f64).contains(&x)
+        }) =>
+        {
+            Ok(t.parse::<f64>().map_or(lo, |x| x as u64))
+        }
+        _ => Err(format!("`{s}`: give a whole number from {lo} to {hi}")),
+    }
+}
+
+fn parse_games(s: &str) -> std::result::Result<u64, String> {
+    whole(s, 1, MAX_GAMES)
+}
+
+fn parse_seed(s: &str) -> std::result::Result<u64, String> {
+    whole(s, 0, u64::MAX)
+}
+
+fn parse_threads(s: &str) -> std::result::Result<u64, String> {
+    whole(s, 1, 1024)
+}
+
 /// Options every command that plays games takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunOpts {
     /// Number of games to play, 1 to 10^15 (with --precision: at most this many).
-    #[arg(long, short = 'n', default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=MAX_GAMES))]
+    #[arg(long, allow_negative_numbers = true, short = 'n', default_value_t = 100_000, value_parser = parse_games)]
     pub games: u64,
     /// Master seed: the same seed gives the same results on any machine and thread count.
-    #[arg(long, short = 's', default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, short = 's', default_value_t = 1, value_parser = parse_seed)]
     pub seed: u64,
     /// Worker threads (default: one per core).
-    #[arg(long, short = 't', value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, allow_negative_numbers = true, short = 't', value_parser = parse_threads)]
     pub threads: Option<u64>,
     /// Print the results as one JSON object on stdout (schema in the README).
     #[arg(long)]
@@ -97,8 +126,14 @@ pub struct RunOpts {
     pub set: Vec<crate::overrides::Override>,
     /// Write the report folder: Parquet tables, PNG/SVG charts, report.md, summary.json and
     /// tally.json (the input of `vpsim merge`). Without DIR: `reports/<scenario-name>/`.
-    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
-    pub out: Option<std::path::PathBuf>,
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<Option<std::path::PathBuf>>,
+    /// With --out: the size of the charts in pixels, WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", default_value = "960x600", value_parser = crate::report::charts::parse_size)]
+    pub chart_size: (u32, u32),
+    /// With --out: also write every table as CSV in DIR/csv/, for spreadsheets.
+    #[arg(long)]
+    pub csv: bool,
     /// Overwrite an existing report folder (and allow a games table over 10 million rows).
     #[arg(long)]
     pub force: bool,
@@ -108,13 +143,22 @@ impl RunOpts {
     /// The report folder, if one was asked for: `--out DIR`, or `reports/<name>/` for a bare
     /// `--out`.
     pub fn out_dir(&self, scenario_name: &str) -> Option<std::path::PathBuf> {
-        self.out.as_ref().map(|d| {
-            if d.as_os_str().is_empty() {
-                std::path::Path::new("reports").join(scenario_name)
-            } else {
-                d.clone()
-            }
+        self.out.as_ref().map(|d| match d {
+            Some(d) => d.clone(),
+            None => std::path::Path::new("reports").join(scenario_name),
         })
+    }
+
+    /// Refuses flags that need another one (`--csv` without `--out`) and applies the chart
+    /// size.
+    pub fn check(&self) -> Result<()> {
+        crate::report::charts::set_size(self.chart_size.0, self.chart_size.1);
+        if self.csv && self.out.is_none() {
+            return Err(crate::Error::Usage(
+                "--csv writes into the report folder: add --out [DIR]".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The overrides as written.
@@ -130,9 +174,23 @@ pub fn progress_bar(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let bar = indicatif::ProgressBar::new(total);
-    let style =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    // The bar takes what is left of the terminal's width; counts and rate are whole numbers.
+    let style = indicatif::ProgressStyle::with_template(
+        "{wide_bar} {human_pos}/{human_len} games  {rate}  eta {eta}",
+    )
+    .map(|st| {
+        st.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(
+                    w,
+                    "{}/s",
+                    crate::report::thousands(state.per_sec().round() as u64)
+                );
+            },
+        )
+    })
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
 }
@@ -149,18 +207,9 @@ pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()>
     }
 }
 
-/// Refuses to write into an existing folder that holds files, unless `force`.
+/// Checks a report folder before any game is played (see [`crate::output::prepare_dir`]).
 pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
-    let busy = std::fs::read_dir(dir)
-        .map(|mut d| d.next().is_some())
-        .unwrap_or(false);
-    if busy && !force {
-        return Err(crate::Error::Usage(format!(
-            "{} already exists and holds files: add --force to overwrite it",
-            dir.display()
-        )));
-    }
-    Ok(())
+    crate::output::prepare_dir(dir, force)
 }
 
 /// The command line as typed, quoted where needed (for report.md).
@@ -179,20 +228,21 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
-/// Writes the report folder: `summary.json`, `tally.json`, the Parquet tables, the charts
+/// Writes the report folder (emptied of an earlier report by the caller): `summary.json`, `tally.json`, the Parquet tables, the charts
 /// and `report.md`, each atomically. Stops at the first file an interruption or error
 /// prevents, and says which files it kept.
 pub fn write_outputs(
     dir: &std::path::Path,
     summary: &crate::report::Summary,
     tally: &crate::output::TallyFile,
+    csv: bool,
 ) -> Result<()> {
     let enc = |v: serde_json::Result<String>| {
         v.map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
     };
     let mut kept: Vec<std::path::PathBuf> = Vec::new();
     let result = (|| -> Result<()> {
-        let interrupted = || crate::runner::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
+        let interrupted = crate::signal::stopped;
         crate::output::write_atomic(
             &dir.join("tally.json"),
             enc(serde_json::to_string(tally))?.as_bytes(),
@@ -211,6 +261,7 @@ pub fn write_outputs(
             summary,
             &tally.info,
             &tally.tally,
+            csv,
         )?);
         if interrupted() {
             return Err(crate::Error::Interrupted);
@@ -244,16 +295,6 @@ pub fn write_outputs(
         );
     }
     result
-}
-
-/// Makes Ctrl-C stop runs at the next chunk instead of killing the process mid-write.
-pub fn handle_ctrl_c() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            crate::runner::INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed)
-        });
-    });
 }
 
 /// Writes to stdout; a closed pipe (`vpsim ... | head`) ends quietly.

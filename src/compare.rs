@@ -121,44 +121,46 @@ pub fn run_pair(
     threads: Option<usize>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PairTally> {
-    use rayon::prelude::*;
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        builder = builder.num_threads(t);
-    }
-    let pool = builder.build().map_err(|e| {
-        crate::Error::Usage(format!("--threads: cannot start the thread pool: {e}"))
-    })?;
+    let pool = crate::runner::pool(threads)?;
     let chunk = crate::runner::CHUNK;
-    type Failed = (u64, crate::expr::Fault, bool);
-    let merged: std::result::Result<PairTally, Failed> = pool.install(|| {
-        (0..games.div_ceil(chunk))
-            .into_par_iter()
-            .map_init(
-                || (Game::new(a), Game::new(b)),
-                |(ga, gb), c| -> std::result::Result<PairTally, Failed> {
-                    let lo = first + c * chunk;
-                    let hi = (lo + chunk).min(first + games);
-                    let mut t = PairTally::for_models(a, b);
-                    for i in lo..hi {
-                        let oa = ga.play(seed, i).map_err(|f| (i, f, true))?;
-                        let ob = gb.play(seed, i).map_err(|f| (i, f, false))?;
-                        t.add(&oa, &ob, ga, gb);
-                    }
-                    progress(hi - lo);
-                    Ok(t)
-                },
-            )
-            .reduce(
-                || Ok(PairTally::for_models(a, b)),
-                |x, y| match (x, y) {
-                    (Ok(x), Ok(y)) => Ok(x.merge(y)),
-                    (Err(e1), Err(e2)) => Err(if e1.0 <= e2.0 { e1 } else { e2 }),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                },
-            )
-    });
-    merged.map_err(|(i, f, in_a)| crate::runner::fault_error(if in_a { a } else { b }, seed, i, f))
+    // A stop is an error without a game (`None`); a fault names its game and variant.
+    type Failed = Option<(u64, crate::expr::Fault, bool)>;
+    let merged: std::result::Result<PairTally, Failed> = crate::runner::par_chunks(
+        &pool,
+        games.div_ceil(chunk),
+        || (Game::new(a), Game::new(b)),
+        |(ga, gb), c| -> std::result::Result<PairTally, Failed> {
+            if crate::signal::stopped() {
+                return Err(None);
+            }
+            let lo = first + c * chunk;
+            let hi = (lo + chunk).min(first + games);
+            let mut t = PairTally::for_models(a, b);
+            for i in lo..hi {
+                let oa = ga.play(seed, i).map_err(|f| Some((i, f, true)))?;
+                let ob = gb.play(seed, i).map_err(|f| Some((i, f, false)))?;
+                t.add(&oa, &ob, ga, gb);
+            }
+            progress(hi - lo);
+            Ok(t)
+        },
+        (|| PairTally::for_models(a, b), PairTally::merge),
+        |e1, e2| match (e1, e2) {
+            (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+            (x @ Some(_), None) | (None, x) => x,
+        },
+        || None,
+    );
+    match merged {
+        Ok(t) => Ok(t),
+        Err(None) => Err(crate::Error::Interrupted),
+        Err(Some((i, f, in_a))) => Err(crate::runner::fault_error(
+            if in_a { a } else { b },
+            seed,
+            i,
+            f,
+        )),
+    }
 }
 
 /// An estimate with its 95% interval.
@@ -297,6 +299,17 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
         .collect()
 }
 
+/// The confidence level of intervals at significance `alpha`: `95%`, or `98.8%` when a
+/// sequential comparison split alpha over several looks.
+pub fn level(alpha: f64) -> String {
+    let l = 100.0 * (1.0 - alpha);
+    if (l - l.round()).abs() < 1e-9 {
+        format!("{l:.0}%")
+    } else {
+        format!("{l:.1}%")
+    }
+}
+
 /// A plain sentence saying which differences are beyond noise.
 pub fn sentence(d: &[FactionDiff], alpha: f64) -> String {
     let beyond: Vec<String> = d
@@ -304,12 +317,13 @@ pub fn sentence(d: &[FactionDiff], alpha: f64) -> String {
         .filter(|f| f.p_holm < alpha)
         .map(|f| {
             format!(
-                "{} ({:+.1} points of win rate, 95% CI [{:+.1}, {:+.1}], Holm p = {:.2e})",
+                "{} ({:+.1} points of win rate, {} CI [{:+.1}, {:+.1}], Holm-adjusted {})",
                 f.name,
                 100.0 * f.win_diff.estimate,
+                level(alpha),
                 100.0 * f.win_diff.low,
                 100.0 * f.win_diff.high,
-                f.p_holm
+                crate::stats::fmt_p(f.p_holm)
             )
         })
         .collect();

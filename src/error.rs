@@ -62,7 +62,7 @@ pub enum Error {
     /// A check the user asked for failed (a worked example, a balance assertion).
     #[error("{0}")]
     Failed(String),
-    /// The run was interrupted (Ctrl-C).
+    /// The command was interrupted (Ctrl-C or SIGTERM).
     #[error("interrupted")]
     Interrupted,
     /// A command-line value is invalid.
@@ -79,12 +79,13 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code for this error: 2 for bad input or usage, 1 otherwise.
+    /// The process exit code for this error: 2 for bad input or usage, 130 or 143 when
+    /// interrupted by Ctrl-C or SIGTERM, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Read { .. } | Error::Scenario { .. } | Error::Usage(_) => 2,
             Error::Fault { .. } | Error::Write { .. } | Error::Failed(_) => 1,
-            Error::Interrupted => 130,
+            Error::Interrupted => crate::signal::exit_code(),
         }
     }
 }

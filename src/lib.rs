@@ -4,6 +4,7 @@
 pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod diagnostic;
 pub mod engine;
 pub mod error;
 pub mod expr;
@@ -14,6 +15,7 @@ pub mod report;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod signal;
 pub mod state;
 pub mod stats;
 

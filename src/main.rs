@@ -5,7 +5,7 @@ use clap::Parser;
 fn main() {
     let cli = vpsim::cli::Cli::parse();
     if let Err(e) = vpsim::cli::dispatch(cli) {
-        eprintln!("error: {e}");
+        eprint!("{}", vpsim::diagnostic::render(&e));
         std::process::exit(e.exit_code());
     }
 }

@@ -89,6 +89,49 @@ fn leaf_paths(table: &Table, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Every value a designer can tweak with `--set`, with its current value as written:
+/// numbers and true/false anywhere in the rules (settings, faction parameters, action
+/// weights, variable bounds, rounds), in file order. Worked examples and assertions are
+/// tests of the rules, not rules, and are left out.
+pub fn tweakables(text: &str) -> Vec<(String, String)> {
+    fn walk(table: &Table, prefix: &str, out: &mut Vec<(String, String)>) {
+        for (k, item) in table.iter() {
+            let p = if prefix.is_empty() {
+                k.to_string()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match item {
+                Item::Table(t) => walk(t, &p, out),
+                Item::ArrayOfTables(a) if !matches!(p.as_str(), "example" | "assert") => {
+                    for t in a.iter() {
+                        if let Some(name) = t.get("name").and_then(|n| n.as_str()) {
+                            walk(t, &format!("{p}.{name}"), out);
+                        }
+                    }
+                }
+                Item::Value(Value::InlineTable(t)) => {
+                    for (k2, v) in t.iter() {
+                        leaf(&format!("{p}.{k2}"), v, out);
+                    }
+                }
+                Item::Value(v) => leaf(&p, v, out),
+                _ => {}
+            }
+        }
+    }
+    fn leaf(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
+        if matches!(v, Value::Integer(_) | Value::Float(_) | Value::Boolean(_)) {
+            out.push((path.to_string(), v.clone().decorated("", "").to_string()));
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(doc) = text.parse::<DocumentMut>() {
+        walk(doc.as_table(), "", &mut out);
+    }
+    out
+}
+
 fn unknown(doc: &DocumentMut, o: &Override) -> Error {
     let mut paths = Vec::new();
     leaf_paths(doc.as_table(), "", &mut paths);
@@ -314,6 +357,24 @@ fn as_number(item: &Item, path: &str) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tweakables_list_numbers_with_paths_ready_for_set() {
+        let t = tweakables(
+            "[scenario]\nname = \"x\"\nrounds = 5\n[settings]\ngoal = 10\np = 0.5\n[[faction]]\nname = \"A\"\ninit = { skill = 3 }\n[[action]]\nname = \"go\"\nweight = 2\n[[example]]\nname = \"e\"\nseed = 1\n",
+        );
+        let got: Vec<String> = t.iter().map(|(p, v)| format!("{p}={v}")).collect();
+        assert_eq!(
+            got,
+            [
+                "scenario.rounds=5",
+                "settings.goal=10",
+                "settings.p=0.5",
+                "faction.A.init.skill=3",
+                "action.go.weight=2"
+            ]
+        );
+    }
 
     const TEXT: &str = "[settings]\ngoal = 10 # the target\n\n[[faction]]\nname = \"A\"\ninit = { skill = 2 }\n\n[[action]]\nname = \"go\"\nweight = 1\n";
 

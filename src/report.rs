@@ -238,6 +238,23 @@ pub struct Performance {
     pub games_per_s: f64,
     /// Worker threads.
     pub threads: usize,
+    /// Set when the summary merges this many shards: their times were not measured together,
+    /// so `games_per_s` is not a speed and is not shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u64>,
+}
+
+/// A whole number with thousands separators: `200,000`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Everything `vpsim run` reports.
@@ -467,20 +484,35 @@ impl Summary {
                     0.0
                 },
                 threads,
+                shards: None,
             },
             precision: None,
         }
     }
 
     /// The terminal report.
+    /// ` (with settings.goal=14)` when the run had overrides: shown beside the title, which
+    /// the scenario wrote for its own values.
+    pub fn with_overrides(&self) -> String {
+        if self.overrides.is_empty() {
+            String::new()
+        } else {
+            format!(" (with {})", self.overrides.join(", "))
+        }
+    }
+
+    /// The terminal table.
     pub fn table(&self) -> String {
         let mut s = String::new();
         let pct = |x: f64| format!("{:.1}%", 100.0 * x);
         let ci = |r: &Rate| format!("{:>6} [{:>6}, {:>6}]", pct(r.rate), pct(r.low), pct(r.high));
         let _ = writeln!(
             s,
-            "{} — {} games, seed {}",
-            self.scenario.title, self.games, self.seed
+            "{}{} — {} games, seed {}",
+            self.scenario.title,
+            self.with_overrides(),
+            thousands(self.games),
+            self.seed
         );
         let _ = writeln!(
             s,
@@ -493,7 +525,7 @@ impl Summary {
         let w = self
             .factions
             .iter()
-            .map(|f| f.name.len())
+            .map(|f| f.label.chars().count())
             .max()
             .unwrap_or(7)
             .max(7);
@@ -525,7 +557,7 @@ impl Summary {
             let _ = writeln!(
                 s,
                 "{:<w$}  {:>24}  {:>7}  {:>6}  {:>9.2}  {:>6.2}  {:>5} {:>4} {:>4} {:>4} {:>5}",
-                f.name,
+                f.label,
                 ci(&f.win),
                 pct(f.shared_win.rate),
                 pct(f.draw.rate),
@@ -546,7 +578,7 @@ impl Summary {
         }
         let _ = writeln!(s, "   score sd");
         for f in &self.factions {
-            let _ = write!(s, "{:<w$}  ", f.name);
+            let _ = write!(s, "{:<w$}  ", f.label);
             for r in &f.ranks {
                 let _ = write!(s, "{:>7}", pct(r.rate.rate));
             }
@@ -622,18 +654,29 @@ impl Summary {
         for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
             let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));
         }
-        let _ = writeln!(
-            s,
-            "{:.0} games/s on {} thread{} ({:.2} s)",
-            self.performance.games_per_s,
-            self.performance.threads,
-            if self.performance.threads == 1 {
-                ""
-            } else {
-                "s"
-            },
-            self.performance.elapsed_s
-        );
+        match self.performance.shards {
+            Some(n) => {
+                let _ = writeln!(
+                    s,
+                    "merged from {n} shard{}: no speed is reported (the shards ran apart)",
+                    if n == 1 { "" } else { "s" }
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "{} games/s on {} thread{} ({:.2} s)",
+                    thousands(self.performance.games_per_s.round() as u64),
+                    self.performance.threads,
+                    if self.performance.threads == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    self.performance.elapsed_s
+                );
+            }
+        }
         s
     }
 }

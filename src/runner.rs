@@ -53,16 +53,13 @@ pub fn empty_tally(m: &Model) -> Tally {
     )
 }
 
-/// Set by the Ctrl-C handler: runs stop at the next chunk.
-pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// Why a chunk stopped early.
 enum Stop {
     Fault(u64, Fault),
     Interrupted,
 }
 
-fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
         builder = builder.num_threads(t);
@@ -80,7 +77,7 @@ fn chunk(
     c: u64,
     mut row: impl FnMut(u64, &crate::engine::Outcome),
 ) -> std::result::Result<Tally, Stop> {
-    if INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+    if crate::signal::stopped() {
         return Err(Stop::Interrupted);
     }
     let lo = spec.first + c * CHUNK;
@@ -120,33 +117,73 @@ fn stop_error(m: &Model, seed: u64, s: Stop) -> Error {
     }
 }
 
+/// Plays chunks `0..chunks` on `pool` and merges their results in chunk order.
+///
+/// Chunks run in blocks of a few per thread, one block after another: a stop (Ctrl-C,
+/// SIGTERM) or an error ends the run after the current block instead of visiting every
+/// remaining chunk, so the time to stop does not grow with `--games`; and an error of an
+/// earlier block always wins over a later one, so the reported fault does not depend on the
+/// thread count. `tally` is the empty result and how two merge; `worst` picks between two
+/// errors of one block (the lowest game index).
+pub fn par_chunks<S, T, E>(
+    pool: &rayon::ThreadPool,
+    chunks: u64,
+    init: impl Fn() -> S + Sync + Send,
+    play: impl Fn(&mut S, u64) -> std::result::Result<T, E> + Sync + Send,
+    (empty, merge): (
+        impl Fn() -> T + Sync + Send,
+        impl Fn(T, T) -> T + Sync + Send,
+    ),
+    worst: impl Fn(E, E) -> E + Sync + Send,
+    stop: impl Fn() -> E,
+) -> std::result::Result<T, E>
+where
+    T: Send,
+    E: Send,
+{
+    let per_block = (pool.current_num_threads() as u64 * 64).max(1);
+    let mut total = empty();
+    let mut c0 = 0;
+    while c0 < chunks {
+        if crate::signal::stopped() {
+            return Err(stop());
+        }
+        let c1 = (c0 + per_block).min(chunks);
+        let block = pool.install(|| {
+            (c0..c1).into_par_iter().map_init(&init, &play).reduce(
+                || Ok(empty()),
+                |a, b| match (a, b) {
+                    (Ok(a), Ok(b)) => Ok(merge(a, b)),
+                    (Err(a), Err(b)) => Err(worst(a, b)),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                },
+            )
+        })?;
+        total = merge(total, block);
+        c0 = c1;
+    }
+    Ok(total)
+}
+
 /// Plays `spec.games` games of `m`; `progress` is called with the number of games finished
 /// after each chunk (from any thread).
 pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result<RunResult> {
     let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
     let start = Instant::now();
-    let chunks = spec.games.div_ceil(CHUNK);
-    let merged = pool.install(|| {
-        (0..chunks)
-            .into_par_iter()
-            .map_init(
-                || Game::new(m),
-                |game, c| {
-                    let t = chunk(m, spec, game, c, |_, _| {})?;
-                    progress(t.games);
-                    Ok(t)
-                },
-            )
-            .reduce(
-                || Ok(empty_tally(m)),
-                |a, b| match (a, b) {
-                    (Ok(a), Ok(b)) => Ok(a.merge(b)),
-                    (Err(a), Err(b)) => Err(first_stop(a, b)),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                },
-            )
-    });
+    let merged = par_chunks(
+        &pool,
+        spec.games.div_ceil(CHUNK),
+        || Game::new(m),
+        |game, c| {
+            let t = chunk(m, spec, game, c, |_, _| {})?;
+            progress(t.games);
+            Ok(t)
+        },
+        (|| empty_tally(m), Tally::merge),
+        first_stop,
+        || Stop::Interrupted,
+    );
     let elapsed = start.elapsed();
     match merged {
         Ok(tally) => Ok(RunResult {

@@ -12,12 +12,61 @@ use crate::error::{Error, Result};
 use crate::model::Model;
 use compile::Source;
 
-/// Reads and compiles a scenario file.
-pub fn load(path: &Path) -> Result<Model> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+/// The largest scenario file vpsim reads: far beyond any game's rules (the largest seed
+/// scenario is under 40 KB), small enough that reading it cannot exhaust memory.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a scenario file's text: a regular file of at most [`MAX_FILE_BYTES`] in UTF-8.
+/// Anything else (a folder, a device such as `/dev/zero`, a FIFO, a huge file, invalid
+/// UTF-8) is refused with a message that says why, and where for bad UTF-8.
+pub fn read_text(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let read_err = |source| Error::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let meta = std::fs::metadata(path).map_err(read_err)?;
+    let refuse = |why: String| Error::Usage(format!("{}: {why}", path.display()));
+    if meta.is_dir() {
+        return Err(refuse(
+            "this is a folder: name a scenario file (.toml)".into(),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            "not a regular file (a device or a pipe): name a scenario file (.toml)".into(),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "the file is {} bytes, over the limit of {MAX_FILE_BYTES} bytes for a scenario",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(read_err)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "the file grew past the limit of {MAX_FILE_BYTES} bytes while being read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+        let file = path.display().to_string();
+        let src = Source::new(&file, &valid);
+        Error::Scenario {
+            loc: src.at(at),
+            msg: "the file is not valid UTF-8 here: save it as UTF-8 text".into(),
+        }
+    })
+}
+
+/// Reads and compiles a scenario file.
+pub fn load(path: &Path) -> Result<Model> {
+    let text = read_text(path)?;
     parse(&text, &path.display().to_string())
 }
 
@@ -27,10 +76,7 @@ pub fn load_with(path: &Path, overrides: &[crate::overrides::Override]) -> Resul
     if overrides.is_empty() {
         return load(path);
     }
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read_text(path)?;
     let file = path.display().to_string();
     parse(&text, &file)?;
     let edited = crate::overrides::apply(&text, overrides)?;
@@ -63,8 +109,7 @@ pub fn parse(text: &str, file: &str) -> Result<Model> {
 
 /// TOML and serde messages name Rust-side concepts; say it in the author's terms.
 fn toml_message(m: &str) -> String {
-    let m = m.trim();
-    let m = m
+    let m = plain_types(m.trim())
         .replace("unknown field", "unknown key")
         .replace("missing field", "missing key");
     if m.contains("unknown key") {
@@ -72,6 +117,82 @@ fn toml_message(m: &str) -> String {
     } else {
         m
     }
+}
+
+/// Replaces Rust type names in a serde message ("expected i64", "struct RawCard", "a
+/// sequence") by the TOML words an author knows.
+pub fn plain_types(m: &str) -> String {
+    const WORDS: [(&str, &str); 17] = [
+        ("i64", "a whole number"),
+        ("i32", "a whole number"),
+        ("i16", "a whole number"),
+        ("i8", "a whole number"),
+        ("u64", "a whole number, 0 or more"),
+        ("u32", "a whole number, 0 or more"),
+        ("u16", "a whole number, 0 or more"),
+        ("u8", "a whole number, 0 or more"),
+        ("usize", "a whole number, 0 or more"),
+        ("f64", "a number"),
+        ("f32", "a number"),
+        ("bool", "true or false"),
+        ("a boolean", "true or false"),
+        ("sequence", "array"),
+        ("a sequence", "an array"),
+        ("a map", "a table"),
+        ("map", "table"),
+    ];
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m;
+    while !rest.is_empty() {
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if word_end == 0 {
+            let c = rest.chars().next().unwrap_or(' ');
+            // Quoted input (`map`, "i64") is the author's own text: copy it unchanged.
+            if (c == '`' || c == '"')
+                && let Some(close) = rest[1..].find(c)
+            {
+                out.push_str(&rest[..close + 2]);
+                rest = &rest[close + 2..];
+                continue;
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let word = &rest[..word_end];
+        let after = &rest[word_end..];
+        // `struct RawCard`, `enum RawWho`: a table, or one of the listed words.
+        if (word == "struct" || word == "enum") && after.starts_with(' ') {
+            let name_end = after[1..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(after.len(), |i| i + 1);
+            out.push_str(if word == "struct" {
+                "a table"
+            } else {
+                "one of the allowed values"
+            });
+            rest = &after[name_end..];
+            continue;
+        }
+        // Two-word phrases first ("a sequence"), then single words.
+        if let Some(two) = WORDS.iter().find(|(w, _)| {
+            w.contains(' ')
+                && rest.starts_with(w)
+                && !rest[w.len()..].starts_with(char::is_alphanumeric)
+        }) {
+            out.push_str(two.1);
+            rest = &rest[two.0.len()..];
+            continue;
+        }
+        match WORDS.iter().find(|(w, _)| *w == word) {
+            Some((_, plain)) => out.push_str(plain),
+            None => out.push_str(word),
+        }
+        rest = after;
+    }
+    out.replace("an a whole", "a whole").replace("a a ", "a ")
 }
 
 #[cfg(test)]
@@ -123,6 +244,27 @@ when = "max_all(vp) >= 3"
 score = "vp"
 tiebreak = ["-seat"]
 "#;
+
+    #[test]
+    fn serde_messages_lose_their_rust_type_names() {
+        assert_eq!(
+            plain_types("invalid type: string \"x\", expected i64"),
+            "invalid type: string \"x\", expected a whole number"
+        );
+        assert_eq!(
+            plain_types("invalid type: map, expected struct RawCard"),
+            "invalid type: table, expected a table"
+        );
+        assert_eq!(
+            plain_types("invalid type: integer `3`, expected a sequence"),
+            "invalid type: integer `3`, expected an array"
+        );
+        assert_eq!(plain_types("unknown field `map`"), "unknown field `map`");
+        assert_eq!(
+            plain_types("invalid value: integer `-1`, expected u64"),
+            "invalid value: integer `-1`, expected a whole number, 0 or more"
+        );
+    }
 
     #[test]
     fn compiles_a_small_scenario() {

@@ -519,8 +519,27 @@ impl Spread {
     }
 }
 
+/// A p-value in plain decimals, as people read them: `p = 0.27`, `p = 0.004`, `p < 0.001`.
+pub fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else if p < 0.01 {
+        format!("p = {p:.3}")
+    } else {
+        format!("p = {p:.2}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn p_values_read_as_plain_decimals() {
+        assert_eq!(super::fmt_p(0.265), "p = 0.27");
+        assert_eq!(super::fmt_p(0.0042), "p = 0.004");
+        assert_eq!(super::fmt_p(2.1e-9), "p < 0.001");
+        assert_eq!(super::fmt_p(1.0), "p = 1.00");
+    }
+
     use proptest::prelude::*;
 
     proptest! {

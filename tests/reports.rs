@@ -28,6 +28,8 @@ fn read(dir: &std::path::Path, table: &str) -> DataFrame {
 fn u64s(df: &DataFrame, col: &str) -> Vec<u64> {
     df.column(col)
         .unwrap()
+        .cast(&DataType::UInt64)
+        .unwrap()
         .u64()
         .unwrap()
         .into_no_null_iter()
@@ -319,4 +321,64 @@ fn ctrl_c_leaves_no_half_written_file() {
         })
         .unwrap_or_default();
     assert!(left.is_empty(), "files left behind: {left:?}");
+}
+
+/// Every table opens in a reader that is not polars (arrow-rs's `parquet`), with types
+/// every common reader knows: plain `utf8` strings (no `string_view`), signed integers.
+#[test]
+fn every_table_opens_in_another_reader_with_portable_types() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let dir = temp("portable");
+    vpsim()
+        .args([
+            "run",
+            TI4,
+            "--games",
+            "3000",
+            "--seed",
+            "5",
+            "-q",
+            "--games-table",
+            "--csv",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    let mut tables = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "parquet") {
+            continue;
+        }
+        tables += 1;
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for f in builder.schema().fields() {
+            let t = f.data_type().to_string();
+            assert!(
+                !t.contains("View") && !t.starts_with("UInt") && !t.starts_with("Large"),
+                "{name}.{}: {t}",
+                f.name()
+            );
+        }
+        let rows: usize = builder
+            .build()
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+        let polars_rows = read(&dir, &name).height();
+        assert_eq!(rows, polars_rows, "{name}");
+        if name == "games" {
+            assert_eq!(rows, 3000);
+        }
+        // The same table as CSV: a header and one line per row.
+        let csv = std::fs::read_to_string(dir.join("csv").join(format!("{name}.csv")));
+        if name != "games" {
+            assert_eq!(csv.unwrap().lines().count(), rows + 1, "{name}.csv");
+        }
+    }
+    assert!(tables >= 8, "{tables} tables");
+    let _ = std::fs::remove_dir_all(&dir);
 }

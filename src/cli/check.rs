@@ -26,7 +26,7 @@ pub struct Args {
     #[command(flatten)]
     pub opts: RunOpts,
     /// An assertion over run metrics (repeatable), e.g. 'draw_rate < 0.01'.
-    #[arg(long = "assert", value_name = "EXPR")]
+    #[arg(long = "assert", value_name = "EXPR", allow_hyphen_values = true)]
     pub asserts: Vec<String>,
     /// Judge on the point estimates, or pass only when the whole 95% intervals agree.
     #[arg(long, value_enum, default_value_t = Judge::Estimate)]
@@ -99,6 +99,7 @@ pub fn junit(suite: &str, results: &[(String, Verdict)]) -> String {
 /// Runs `vpsim check`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
+    o.check()?;
     let model = crate::scenario::load_with(&a.scenario, &o.set)?;
     let mut checks: Vec<(String, String, String)> = model
         .asserts
@@ -137,6 +138,9 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(d) = &out {
         super::prepare_out(d, o.force)?;
     }
+    if let Some(path) = &a.junit {
+        crate::output::check_file(path, "--junit")?;
+    }
     let p = super::run::play(&model, o, 0, o.games, None)?;
     let summary = Summary::of(&info, 0, &p.tally, p.elapsed, p.threads);
     if let Some(dir) = &out {
@@ -150,7 +154,8 @@ pub fn run(a: Args) -> Result<()> {
             threads: p.threads,
             tally: p.tally.clone(),
         };
-        super::write_outputs(dir, &summary, &file)?;
+        crate::output::clear_report(dir)?;
+        super::write_outputs(dir, &summary, &file, o.csv)?;
     }
     let mut results = Vec::new();
     for (name, e, at) in &checks {
@@ -160,8 +165,9 @@ pub fn run(a: Args) -> Result<()> {
     }
     let failed = results.iter().filter(|(_, v)| !v.passed).count();
     if let Some(path) = &a.junit {
-        crate::output::write_atomic(
+        crate::output::write_file(
             path,
+            "--junit",
             junit(&format!("vpsim check {}", model.name), &results).as_bytes(),
         )?;
     }

@@ -35,10 +35,10 @@ pub struct Args {
     #[arg(long)]
     pub until_decided: bool,
     /// Family-wise error rate of the comparison.
-    #[arg(long, default_value_t = 0.05, value_parser = parse_unit)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05, value_parser = parse_unit)]
     pub alpha: f64,
     /// The smallest win-rate difference that matters (for "no difference" verdicts).
-    #[arg(long, default_value_t = 0.01, value_parser = parse_unit)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.01, value_parser = parse_unit)]
     pub delta: f64,
 }
 
@@ -99,6 +99,7 @@ pub struct Sequential {
 /// Runs `vpsim compare`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
+    o.check()?;
     let b_path = a.b.clone().unwrap_or_else(|| a.a.clone());
     let sets_a: Vec<Override> = o.set.iter().chain(&a.a_set).cloned().collect();
     let sets_b: Vec<Override> = o.set.iter().chain(&a.b_set).cloned().collect();
@@ -112,6 +113,10 @@ pub fn run(a: Args) -> Result<()> {
             names.join(", "),
             names_b.join(", ")
         )));
+    }
+    let out = o.out_dir(&format!("{}-compare", ma.name));
+    if let Some(dir) = &out {
+        super::prepare_out(dir, o.force)?;
     }
     let threads = o.threads.map(|t| t as usize);
     let bar = super::progress_bar(o.games, o.quiet);
@@ -192,8 +197,8 @@ pub fn run(a: Args) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&cmp)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out_dir(&format!("{}-compare", ma.name)) {
-        super::prepare_out(dir, o.force)?;
+    if let Some(dir) = &out {
+        crate::output::clear_report(dir)?;
         crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
         // Each variant's own report beside the comparison.
         for (sub, m, sets, t) in [("a", &ma, &sets_a, &tally.a), ("b", &mb, &sets_b, &tally.b)] {
@@ -213,7 +218,7 @@ pub fn run(a: Args) -> Result<()> {
                 threads: 1,
                 tally: t.clone(),
             };
-            super::write_outputs(&dir.join(sub), &summary, &file)?;
+            super::write_outputs(&dir.join(sub), &summary, &file, o.csv)?;
         }
     }
     if o.json {
@@ -228,28 +233,41 @@ pub fn run(a: Args) -> Result<()> {
         }
     };
     let _ = writeln!(s, "A: {}\nB: {}", side(&cmp.a), side(&cmp.b));
+    let lv = crate::compare::level(alpha_used);
+    let widened = if cmp.sequential.is_some() {
+        " (widened from 95% for the sequential looks)"
+    } else {
+        ""
+    };
     let _ = writeln!(
         s,
-        "{} games each on the same seeds (seed {}), paired 95% intervals, Holm-adjusted p-values\n",
+        "{} games each on the same seeds (seed {}), paired {lv} intervals{widened}, Holm-adjusted p-values\n",
         cmp.games, cmp.seed
     );
     let w = names.iter().map(|n| n.len()).max().unwrap_or(7).max(7);
     let _ = writeln!(
         s,
         "{:<w$}  {:>7} {:>7}  {:^26}  {:>9}  {:^26}  verdict",
-        "faction", "win A", "win B", "B - A [95% CI]", "p (Holm)", "score shift [95% CI]"
+        "faction",
+        "win A",
+        "win B",
+        format!("B - A [{lv} CI]"),
+        "p (Holm)",
+        format!("score shift [{lv} CI]")
     );
     for f in &cmp.factions {
         let _ = writeln!(
             s,
-            "{:<w$}  {:>6.1}% {:>6.1}%  {:>+6.2} [{:>+6.2}, {:>+6.2}] pts  {:>9.2e}  {:>+7.3} [{:>+7.3}, {:>+7.3}]  {}",
+            "{:<w$}  {:>6.1}% {:>6.1}%  {:>+6.2} [{:>+6.2}, {:>+6.2}] pts  {:>9}  {:>+7.3} [{:>+7.3}, {:>+7.3}]  {}",
             f.name,
             100.0 * f.win_a,
             100.0 * f.win_b,
             100.0 * f.win_diff.estimate,
             100.0 * f.win_diff.low,
             100.0 * f.win_diff.high,
-            f.p_holm,
+            crate::stats::fmt_p(f.p_holm)
+                .replace("p = ", "")
+                .replace("p < ", "<"),
             f.score_shift.estimate,
             f.score_shift.low,
             f.score_shift.high,

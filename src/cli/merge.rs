@@ -19,9 +19,13 @@ pub struct Args {
     /// Print the results as one JSON object (the same as `vpsim run --json`).
     #[arg(long)]
     pub json: bool,
-    /// Write the merged summary.json and tally.json into DIR.
+    /// Write the merged run's report folder into DIR (as `vpsim run --out` does: tables,
+    /// charts, report.md, summary.json and tally.json). DIR must be empty or new.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// With --out: also write every table as CSV in DIR/csv/.
+    #[arg(long, requires = "out")]
+    pub csv: bool,
 }
 
 /// The widest span of values a merged histogram may cover: what one run can write is far
@@ -45,6 +49,12 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
                 f.vpsim_version,
                 env!("CARGO_PKG_VERSION")
             ),
+        ));
+    }
+    if !(f.elapsed_s.is_finite() && (0.0..1e12).contains(&f.elapsed_s)) {
+        return Err(bad(
+            "elapsed_s",
+            format!("is {}, not a time in seconds", f.elapsed_s),
         ));
     }
     let Some(shard) = f.shard else {
@@ -241,16 +251,18 @@ pub fn run(a: Args) -> Result<()> {
         .map(|d| Ok((d.clone(), read_tally(d)?)))
         .collect::<Result<Vec<_>>>()?;
     let merged = merge(&files)?;
-    let summary = Summary::of(
+    let mut summary = Summary::of(
         &merged.info,
         0,
         &merged.tally,
-        Duration::from_secs_f64(merged.elapsed_s),
+        Duration::try_from_secs_f64(merged.elapsed_s).unwrap_or(Duration::ZERO),
         merged.threads,
     );
+    summary.performance.shards = Some(files.len() as u64);
     if let Some(dir) = &a.out {
         super::prepare_out(dir, false)?;
-        super::write_outputs(dir, &summary, &merged)?;
+        crate::output::clear_report(dir)?;
+        super::write_outputs(dir, &summary, &merged, a.csv)?;
     }
     super::print_summary(&summary, a.json)
 }

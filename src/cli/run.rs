@@ -26,7 +26,7 @@ pub struct Args {
     pub opts: RunOpts,
     /// Play only the K-th of N disjoint parts of the games (by game index); merge the parts'
     /// --out folders with `vpsim merge`.
-    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    #[arg(long, allow_negative_numbers = true, value_name = "K/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
     /// Also write games.parquet: one row per game (needs --out; above 10 million games it
     /// needs --force too). Written in row groups as the run goes, so memory stays flat.
@@ -34,7 +34,7 @@ pub struct Args {
     pub games_table: bool,
     /// Keep playing until every win rate's 95% interval half-width is below this, up to
     /// --games games.
-    #[arg(long, value_name = "HALF_WIDTH", value_parser = parse_precision)]
+    #[arg(long, allow_negative_numbers = true, value_name = "HALF_WIDTH", value_parser = parse_precision)]
     pub precision: Option<f64>,
 }
 
@@ -165,6 +165,7 @@ pub fn play_rows(
 /// Runs `vpsim run`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
+    o.check()?;
     let model = crate::scenario::load_with(&a.scenario, &o.set)?;
     super::warn(&model);
     if a.shard.is_some() && a.precision.is_some() {
@@ -218,6 +219,9 @@ pub fn run(a: Args) -> Result<()> {
             return Err(e);
         }
     };
+    if let Some(d) = &out {
+        crate::output::clear_report(d)?;
+    }
     if let Some(w) = writer {
         w.finish()?;
     }
@@ -247,7 +251,7 @@ pub fn run(a: Args) -> Result<()> {
             threads: p.threads,
             tally: p.tally,
         };
-        super::write_outputs(dir, &summary, &file)?;
+        super::write_outputs(dir, &summary, &file, o.csv)?;
         if !o.quiet && !o.json {
             eprintln!("report written to {}", dir.display());
         }

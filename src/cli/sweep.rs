@@ -111,14 +111,41 @@ pub struct Sweep {
     pub points: Vec<Point>,
 }
 
-fn run_point(path: &std::path::Path, o: &RunOpts, extra: &[Override]) -> Result<Summary> {
+/// The subtitle of a sweep's or sensitivity run's chart: scenario, seed, games, overrides.
+fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String {
+    let name = path
+        .file_stem()
+        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
+    let over = if o.set.is_empty() {
+        "no other overrides".to_string()
+    } else {
+        o.overrides().join(", ")
+    };
+    format!(
+        "{name} · seed {} · {} games {per} · {over}",
+        o.seed,
+        crate::report::thousands(o.games)
+    )
+}
+
+/// Compiles the scenario with the run's overrides and `extra`, before any game is played.
+fn load_point(
+    path: &std::path::Path,
+    o: &RunOpts,
+    extra: &[Override],
+) -> Result<(crate::Model, Vec<Override>)> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
     let model = crate::scenario::load_with(path, &sets)?;
+    Ok((model, sets))
+}
+
+/// Plays one compiled point quietly and summarises it.
+fn play_point(model: &crate::Model, sets: &[Override], o: &RunOpts) -> Result<Summary> {
     let mut quiet = o.clone();
     quiet.quiet = true;
-    let p = super::run::play(&model, &quiet, 0, o.games, None)?;
+    let p = super::run::play(model, &quiet, 0, o.games, None)?;
     let info = RunInfo::of(
-        &model,
+        model,
         o.seed,
         &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
     );
@@ -133,6 +160,13 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         ));
     }
     let o = &a.opts;
+    o.check()?;
+    if o.csv {
+        return Err(Error::Usage(
+            "--csv: this command writes no tables (its results are in the JSON file of --out)"
+                .into(),
+        ));
+    }
     let grid: Vec<Vec<(String, String)>> = match a.param.as_slice() {
         [p] => p
             .values
@@ -150,17 +184,37 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             .collect(),
         _ => unreachable!("checked above"),
     };
+    // Every point compiles and the output folder is checked before the first game.
+    let models = grid
+        .iter()
+        .map(|point| {
+            let extra: Vec<Override> = point
+                .iter()
+                .map(|(p, v)| Override {
+                    path: p.clone(),
+                    value: v.clone(),
+                })
+                .collect();
+            let loaded = load_point(&a.scenario, o, &extra)?;
+            Ok((extra, loaded))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let out = o.out_dir(&format!(
+        "{}-sweep",
+        a.scenario
+            .file_stem()
+            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
+    ));
+    if let Some(dir) = &out {
+        super::prepare_out(dir, o.force)?;
+    }
     let mut points = Vec::new();
     let mut factions = Vec::new();
-    for point in &grid {
-        let extra: Vec<Override> = point
-            .iter()
-            .map(|(p, v)| Override {
-                path: p.clone(),
-                value: v.clone(),
-            })
-            .collect();
-        let s = run_point(&a.scenario, o, &extra)?;
+    for (point, (extra, (model, sets))) in grid.iter().zip(&models) {
+        if crate::signal::stopped() {
+            return Err(Error::Interrupted);
+        }
+        let s = play_point(model, sets, o)?;
         factions = s.factions.iter().map(|f| f.name.clone()).collect();
         if !o.quiet && !o.json {
             eprintln!(
@@ -188,15 +242,11 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out_dir(&format!(
-        "{}-sweep",
-        a.scenario
-            .file_stem()
-            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
-    )) {
-        super::prepare_out(dir, o.force)?;
+    if let Some(dir) = &out {
+        crate::output::clear_report(dir)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
         let title = format!("Win rate against {}", sweep.params.join(" and "));
+        let sub = chart_subtitle(&a.scenario, o, "per point");
         match a.param.as_slice() {
             [p] => {
                 let xs: Option<Vec<f64>> = p.values.iter().map(|v| v.parse().ok()).collect();
@@ -210,7 +260,12 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         })
                         .collect();
                     crate::report::charts::write_sweep_lines(
-                        dir, "sweep", &title, &p.path, &xs, &series,
+                        dir,
+                        "sweep",
+                        (&title, &sub),
+                        &p.path,
+                        &xs,
+                        &series,
                     )?;
                 }
             }
@@ -233,7 +288,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 crate::report::charts::write_heat_maps(
                     dir,
                     "sweep",
-                    &title,
+                    (&title, &sub),
                     (&p.path, &q.path),
                     &p.values,
                     &q.values,
@@ -340,12 +395,16 @@ pub struct Sensitivity {
 /// Runs `vpsim sensitivity`.
 pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
     let o = &a.opts;
-    let text = std::fs::read_to_string(&a.scenario).map_err(|source| Error::Read {
-        path: a.scenario.clone(),
-        source,
-    })?;
-    let base = run_point(&a.scenario, o, &[])?;
-    let mut effects = Vec::new();
+    o.check()?;
+    if o.csv {
+        return Err(Error::Usage(
+            "--csv: this command writes no tables (its results are in the JSON file of --out)"
+                .into(),
+        ));
+    }
+    let text = crate::scenario::read_text(&a.scenario)?;
+    // Every step compiles and the output folder is checked before the first game.
+    let mut plan = Vec::new();
     for p in &a.param {
         let (path, step) = match p.split_once('=') {
             Some((path, s)) => (
@@ -353,25 +412,61 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
                 Some(
                     s.trim()
                         .parse::<f64>()
-                        .map_err(|_| Error::Usage(format!("--param {p}: `{s}` is not a step")))?,
+                        .ok()
+                        .filter(|x| x.is_finite() && *x > 0.0)
+                        .ok_or_else(|| {
+                            Error::Usage(format!(
+                                "--param {p}: `{s}` is not a step: give a positive number, e.g. {path}=0.05"
+                            ))
+                        })?,
                 ),
             ),
             None => (p.trim().to_string(), None),
         };
         let value = crate::overrides::current_number(&text, &path)?;
-        let step = step.unwrap_or(if value.fract() == 0.0 && value.abs() >= 1.0 {
+        // A whole number (0 included) moves by 1; any other value by a tenth of itself.
+        let step = step.unwrap_or(if value.fract() == 0.0 {
             1.0
         } else {
-            (value.abs() * 0.1).max(1e-6)
+            value.abs() * 0.1
         });
-        let at = |v: f64| Override {
-            path: path.clone(),
-            value: fmt_num(v),
-        };
-        let down = run_point(&a.scenario, o, &[at(value - step)])?;
-        let up = run_point(&a.scenario, o, &[at(value + step)])?;
+        let mut ends = Vec::new();
+        for v in [value - step, value + step] {
+            let at = Override {
+                path: path.clone(),
+                value: fmt_num(v),
+            };
+            let loaded = load_point(&a.scenario, o, std::slice::from_ref(&at)).map_err(|e| {
+                Error::Usage(format!(
+                    "--param {p}: one step from {} is {}, which the scenario does not take: {e}\n  give the step yourself: --param {path}=STEP",
+                    fmt_num(value),
+                    fmt_num(v),
+                ))
+            })?;
+            ends.push(loaded);
+        }
+        plan.push((path, value, step, ends));
+    }
+    let out = o.out_dir(&format!(
+        "{}-sensitivity",
+        a.scenario
+            .file_stem()
+            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
+    ));
+    if let Some(dir) = &out {
+        super::prepare_out(dir, o.force)?;
+    }
+    let (base_model, base_sets) = load_point(&a.scenario, o, &[])?;
+    let base = play_point(&base_model, &base_sets, o)?;
+    let mut effects = Vec::new();
+    for (path, value, step, ends) in plan {
+        if crate::signal::stopped() {
+            return Err(Error::Interrupted);
+        }
+        let down = play_point(&ends[0].0, &ends[0].1, o)?;
+        let up = play_point(&ends[1].0, &ends[1].1, o)?;
         effects.push(Effect {
-            param: path.clone(),
+            param: path,
             base: value,
             step,
             down: down.factions.iter().map(|f| f.win).collect(),
@@ -396,13 +491,8 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&s)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &o.out_dir(&format!(
-        "{}-sensitivity",
-        a.scenario
-            .file_stem()
-            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
-    )) {
-        super::prepare_out(dir, o.force)?;
+    if let Some(dir) = &out {
+        crate::output::clear_report(dir)?;
         crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
         let params: Vec<String> = s.effects.iter().map(|e| e.param.clone()).collect();
         let effects: Vec<(String, Vec<(f64, f64)>)> = s
@@ -427,7 +517,10 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         crate::report::charts::write_tornado(
             dir,
             "tornado",
-            "Effect of one step down (blue) and up (orange) on win rates",
+            (
+                "Effect of one step of each parameter on win rates",
+                &chart_subtitle(&a.scenario, o, "per run"),
+            ),
             &params,
             &effects,
         )?;

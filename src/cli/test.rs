@@ -21,6 +21,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let mut text = String::new();
     let (mut passed, mut failed) = (0, 0);
+    let mut failing: Vec<String> = Vec::new();
     for path in &a.scenarios {
         let model = crate::scenario::load(path)?;
         let mut game = Game::new(&model);
@@ -32,6 +33,9 @@ pub fn run(a: Args) -> Result<()> {
                 let _ = writeln!(text, "  ok      {}", r.name);
             } else {
                 failed += 1;
+                if !failing.contains(&model.file) {
+                    failing.push(model.file.clone());
+                }
                 let _ = writeln!(text, "  FAILED  {}", r.name);
                 for f in &r.failures {
                     let _ = writeln!(text, "    - {f}");
@@ -43,8 +47,9 @@ pub fn run(a: Args) -> Result<()> {
     super::out(&text)?;
     if failed > 0 {
         return Err(Error::Failed(format!(
-            "{failed} example{} failed",
-            if failed == 1 { "" } else { "s" }
+            "{failed} example{} failed in {} (details above)",
+            if failed == 1 { "" } else { "s" },
+            failing.join(", ")
         )));
     }
     Ok(())

@@ -15,10 +15,10 @@ pub struct Args {
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
     /// Master seed (as given to `run`).
-    #[arg(long, short = 's', default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, short = 's', default_value_t = 1, value_parser = |s: &str| super::whole(s, 0, u64::MAX))]
     pub seed: u64,
     /// Game index (0-based, as in `run`).
-    #[arg(long, short = 'g', default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, short = 'g', default_value_t = 0, value_parser = |s: &str| super::whole(s, 0, u64::MAX))]
     pub game: u64,
 }
 

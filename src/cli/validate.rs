@@ -21,7 +21,21 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let model = crate::scenario::load_with(&a.scenario, &a.set)?;
     super::warn(&model);
-    super::out(&describe(&model))
+    let mut text = describe(&model);
+    let source = crate::scenario::read_text(&a.scenario)?;
+    let edited = crate::overrides::apply(&source, &a.set)?;
+    let knobs = crate::overrides::tweakables(&edited);
+    if !knobs.is_empty() {
+        let _ = writeln!(
+            text,
+            "tweakable with --set PATH=VALUE ({} values, current values shown):",
+            knobs.len()
+        );
+        for (path, value) in knobs {
+            let _ = writeln!(text, "  {path}={value}");
+        }
+    }
+    super::out(&text)
 }
 
 /// A plain-text summary of a compiled model.

@@ -33,25 +33,70 @@ pub fn win_reading(s: &Summary) -> String {
         return String::new();
     };
     let fair = 1.0 / s.factions.len().max(1) as f64;
-    let noise = if best.win.low > worst.win.high {
-        "the gap is beyond noise (the 95% intervals do not overlap)"
+    if best.win.low > worst.win.high {
+        format!(
+            "{} wins most often, {}; {} least, {}; the gap is beyond noise (the 95% intervals do not overlap). The fair share is {}.",
+            best.label,
+            ci(&best.win),
+            worst.label,
+            ci(&worst.win),
+            pct(fair)
+        )
     } else {
-        "the gap is within noise (the 95% intervals overlap)"
-    };
-    format!(
-        "{} wins most often, {}; {} least, {}; {noise}. The fair share is {}.",
-        best.name,
-        ci(&best.win),
-        worst.name,
-        ci(&worst.win),
-        pct(fair)
-    )
+        format!(
+            "Win rates run from {} ({}) to {} ({}), within noise: the 95% intervals overlap, so this run shows no faction ahead. The fair share is {}.",
+            pct(worst.win.rate),
+            worst.label,
+            pct(best.win.rate),
+            best.label,
+            pct(fair)
+        )
+    }
+}
+
+/// The reading of the rank chart: which faction finishes last most often, only when that
+/// is beyond noise (its interval is above every other faction's).
+fn rank_reading(s: &Summary) -> Option<String> {
+    let n = s.factions.len();
+    let last = |f: &super::FactionSummary| f.ranks.get(n - 1).map(|r| r.rate);
+    let (i, worst) = s
+        .factions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| last(f).map(|r| (i, r)))
+        .max_by(|a, b| a.1.rate.total_cmp(&b.1.rate))?;
+    let beyond = s
+        .factions
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .all(|(_, f)| last(f).is_some_and(|r| worst.low > r.high));
+    let f = &s.factions[i];
+    Some(if beyond {
+        format!(
+            "{} finishes last (rank {n}) most often, {}, beyond noise (its 95% interval is above every other faction's).",
+            f.label,
+            ci(&worst)
+        )
+    } else {
+        let lo = s
+            .factions
+            .iter()
+            .filter_map(last)
+            .map(|r| r.rate)
+            .fold(f64::INFINITY, f64::min);
+        format!(
+            "Last place (rank {n}) goes to each faction {} to {} of the time, within noise: no faction finishes last more often than the others beyond the 95% intervals.",
+            pct(lo),
+            pct(worst.rate)
+        )
+    })
 }
 
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let mut m = String::new();
-    let _ = writeln!(m, "# {}\n", s.scenario.title);
+    let _ = writeln!(m, "# {}{}\n", s.scenario.title, s.with_overrides());
     let _ = writeln!(m, "Reproduce with:\n\n```sh\n{command}\n```\n");
     let _ = writeln!(m, "| | |\n|---|---|");
     let _ = writeln!(m, "| vpsim | {} |", s.vpsim_version);
@@ -83,7 +128,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let scored: Vec<_> = s
         .factions
         .iter()
-        .filter_map(|f| f.score.map(|sc| (f.name.as_str(), sc)))
+        .filter_map(|f| f.score.map(|sc| (f.label.as_str(), sc)))
         .collect();
     if let (Some(hi), Some(lo)) = (
         scored.iter().max_by(|a, b| a.1.mean.total_cmp(&b.1.mean)),
@@ -103,23 +148,8 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             ),
         );
     }
-    if let Some(last) = s.factions.iter().max_by(|a, b| {
-        a.ranks
-            .last()
-            .map_or(0.0, |r| r.rate.rate)
-            .total_cmp(&b.ranks.last().map_or(0.0, |r| r.rate.rate))
-    }) {
-        let n = s.factions.len();
-        chart(
-            &mut m,
-            "ranks",
-            "Rank distributions",
-            format!(
-                "{} finishes last (rank {n}) most often: {}.",
-                last.name,
-                ci(&last.ranks[n - 1].rate)
-            ),
-        );
+    if let Some(reading) = rank_reading(s) {
+        chart(&mut m, "ranks", "Rank distributions", reading);
     }
     if let Some(l) = s.length.spread {
         chart(
@@ -172,10 +202,17 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             "leader_by_round",
             "Leader by round",
             format!(
-                "The sole leader after round {} goes on to win {} of the time, against a fair share of {}.",
+                "The sole leader after round {} goes on to win {} of the time, against a fair share of {}: {}.",
                 l.round,
                 ci(&l.won),
-                pct(fair)
+                pct(fair),
+                if l.won.low > fair {
+                    "an early lead pays, beyond noise"
+                } else if l.won.high < fair {
+                    "an early lead is overturned more often than chance, beyond noise"
+                } else {
+                    "within noise of the fair share"
+                }
             ),
         );
     }
@@ -191,7 +228,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
         let _ = writeln!(
             m,
             "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
-            f.name,
+            f.label,
             ci(&f.win),
             pct(f.shared_win.rate),
             pct(f.draw.rate),

@@ -37,23 +37,86 @@ pub fn metadata(info: &RunInfo, games: u64) -> Vec<(String, String)> {
     ]
 }
 
-fn write_df(path: &Path, mut df: DataFrame, meta: &[(String, String)]) -> Result<()> {
+/// Types every common Parquet reader opens (pyarrow 14 with pandas, polars, DuckDB, Spark):
+/// unsigned integers become Int64 (Spark has no unsigned types; no count comes near 2^63).
+fn portable(df: DataFrame) -> PolarsResult<DataFrame> {
+    let cols = df
+        .columns()
+        .iter()
+        .map(|c| {
+            if c.dtype().is_unsigned_integer() {
+                c.cast(&DataType::Int64)
+            } else {
+                Ok(c.clone())
+            }
+        })
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    DataFrame::new(df.height(), cols)
+}
+
+/// The file's key-value metadata: the run's, and the Arrow schema readers use for types.
+///
+/// polars stores strings as Arrow `string_view`, which pyarrow before 15 cannot read
+/// ("Unrecognized type: 24"). The `ARROW:schema` entry written here names them plain
+/// `string` (`utf8`) instead; the Parquet data is the same UTF-8 byte arrays either way.
+fn file_metadata(schema: &Schema, meta: &[(String, String)]) -> KeyValueMetadata {
+    use polars_arrow::datatypes::ArrowDataType as A;
+    let mut arrow = schema.to_arrow(CompatLevel::oldest());
+    for f in arrow.iter_values_mut() {
+        f.dtype = match &f.dtype {
+            A::Utf8View | A::LargeUtf8 => A::Utf8,
+            A::BinaryView | A::LargeBinary => A::Binary,
+            d => d.clone(),
+        };
+    }
+    let key = polars_parquet::arrow::write::schema_to_metadata_key(&arrow);
+    let mut all = vec![(key.key, key.value.unwrap_or_default())];
+    all.extend(meta.iter().cloned());
+    KeyValueMetadata::from_static(all)
+}
+
+fn write_df(path: &Path, df: DataFrame, meta: &[(String, String)]) -> Result<()> {
     let what = path.display().to_string();
+    let mut df = portable(df).map_err(polars_err(&what))?;
     let mut bytes = Vec::new();
     ParquetWriter::new(&mut bytes)
-        .with_key_value_metadata(Some(KeyValueMetadata::from_static(meta.to_vec())))
+        .with_key_value_metadata(Some(file_metadata(df.schema(), meta)))
         .finish(&mut df)
         .map_err(polars_err(&what))?;
     write_atomic(path, &bytes)
 }
 
-/// Writes the summary tables into `dir`; returns the files written.
-pub fn write_tables(dir: &Path, s: &Summary, info: &RunInfo, t: &Tally) -> Result<Vec<PathBuf>> {
+/// Writes a table as CSV (comma-separated, a header row, UTF-8, `.` decimals), atomically.
+fn write_csv(path: &Path, df: &DataFrame) -> Result<()> {
+    let what = path.display().to_string();
+    let mut df = portable(df.clone()).map_err(polars_err(&what))?;
+    let mut bytes = Vec::new();
+    CsvWriter::new(&mut bytes)
+        .include_header(true)
+        .finish(&mut df)
+        .map_err(polars_err(&what))?;
+    write_atomic(path, &bytes)
+}
+
+/// Writes the summary tables into `dir` (and as CSV into `dir/csv/` when `csv`); returns the
+/// files written.
+pub fn write_tables(
+    dir: &Path,
+    s: &Summary,
+    info: &RunInfo,
+    t: &Tally,
+    csv: bool,
+) -> Result<Vec<PathBuf>> {
     let meta = metadata(info, s.games);
     let mut written = Vec::new();
     let mut put = |name: &str, df: PolarsResult<DataFrame>| -> Result<()> {
         let path = dir.join(format!("{name}.parquet"));
         let df = df.map_err(polars_err(name))?;
+        if csv {
+            let path = dir.join("csv").join(format!("{name}.csv"));
+            write_csv(&path, &df)?;
+            written.push(path);
+        }
         write_df(&path, df, &meta)?;
         written.push(path);
         Ok(())
@@ -206,18 +269,18 @@ impl GamesWriter {
             source,
         })?;
         let mut schema = Schema::default();
-        schema.insert("game".into(), DataType::UInt64);
+        schema.insert("game".into(), DataType::Int64);
         schema.insert("reason".into(), DataType::String);
-        schema.insert("rounds".into(), DataType::UInt32);
+        schema.insert("rounds".into(), DataType::Int32);
         schema.insert("winner".into(), DataType::String);
         for f in &info.factions {
             schema.insert(format!("score_{}", f.name).into(), DataType::Int64);
         }
         for f in &info.factions {
-            schema.insert(format!("rank_{}", f.name).into(), DataType::UInt32);
+            schema.insert(format!("rank_{}", f.name).into(), DataType::Int32);
         }
         let writer = ParquetWriter::new(file)
-            .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata(info, games))))
+            .with_key_value_metadata(Some(file_metadata(&schema, &metadata(info, games))))
             .batched(&schema)
             .map_err(polars_err("games.parquet"))?;
         Ok(GamesWriter {
@@ -241,7 +304,7 @@ impl GamesWriter {
         let mut cols: Vec<Column> = vec![
             Column::new(
                 "game".into(),
-                rows.iter().map(|r| r.game).collect::<Vec<u64>>(),
+                rows.iter().map(|r| r.game as i64).collect::<Vec<i64>>(),
             ),
             Column::new(
                 "reason".into(),
@@ -251,7 +314,9 @@ impl GamesWriter {
             ),
             Column::new(
                 "rounds".into(),
-                rows.iter().map(|r| r.outcome.rounds).collect::<Vec<u32>>(),
+                rows.iter()
+                    .map(|r| r.outcome.rounds as i32)
+                    .collect::<Vec<i32>>(),
             ),
             Column::new(
                 "winner".into(),
@@ -272,8 +337,8 @@ impl GamesWriter {
             cols.push(Column::new(
                 format!("rank_{f}").into(),
                 rows.iter()
-                    .map(|r| r.outcome.ranks[i] as u32)
-                    .collect::<Vec<u32>>(),
+                    .map(|r| r.outcome.ranks[i] as i32)
+                    .collect::<Vec<i32>>(),
             ));
         }
         let df = DataFrame::new(rows.len(), cols).map_err(polars_err("games.parquet"))?;
