@@ -106,7 +106,7 @@ fn parse_threads(s: &str) -> std::result::Result<u64, String> {
 /// Options every command that plays games takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunOpts {
-    /// Number of games to play, 1 to 10^15 (with --precision: at most this many).
+    /// Number of games to play (per variant or point), 1 to 10^15.
     #[arg(long, allow_negative_numbers = true, short = 'n', default_value_t = 100_000, value_parser = parse_games)]
     pub games: u64,
     /// Master seed: the same seed gives the same results on any machine and thread count.
@@ -124,8 +124,9 @@ pub struct RunOpts {
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable; see the README).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
-    /// Write the report folder: Parquet tables, PNG/SVG charts, report.md, summary.json and
-    /// tally.json (the input of `vpsim merge`). Without DIR: `reports/<scenario-name>/`.
+    /// Write this command's report folder into DIR (its files are listed in the README under
+    /// the command). Without DIR: `reports/<scenario-name>/` (with a suffix for compare,
+    /// sweep and sensitivity).
     #[arg(long, value_name = "DIR")]
     pub out: Option<Option<std::path::PathBuf>>,
     /// With --out: the size of the charts in pixels, WIDTHxHEIGHT.

@@ -133,3 +133,41 @@ fn extreme_scores_keep_memory_bounded_and_say_so() {
     let tally = std::fs::metadata(dir.join("tally.json")).unwrap().len();
     assert!(tally < 2_000_000, "tally.json is {tally} bytes");
 }
+
+/// Found by the fuzz harness: a tampered `elapsed_s` panicked in `merge`.
+#[test]
+fn merge_refuses_an_impossible_elapsed_time() {
+    let dir = std::env::temp_dir().join(format!("vpsim-limits-elapsed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for k in 1..=2 {
+        let out = vpsim(&[
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "100",
+            "-q",
+            "--shard",
+            &format!("{k}/2"),
+            "--out",
+            dir.join(k.to_string()).to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+    }
+    let tally = dir.join("1").join("tally.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tally).unwrap()).unwrap();
+    v["elapsed_s"] = serde_json::json!(-1.0e300);
+    std::fs::write(&tally, v.to_string()).unwrap();
+    let out = vpsim(&[
+        "merge",
+        dir.join("1").to_str().unwrap(),
+        dir.join("2").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("elapsed_s") && err.contains("tally.json"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

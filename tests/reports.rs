@@ -382,3 +382,76 @@ fn every_table_opens_in_another_reader_with_portable_types() {
     assert!(tables >= 8, "{tables} tables");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SIGTERM stops `compare` (which plays two variants) with exit 143 and no file left.
+#[test]
+fn sigterm_stops_compare_with_143() {
+    let dir = temp("sigterm");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args([
+            "compare",
+            TI4,
+            "--b-set",
+            "settings.goal=12",
+            "--games",
+            "1000000000",
+        ])
+        .args(["--quiet", "--out"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let sent = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(sent.elapsed().as_secs() < 5, "took {:?}", sent.elapsed());
+    assert_eq!(out.status.code(), Some(143));
+    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "files left behind");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--force` replaces an earlier report whole, removes a killed run's temporary files, and
+/// refuses a folder that also holds files vpsim did not write.
+#[test]
+fn force_replaces_a_report_whole_and_never_deletes_other_files() {
+    let dir = temp("force");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("stale_chart.png"), b"old").unwrap();
+    std::fs::write(dir.join(".tally.json.999999999.tmp"), b"half").unwrap();
+    let run = |extra: &[&str]| {
+        vpsim()
+            .args([
+                "run",
+                "scenarios/race_to_three.toml",
+                "--games",
+                "500",
+                "-q",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(
+        run(&[]).status.code(),
+        Some(2),
+        "a folder with files needs --force"
+    );
+    assert!(run(&["--force"]).status.success());
+    assert!(!dir.join("stale_chart.png").exists());
+    assert!(!dir.join(".tally.json.999999999.tmp").exists());
+    assert!(dir.join("report.md").exists());
+    std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
+    let out = run(&["--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("notes.txt"));
+    assert!(dir.join("notes.txt").exists() && dir.join("report.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

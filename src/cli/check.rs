@@ -12,7 +12,8 @@ use crate::report::{RunInfo, Summary};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim check scenarios/race_to_three.toml --assert 'win_rate(First) < 0.5'
-  vpsim check scenarios/race_to_three.toml --assert 'max(win_rate) - min(win_rate) < 0.2' --judge interval --junit checks.xml
+  vpsim check scenarios/race_to_three.toml --assert 'max(win_rate) - min(win_rate) < 0.4' \\
+    --judge interval --junit checks.xml
 
 Metrics: win_rate(F), shared_rate(F), loss_rate(F), mean_score(F), mean_rank(F), rank_rate(F, K),
 end_rate(REASON), draw_rate, nobody_rate, shared_rate, mean_length, seat_advantage, fair_share,
@@ -211,9 +212,15 @@ pub fn run(a: Args) -> Result<()> {
         super::out(&text)?;
     }
     if failed > 0 {
+        let names: Vec<String> = results
+            .iter()
+            .filter(|(_, v)| !v.passed)
+            .map(|(n, _)| format!("`{n}`"))
+            .collect();
         return Err(Error::Failed(format!(
-            "{failed} balance check{} failed",
-            if failed == 1 { "" } else { "s" }
+            "{failed} balance check{} failed: {}",
+            if failed == 1 { "" } else { "s" },
+            names.join(", ")
         )));
     }
     Ok(())

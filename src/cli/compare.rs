@@ -14,8 +14,10 @@ use crate::overrides::{Override, parse_override};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim compare scenarios/race_to_three.toml --a-set settings.p=0.3 --b-set settings.p=0.33
-  vpsim compare old.toml new.toml --games 1000000 --json
-  vpsim compare scenarios/race_to_three.toml --b-set settings.q=0.41 --until-decided --games 4000000")]
+  vpsim compare scenarios/race_to_three.toml --b-set settings.p=0.35 --games 1000000 \\
+    --json
+  vpsim compare scenarios/race_to_three.toml --b-set settings.q=0.41 --until-decided \\
+    --games 4000000")]
 pub struct Args {
     /// Variant A (TOML).
     pub a: PathBuf,
@@ -242,7 +244,8 @@ pub fn run(a: Args) -> Result<()> {
     let _ = writeln!(
         s,
         "{} games each on the same seeds (seed {}), paired {lv} intervals{widened}, Holm-adjusted p-values\n",
-        cmp.games, cmp.seed
+        crate::report::thousands(cmp.games),
+        cmp.seed
     );
     let w = names.iter().map(|n| n.len()).max().unwrap_or(7).max(7);
     let _ = writeln!(

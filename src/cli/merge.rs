@@ -10,7 +10,9 @@ use crate::report::Summary;
 /// Merge the --out folders of `vpsim run --shard K/N` into the result of one run.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
-  for k in 1 2 3 4; do vpsim run s.toml --games 1000000 --shard $k/4 --out shards/$k --quiet; done
+  for k in 1 2 3 4; do
+    vpsim run scenarios/race_to_three.toml --games 1000000 --shard $k/4 --out shards/$k -q
+  done
   vpsim merge shards/* --json > merged.json")]
 pub struct Args {
     /// Shard output folders (each holds a tally.json).
@@ -225,9 +227,14 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
         .chain([span(files.iter().map(|(_, f)| &f.tally.lengths))])
         .any(|w| w > MAX_HISTOGRAM_SPAN);
     if too_wide {
+        let names: Vec<String> = files
+            .iter()
+            .map(|(d, _)| d.join("tally.json").display().to_string())
+            .collect();
         return Err(Error::Usage(format!(
-            "the shards' score or length ranges together span more than {MAX_HISTOGRAM_SPAN} \
-             values; a file is damaged or was edited: run the shards again"
+            "{}: the shards' score or length ranges together span more than {MAX_HISTOGRAM_SPAN} \
+             values; a file is damaged or was edited: run the shards again",
+            names.join(", ")
         )));
     }
     let mut merged = f0.clone();

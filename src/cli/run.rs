@@ -15,7 +15,7 @@ use crate::stats::{Rate, z_for};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > run.json
-  vpsim run scenarios/race_to_three.toml --out              # report folder in reports/race_to_three/
+  vpsim run scenarios/race_to_three.toml --out
   vpsim run scenarios/race_to_three.toml --set settings.p=0.35 --precision 0.005
   vpsim run scenarios/race_to_three.toml --games 1000000 --shard 2/4 --out shards/2")]
 pub struct Args {

@@ -71,7 +71,8 @@ fn fmt_num(x: f64) -> String {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim sweep scenarios/race_to_three.toml --param settings.p=0.2:0.5:0.05 --games 20000
-  vpsim sweep scenarios/race_to_three.toml --param settings.p=0.3,0.4 --param settings.q=0.3,0.4 --json")]
+  vpsim sweep scenarios/race_to_three.toml --param settings.p=0.3,0.4 \\
+    --param settings.q=0.3,0.4 --json")]
 pub struct SweepArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -346,7 +347,8 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
 /// Move each parameter one step down and up and measure the effect on every win rate.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  vpsim sensitivity scenarios/race_to_three.toml --param settings.p --param settings.q=0.05 --games 20000
+  vpsim sensitivity scenarios/race_to_three.toml --param settings.p \\
+    --param settings.q=0.05 --games 20000
 
 A step defaults to 10% of the parameter's value (1 for whole numbers).")]
 pub struct SensitivityArgs {

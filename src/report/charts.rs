@@ -83,6 +83,26 @@ fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_names_wrap_to_their_slot() {
+        assert_eq!(
+            super::wrap("The Barony of Letnev", 100),
+            ["The Barony", "of Letnev"]
+        );
+        assert_eq!(
+            super::wrap("The Barony of Letnev", 120),
+            ["The Barony of", "Letnev"]
+        );
+        assert_eq!(
+            super::wrap("The Barony of Letnev", 200),
+            ["The Barony of Letnev"]
+        );
+        assert_eq!(super::wrap("Sol", 40), ["Sol"]);
+    }
+}
+
 /// The top of a share axis: a little headroom above `max`, never past 100%.
 fn share_top(max: f64) -> f64 {
     if max > 0.85 {
@@ -237,9 +257,15 @@ fn faction_chart<'a, DB: DrawingBackend>(
     y_fmt: &dyn Fn(&f64) -> String,
     y_desc: &str,
 ) -> std::result::Result<FactionChart<'a, DB>, String> {
+    // Names are wrapped at spaces to the width of their slot, so that long ones never run
+    // into each other; the label area grows with the number of lines.
+    let (w, _) = plot.dim_in_pixel();
+    let slot = (w.saturating_sub(110) / names.len().max(1) as u32).max(40);
+    let wrapped: Vec<Vec<String>> = names.iter().map(|n| wrap(n, slot)).collect();
+    let lines = wrapped.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
     let mut chart = ChartBuilder::on(plot)
         .margin(16)
-        .x_label_area_size(45)
+        .x_label_area_size(20 + 19 * lines)
         .y_label_area_size(70)
         .build_cartesian_2d(segments(names.len()).into_segmented(), y)
         .map_err(e)?;
@@ -249,13 +275,52 @@ fn faction_chart<'a, DB: DrawingBackend>(
         .bold_line_style(GRID)
         .light_line_style(TRANSPARENT)
         .x_labels(names.len())
-        .x_label_formatter(&label_at(names))
+        .x_label_formatter(&|_| String::new())
         .y_label_formatter(y_fmt)
         .y_desc(y_desc)
         .label_style(("sans-serif", 16))
         .draw()
         .map_err(e)?;
+    let ((x0, x1), (_, y1)) = {
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        ((xr.start, xr.end), (yr.start, yr.end))
+    };
+    let (bx, by) = plot.get_base_pixel();
+    let step = (x1 - x0) as f64 / names.len().max(1) as f64;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let font =
+        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, lines) in wrapped.iter().enumerate() {
+        let x = x0 - bx + (step * (i as f64 + 0.5)) as i32;
+        for (k, line) in lines.iter().enumerate() {
+            plot.draw(&Text::new(
+                line.clone(),
+                (x, y1 - by + 8 + 19 * k as i32),
+                font.clone(),
+            ))
+            .map_err(e)?;
+        }
+    }
     Ok(chart)
+}
+
+/// Splits `text` at spaces into lines of at most `px` pixels (about 9 per character).
+fn wrap(text: &str, px: u32) -> Vec<String> {
+    let max = (px / 9).max(4) as usize;
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= max => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
 }
 
 fn labels(s: &Summary) -> Vec<String> {
@@ -503,7 +568,8 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
 
 fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let plot = frame(root, "Why games end (95% intervals)", &subtitle(s), &[])?;
-    let r: Vec<_> = s.end_reasons.iter().filter(|x| x.rate.count > 0).collect();
+    let mut r: Vec<_> = s.end_reasons.iter().filter(|x| x.rate.count > 0).collect();
+    r.sort_by(|a, b| b.rate.count.cmp(&a.rate.count));
     let names: Vec<String> = r
         .iter()
         .map(|x| {
@@ -516,43 +582,38 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
         .collect();
     let n = names.len().max(1);
     let longest = names.iter().map(|x| x.chars().count()).max().unwrap_or(8) as u32;
-    // One row per reason: `n` segments cover 0..n (the range's end is inclusive).
+    // One row per reason, the most common on top; names are drawn beside their rows.
     let mut chart = ChartBuilder::on(&plot)
         .margin(16)
         .margin_right(36)
         .x_label_area_size(45)
-        .y_label_area_size((20 + 9 * longest).clamp(80, 320))
-        .build_cartesian_2d(0f64..1.0, (0..n as i32).into_segmented())
+        .y_label_area_size((24 + 9 * longest).clamp(80, 360))
+        .build_cartesian_2d(0f64..1.0, 0f64..n as f64)
         .map_err(e)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
         .bold_line_style(GRID)
         .light_line_style(TRANSPARENT)
-        .y_labels(n + 1)
-        .y_label_formatter(&label_at(&names))
+        .y_labels(0)
         .x_label_formatter(&|x| pct(*x))
         .x_desc("share of games")
         .label_style(("sans-serif", 16))
         .draw()
         .map_err(e)?;
+    let row = |i: usize| (n - 1 - i) as f64;
     chart
         .draw_series(r.iter().enumerate().map(|(i, x)| {
-            let mut bar = Rectangle::new(
-                [
-                    (0.0, SegmentValue::Exact(i as i32)),
-                    (x.rate.rate, SegmentValue::Exact(i as i32 + 1)),
-                ],
+            Rectangle::new(
+                [(0.0, row(i) + 0.2), (x.rate.rate, row(i) + 0.8)],
                 color(0).filled(),
-            );
-            bar.set_margin(10, 10, 0, 0);
-            bar
+            )
         }))
         .map_err(e)?;
     chart
         .draw_series(r.iter().enumerate().map(|(i, x)| {
             ErrorBar::new_horizontal(
-                SegmentValue::CenterOf(i as i32),
+                row(i) + 0.5,
                 x.rate.low,
                 x.rate.rate,
                 x.rate.high,
@@ -561,6 +622,15 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
             )
         }))
         .map_err(e)?;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let font =
+        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    let (bx, by) = plot.get_base_pixel();
+    for (i, name) in names.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(0.0, row(i) + 0.5));
+        plot.draw(&Text::new(name.clone(), (x - bx - 8, y - by), font.clone()))
+            .map_err(e)?;
+    }
     root.present().map_err(e)
 }
 
