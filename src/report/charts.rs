@@ -569,7 +569,7 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
 fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let plot = frame(root, "Why games end (95% intervals)", &subtitle(s), &[])?;
     let mut r: Vec<_> = s.end_reasons.iter().filter(|x| x.rate.count > 0).collect();
-    r.sort_by(|a, b| b.rate.count.cmp(&a.rate.count));
+    r.sort_by_key(|x| std::cmp::Reverse(x.rate.count));
     let names: Vec<String> = r
         .iter()
         .map(|x| {
