@@ -248,3 +248,61 @@ fn a_runtime_fault_names_the_formula_and_the_game() {
         &format!("vpsim trace {p} --seed 1 --game 0"),
     );
 }
+
+/// Names that compile but are likely typos get a located warning: an `end` reason named once
+/// and declared nowhere, a card attribute read where no statement ever binds a card, and a
+/// name in the wrong case gets a "did you mean".
+#[test]
+fn likely_typos_get_warnings_and_suggestions() {
+    let dir = std::env::temp_dir().join(format!("vpsim-typos-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
+    let typo = base.replace(
+        "effects = [\"vp += bernoulli(chance / 100)\"]",
+        "effects = [\"vp += bernoulli(chance / 100)\", \"if vp > 5: end tenpoints\"]",
+    );
+    let path = dir.join("typo.toml");
+    std::fs::write(&path, typo).unwrap();
+    let out = vpsim()
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("`end tenpoints`"),
+        "{err}"
+    );
+    assert!(err.contains("typo.toml:"), "{err}");
+
+    let cards = base.replace(
+        "[[phase]]",
+        "[[deck]]\nname = \"bonus\"\ncards = [{ name = \"b\", count = 2, attrs = { stage = 1 } }]\n\n[[phase]]",
+    );
+    let cards = cards.replace(
+        "\"vp += bernoulli(chance / 100)\"",
+        "\"vp += bernoulli(chance / 100) + card.stage\"",
+    );
+    let path = dir.join("cards.toml");
+    std::fs::write(&path, cards).unwrap();
+    let out = vpsim()
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("card.ATTR"),
+        "{err}"
+    );
+
+    let case = base.replace("max_all(vp) >= 3", "max_all(Vp) >= 3");
+    let path = dir.join("case.toml");
+    std::fs::write(&path, case).unwrap();
+    fails_with(
+        &["validate", path.to_str().unwrap()],
+        2,
+        "(did you mean `vp`?)",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -137,6 +137,13 @@ pub struct Compiler<'s> {
     pub mechanisms: Vec<&'static str>,
     /// Points-by-source tags, interned in first-use order.
     pub sources: Vec<String>,
+    /// The reason of every `end NAME` statement compiled, once per use (for the warning
+    /// about a reason named only once).
+    pub end_uses: Vec<String>,
+    /// How many formulas read `card.ATTR` (counted while compiling, through `&self`).
+    pub card_reads: std::cell::Cell<u32>,
+    /// How many `draw`, `take` and `for held` statements bind a card.
+    pub card_binders: u32,
 }
 
 impl<'s> Compiler<'s> {
@@ -148,6 +155,9 @@ impl<'s> Compiler<'s> {
             reasons,
             mechanisms,
             sources: Vec::new(),
+            end_uses: Vec::new(),
+            card_reads: std::cell::Cell::new(0),
+            card_binders: 0,
         }
     }
 
@@ -330,6 +340,7 @@ impl<'s> Compiler<'s> {
         if let Some((o, op)) = owner
             && o == "card"
         {
+            self.card_reads.set(self.card_reads.get() + 1);
             return match self.syms.attrs.get(name) {
                 Some(&a) => Ok(Op::CardAttr(a)),
                 None => err(
@@ -390,7 +401,13 @@ impl<'s> Compiler<'s> {
             return err(ast.pos(), "expected a variable");
         };
         let Some(v) = self.syms.vars.get(name) else {
-            let known = self.syms.vars.keys().chain(self.syms.settings.keys());
+            let known = self
+                .syms
+                .vars
+                .keys()
+                .chain(self.syms.settings.keys())
+                .chain(self.syms.factions.keys())
+                .chain(self.syms.sides.keys());
             return err(
                 *pos,
                 format!("`{name}` is not defined{}", suggest(name, known)),
@@ -649,10 +666,16 @@ pub fn suggest<'a>(
     name: &str,
     known: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>,
 ) -> String {
+    // Case is ignored when measuring (`france` finds `French`), then breaks ties.
+    let lower = name.to_lowercase();
     let best = known
         .map(|k| k.as_ref())
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .filter(|k| *k != name)
+        .map(|k| {
+            let d = edit_distance(&lower, &k.to_lowercase());
+            ((d, edit_distance(name, k)), k)
+        })
+        .filter(|((d, _), k)| *d <= 2.max(k.len() / 3))
         .min();
     match best {
         Some((_, k)) => format!(" (did you mean `{k}`?)"),

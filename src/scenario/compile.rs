@@ -707,6 +707,8 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     let reason_names = comp.reasons.clone();
     let mechanisms = comp.mechanisms.clone();
     let sources = comp.sources.clone();
+    let end_uses = std::mem::take(&mut comp.end_uses);
+    let card_unbound = comp.card_reads.get() > 0 && comp.card_binders == 0;
     drop(comp);
     let reasons = reason_names
         .iter()
@@ -763,6 +765,23 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
 
     let mut warnings = Vec::new();
     warnings::floored_constants(&vars, &phases, &actions, &events, &cx.locs, &mut warnings);
+    let declared: Vec<String> = raw
+        .ends
+        .iter()
+        .map(|e| e.get_ref().name.get_ref().clone())
+        .collect();
+    warnings::ends_named_once(&end_uses, &declared, src, &mut warnings);
+    if card_unbound {
+        let at = src
+            .text
+            .find("card.")
+            .map(|i| format!("{}: ", src.at(i)))
+            .unwrap_or_default();
+        warnings.push(format!(
+            "{at}`card.ATTR` is read, but no `draw`, `take` or `for held` statement ever binds a \
+             card, so it is always 0: draw a card first"
+        ));
+    }
 
     Ok(Model {
         warnings,

@@ -165,8 +165,12 @@ impl Compiler<'_> {
                     body: Box::new(self.stmt_ast(body, inner, loc)?),
                 }
             }
-            StmtAst::End(r, _) => Stmt::End(self.reason(r, "end statement")),
+            StmtAst::End(r, _) => {
+                self.end_uses.push(r.clone());
+                Stmt::End(self.reason(r, "end statement"))
+            }
             StmtAst::Take(d, p, cond) => {
+                self.card_binders += 1;
                 let deck = self.hand_deck(d, *p, ctx, "`take` puts a card in the hand")?;
                 let cond = match cond {
                     Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
@@ -175,6 +179,7 @@ impl Compiler<'_> {
                 Stmt::Take { deck, cond }
             }
             StmtAst::ForHeld(d, p, body) => {
+                self.card_binders += 1;
                 let deck = self.hand_deck(d, *p, ctx, "`for held` looks at the hand")?;
                 Stmt::ForHeld {
                     deck,
@@ -191,21 +196,24 @@ impl Compiler<'_> {
                 }
                 Stmt::Complete
             }
-            StmtAst::Draw(d, p, cond) => match self.syms.decks.get(d) {
-                Some(&id) => Stmt::Draw(
-                    id,
-                    match cond {
-                        Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
-                        None => None,
-                    },
-                ),
-                None => {
-                    return err(
-                        *p,
-                        format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
-                    );
+            StmtAst::Draw(d, p, cond) => {
+                self.card_binders += 1;
+                match self.syms.decks.get(d) {
+                    Some(&id) => Stmt::Draw(
+                        id,
+                        match cond {
+                            Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
+                            None => None,
+                        },
+                    ),
+                    None => {
+                        return err(
+                            *p,
+                            format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
+                        );
+                    }
                 }
-            },
+            }
             StmtAst::Order { var, keys } => {
                 if keys.len() > MAX_ORDER_KEYS {
                     return err(

@@ -1,7 +1,8 @@
 //! Compile warnings: what compiles but is likely not what the author meant.
 //!
-//! Owns the check that a real constant stored into a variable (which holds whole numbers) is
-//! not silently changed by flooring.
+//! Owns the checks that a real constant stored into a variable (which holds whole numbers) is
+//! not silently changed by flooring, and that an `end NAME` statement does not invent an
+//! end reason by a typo.
 
 use crate::error::Location;
 use crate::expr::{Expr, Num, Stmt};
@@ -78,4 +79,46 @@ pub(super) fn floored_constants(
             warn(e, &vars[lv.var as usize].name);
         }
     }
+}
+
+/// Warns where an `end NAME` statement names a reason no `[[end]]` table declares and no
+/// other statement uses: most likely a typo (`end tenpoints` for `ten_points`), which would
+/// otherwise count as a reason of its own.
+pub(super) fn ends_named_once(
+    uses: &[String],
+    declared: &[String],
+    src: &super::Source,
+    out: &mut Vec<String>,
+) {
+    for name in uses {
+        if declared.contains(name) || uses.iter().filter(|u| *u == name).count() > 1 {
+            continue;
+        }
+        let at = find_end_statement(src.text, name)
+            .map(|i| format!("{}: ", src.at(i)))
+            .unwrap_or_default();
+        let hint = crate::expr::compile::suggest(name, declared.iter());
+        out.push(format!(
+            "{at}`end {name}` names an end reason that no [[end]] table declares and no other \
+             statement uses{hint}; if it is meant, declare it: [[end]] name = \"{name}\""
+        ));
+    }
+}
+
+/// The byte offset of the name in the first `end NAME` of `text`.
+fn find_end_statement(text: &str, name: &str) -> Option<usize> {
+    let needle = format!("end {name}");
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let start = from + i;
+        let end = start + needle.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if !before.is_some_and(ident) && !after.is_some_and(ident) {
+            return Some(start + 4);
+        }
+        from = end;
+    }
+    None
 }
