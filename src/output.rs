@@ -326,13 +326,32 @@ pub fn write_file(path: &Path, flag: &str, bytes: &[u8]) -> Result<()> {
 
 /// Reads `DIR/tally.json`.
 pub fn read_tally(dir: &Path) -> Result<TallyFile> {
+    use std::io::Read;
+    // A tally's histograms are bounded (see `stats::Histogram`): real files are a few MB.
+    const MAX_TALLY_BYTES: u64 = 256 * 1024 * 1024;
     let path = dir.join("tally.json");
-    let text = std::fs::read_to_string(&path).map_err(|source| Error::Read {
+    let read_err = |source| Error::Read {
         path: path.clone(),
         source,
-    })?;
-    serde_json::from_str(&text)
-        .map_err(|e| Error::Usage(format!("{}: not a vpsim tally ({e})", path.display())))
+    };
+    let meta = std::fs::metadata(&path).map_err(read_err)?;
+    if !meta.is_file() || meta.len() > MAX_TALLY_BYTES {
+        return Err(Error::Usage(format!(
+            "{}: not a vpsim tally (not a regular file, or over {MAX_TALLY_BYTES} bytes)",
+            path.display()
+        )));
+    }
+    let mut text = String::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_TALLY_BYTES).read_to_string(&mut text))
+        .map_err(read_err)?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{}: not a vpsim tally ({})",
+            path.display(),
+            crate::scenario::plain_types(&e.to_string())
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -194,7 +194,18 @@ pub fn run(a: Args) -> Result<()> {
         alpha: a.alpha,
         delta: a.delta,
         sequential,
-        sentence: sentence(&factions, alpha_used),
+        // The sentence is for people: it names factions by their labels.
+        sentence: sentence(
+            &factions
+                .iter()
+                .zip(&ma.factions)
+                .map(|(d, f)| FactionDiff {
+                    name: f.label.clone(),
+                    ..d.clone()
+                })
+                .collect::<Vec<_>>(),
+            alpha_used,
+        ),
         factions,
     };
     let json = serde_json::to_string_pretty(&cmp)
@@ -247,7 +258,13 @@ pub fn run(a: Args) -> Result<()> {
         crate::report::thousands(cmp.games),
         cmp.seed
     );
-    let w = names.iter().map(|n| n.len()).max().unwrap_or(7).max(7);
+    let labels: Vec<&str> = ma.factions.iter().map(|f| f.label.as_str()).collect();
+    let w = labels
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
     let _ = writeln!(
         s,
         "{:<w$}  {:>7} {:>7}  {:^26}  {:>9}  {:^26}  verdict",
@@ -258,11 +275,11 @@ pub fn run(a: Args) -> Result<()> {
         "p (Holm)",
         format!("score shift [{lv} CI]")
     );
-    for f in &cmp.factions {
+    for (f, label) in cmp.factions.iter().zip(&labels) {
         let _ = writeln!(
             s,
             "{:<w$}  {:>6.1}% {:>6.1}%  {:>+6.2} [{:>+6.2}, {:>+6.2}] pts  {:>9}  {:>+7.3} [{:>+7.3}, {:>+7.3}]  {}",
-            f.name,
+            label,
             100.0 * f.win_a,
             100.0 * f.win_b,
             100.0 * f.win_diff.estimate,

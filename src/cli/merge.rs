@@ -103,9 +103,15 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
     let hist_ok = |h: &crate::stats::Histogram| {
         adds_up(&h.counts) && (h.offset as i128 + h.counts.len() as i128) <= i64::MAX as i128 + 1
     };
-    if !adds_up(&t.reasons) || !hist_ok(&t.lengths) {
+    if !adds_up(&t.reasons) {
         return Err(bad(
             "tally.reasons",
+            format!("do not add up to the {} games", t.games),
+        ));
+    }
+    if !hist_ok(&t.lengths) {
+        return Err(bad(
+            "tally.lengths",
             format!("do not add up to the {} games", t.games),
         ));
     }
