@@ -135,7 +135,8 @@ pub struct RunOpts {
     /// With --out: also write every table as CSV in DIR/csv/, for spreadsheets.
     #[arg(long)]
     pub csv: bool,
-    /// Overwrite an existing report folder (and allow a games table over 10 million rows).
+    /// With --out: replace an earlier vpsim report in DIR, whole (files vpsim did not write
+    /// are never removed: a folder holding any is refused).
     #[arg(long)]
     pub force: bool,
 }

@@ -425,12 +425,15 @@ fn verdict(c: &Case) -> Option<String> {
             parts.len() == 3 && parts[0].parse::<u64>().is_ok() && parts[1].parse::<u64>().is_ok()
         });
         let flagged = c.stderr.contains("--") || c.stderr.contains("'-");
-        let names_file = c.args.iter().skip(1).any(|a| {
-            let base = Path::new(a)
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string());
-            a.len() > 3 && base.is_some_and(|b| c.stderr.contains(&b))
-        });
+        // A file or value named as typed (`cannot read scenario 3/2`), or a check by name.
+        let names_file = c.stderr.contains('`')
+            || c.args.iter().skip(1).any(|a| {
+                let base = Path::new(a)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string());
+                c.stderr.contains(&format!(" {a}"))
+                    || base.is_some_and(|b| !b.is_empty() && c.stderr.contains(&format!(" {b}")))
+            });
         if !(located || flagged || names_file) {
             return Some("the error names no location, flag or file".into());
         }
