@@ -119,7 +119,7 @@ fn stop_error(m: &Model, seed: u64, s: Stop) -> Error {
 
 /// Plays chunks `0..chunks` on `pool` and merges their results in chunk order.
 ///
-/// Chunks run in blocks of a few per thread, one block after another: a stop (Ctrl-C,
+/// Chunks run in blocks of 256 per thread, one block after another: a stop (Ctrl-C,
 /// SIGTERM) or an error ends the run after the current block instead of visiting every
 /// remaining chunk, so the time to stop does not grow with `--games`; and an error of an
 /// earlier block always wins over a later one, so the reported fault does not depend on the
@@ -141,7 +141,7 @@ where
     T: Send,
     E: Send,
 {
-    let per_block = (pool.current_num_threads() as u64 * 64).max(1);
+    let per_block = (pool.current_num_threads() as u64 * 256).max(1);
     let mut total = empty();
     let mut c0 = 0;
     while c0 < chunks {
