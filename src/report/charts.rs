@@ -133,6 +133,29 @@ enum Key {
     Swatch(RGBAColor),
 }
 
+/// Draws an interval from `$a` to `$b` on `$chart`: a line with a 10-pixel cap at each end,
+/// across the line (`$cap` is the cap's pixel offsets). No marker: it would hide a narrow
+/// interval.
+macro_rules! whisker {
+    ($chart:expr, $a:expr, $b:expr, $cap:expr) => {{
+        let (a, b) = ($a, $b);
+        let style = BLACK.stroke_width(2);
+        $chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![a.clone(), b.clone()],
+                style,
+            )))
+            .map_err(e)?;
+        for end in [a, b] {
+            $chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at(end) + PathElement::new($cap.to_vec(), style),
+                ))
+                .map_err(e)?;
+        }
+    }};
+}
+
 /// The subtitle of a run's charts: scenario, seed, games and overrides.
 pub fn subtitle(s: &Summary) -> String {
     let over = if s.overrides.is_empty() {
@@ -140,9 +163,14 @@ pub fn subtitle(s: &Summary) -> String {
     } else {
         s.overrides.join(", ")
     };
+    // The scenario's title names the game; a long one gives way to the short name.
+    let name = if s.scenario.title.chars().count() <= 60 {
+        &s.scenario.title
+    } else {
+        &s.scenario.name
+    };
     format!(
-        "{} · seed {} · {} games · {over}",
-        s.scenario.name,
+        "{name} · seed {} · {} games · {over}",
         s.seed,
         super::thousands(s.games)
     )
@@ -355,20 +383,17 @@ fn win_rates<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
             bar
         }))
         .map_err(e)?;
-    // Thin whiskers with short caps: at large samples the interval is narrow, and a wide cap
-    // would hide it.
-    chart
-        .draw_series(s.factions.iter().enumerate().map(|(i, f)| {
-            ErrorBar::new_vertical(
-                SegmentValue::CenterOf(i as i32),
-                f.win.low,
-                f.win.rate,
-                f.win.high,
-                BLACK.stroke_width(2),
-                6,
-            )
-        }))
-        .map_err(e)?;
+    // The interval as a whisker with short caps and no marker: the bar's top is the estimate,
+    // and a marker would hide a narrow interval at large samples.
+    for (i, f) in s.factions.iter().enumerate() {
+        let x = SegmentValue::CenterOf(i as i32);
+        whisker!(
+            chart,
+            (x.clone(), f.win.low),
+            (x, f.win.high),
+            [(-5, 0), (5, 0)]
+        );
+    }
     chart
         .draw_series(DashedLineSeries::new(
             vec![(SegmentValue::Exact(0), fair), (SegmentValue::Last, fair)],
@@ -476,13 +501,17 @@ fn scores<DB: DrawingBackend>(
 fn ranks<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let names = labels(s);
     let n = names.len();
-    // Rank colors are not faction colors: a sequential scale from first (dark) to last.
+    // Rank colors are not faction colors: a sequential scale from first (dark) to last,
+    // without viridis' darkest fifth, which reads as black in print.
     let rank_color = |k: usize| {
-        viridis(if n <= 1 {
-            0.0
-        } else {
-            k as f64 / (n - 1) as f64
-        })
+        viridis(
+            0.2 + 0.8
+                * if n <= 1 {
+                    0.0
+                } else {
+                    k as f64 / (n - 1) as f64
+                },
+        )
     };
     let keys: Vec<(String, Key)> = (0..n)
         .map(|k| {
@@ -610,18 +639,10 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
             )
         }))
         .map_err(e)?;
-    chart
-        .draw_series(r.iter().enumerate().map(|(i, x)| {
-            ErrorBar::new_horizontal(
-                row(i) + 0.5,
-                x.rate.low,
-                x.rate.rate,
-                x.rate.high,
-                BLACK.stroke_width(2),
-                6,
-            )
-        }))
-        .map_err(e)?;
+    for (i, x) in r.iter().enumerate() {
+        let y = row(i) + 0.5;
+        whisker!(chart, (x.rate.low, y), (x.rate.high, y), [(0, -5), (0, 5)]);
+    }
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let font =
         TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
@@ -679,7 +700,13 @@ fn points<DB: DrawingBackend>(
         &plot,
         &names,
         down..up,
-        &|y| format!("{y:.1}"),
+        &|y| {
+            if (y - y.round()).abs() < 1e-9 {
+                format!("{y:.0}")
+            } else {
+                format!("{y:.1}")
+            }
+        },
         "points per game",
     )?;
     for (k, _) in sources.iter().enumerate() {
@@ -722,7 +749,7 @@ fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
                 Key::Swatch(color(0).mix(0.25).to_rgba()),
             ),
             (
-                format!("fair share {:.0}%", 100.0 * fair),
+                format!("fair share {:.1}%", 100.0 * fair),
                 Key::Dashed(BLACK),
             ),
         ],
