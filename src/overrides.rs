@@ -61,8 +61,9 @@ fn toml_value(text: &str) -> Value {
     }
 }
 
-/// Every path that names an existing value, for "did you mean" hints.
-fn leaf_paths(table: &Table, prefix: &str, out: &mut Vec<String>) {
+/// Walks a scenario document, calling `f` with the `--set` path of every value: tables by
+/// key, arrays of tables by each entry's `name`, inline tables by key and as a whole.
+fn walk(table: &Table, prefix: &str, f: &mut dyn FnMut(&str, Option<&Value>)) {
     for (k, item) in table.iter() {
         let p = if prefix.is_empty() {
             k.to_string()
@@ -70,23 +71,29 @@ fn leaf_paths(table: &Table, prefix: &str, out: &mut Vec<String>) {
             format!("{prefix}.{k}")
         };
         match item {
-            Item::Table(t) => leaf_paths(t, &p, out),
+            Item::Table(t) => walk(t, &p, f),
             Item::ArrayOfTables(a) => {
                 for t in a.iter() {
                     if let Some(name) = t.get("name").and_then(|n| n.as_str()) {
-                        leaf_paths(t, &format!("{p}.{name}"), out);
+                        walk(t, &format!("{p}.{name}"), f);
                     }
                 }
             }
-            Item::Value(Value::InlineTable(t)) => {
-                for (k2, _) in t.iter() {
-                    out.push(format!("{p}.{k2}"));
+            Item::Value(v @ Value::InlineTable(t)) => {
+                for (k2, v2) in t.iter() {
+                    f(&format!("{p}.{k2}"), Some(v2));
                 }
-                out.push(p);
+                f(&p, Some(v));
             }
-            _ => out.push(p),
+            Item::Value(v) => f(&p, Some(v)),
+            _ => f(&p, None),
         }
     }
+}
+
+/// Every path that names an existing value, for "did you mean" hints.
+fn leaf_paths(table: &Table, out: &mut Vec<String>) {
+    walk(table, "", &mut |p, _| out.push(p.to_string()));
 }
 
 /// Every value a designer can tweak with `--set`, with its current value as written:
@@ -94,47 +101,24 @@ fn leaf_paths(table: &Table, prefix: &str, out: &mut Vec<String>) {
 /// weights, variable bounds, rounds), in file order. Worked examples and assertions are
 /// tests of the rules, not rules, and are left out.
 pub fn tweakables(text: &str) -> Vec<(String, String)> {
-    fn walk(table: &Table, prefix: &str, out: &mut Vec<(String, String)>) {
-        for (k, item) in table.iter() {
-            let p = if prefix.is_empty() {
-                k.to_string()
-            } else {
-                format!("{prefix}.{k}")
-            };
-            match item {
-                Item::Table(t) => walk(t, &p, out),
-                Item::ArrayOfTables(a) if !matches!(p.as_str(), "example" | "assert") => {
-                    for t in a.iter() {
-                        if let Some(name) = t.get("name").and_then(|n| n.as_str()) {
-                            walk(t, &format!("{p}.{name}"), out);
-                        }
-                    }
-                }
-                Item::Value(Value::InlineTable(t)) => {
-                    for (k2, v) in t.iter() {
-                        leaf(&format!("{p}.{k2}"), v, out);
-                    }
-                }
-                Item::Value(v) => leaf(&p, v, out),
-                _ => {}
-            }
-        }
-    }
-    fn leaf(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
-        if matches!(v, Value::Integer(_) | Value::Float(_) | Value::Boolean(_)) {
-            out.push((path.to_string(), v.clone().decorated("", "").to_string()));
-        }
-    }
     let mut out = Vec::new();
     if let Ok(doc) = text.parse::<DocumentMut>() {
-        walk(doc.as_table(), "", &mut out);
+        walk(doc.as_table(), "", &mut |p, v| {
+            let test = p.starts_with("example.") || p.starts_with("assert.");
+            if let Some(v) = v
+                && !test
+                && matches!(v, Value::Integer(_) | Value::Float(_) | Value::Boolean(_))
+            {
+                out.push((p.to_string(), v.clone().decorated("", "").to_string()));
+            }
+        });
     }
     out
 }
 
 fn unknown(doc: &DocumentMut, o: &Override) -> Error {
     let mut paths = Vec::new();
-    leaf_paths(doc.as_table(), "", &mut paths);
+    leaf_paths(doc.as_table(), &mut paths);
     paths.sort_by_key(|p| (edit_distance(&o.path, p), p.clone()));
     let near: Vec<&str> = paths.iter().take(3).map(|s| s.as_str()).collect();
     Error::Usage(format!(

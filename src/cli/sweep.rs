@@ -112,6 +112,14 @@ pub struct Sweep {
     pub points: Vec<Point>,
 }
 
+/// The report folder of `--out`: DIR, or `reports/<file stem>-<command>/` for a bare `--out`.
+fn out_dir(path: &std::path::Path, o: &RunOpts, command: &str) -> Option<std::path::PathBuf> {
+    let stem = path
+        .file_stem()
+        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
+    o.out_dir(&format!("{stem}-{command}"))
+}
+
 /// The subtitle of a sweep's or sensitivity run's chart: scenario, seed, games, overrides.
 fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String {
     let name = path
@@ -200,12 +208,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
-    let out = o.out_dir(&format!(
-        "{}-sweep",
-        a.scenario
-            .file_stem()
-            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
-    ));
+    let out = out_dir(&a.scenario, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -449,12 +452,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         }
         plan.push((path, value, step, ends));
     }
-    let out = o.out_dir(&format!(
-        "{}-sensitivity",
-        a.scenario
-            .file_stem()
-            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string())
-    ));
+    let out = out_dir(&a.scenario, o, "sensitivity");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
