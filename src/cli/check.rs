@@ -193,7 +193,7 @@ pub fn run(a: Args) -> Result<()> {
         let mut text = format!(
             "{} — {} games, seed {}, judged on the {}\n",
             summary.scenario.title,
-            summary.games,
+            crate::report::thousands(summary.games),
             summary.seed,
             match a.judge {
                 Judge::Estimate => "estimates",

@@ -309,7 +309,9 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     let _ = writeln!(
         t,
         "{}: win rate [95% CI] per point, {} games each, seed {} (every point plays the same seeds)\n",
-        sweep.scenario, sweep.games, sweep.seed
+        sweep.scenario,
+        crate::report::thousands(sweep.games),
+        sweep.seed
     );
     let head: Vec<String> = sweep.params.clone();
     let _ = write!(
@@ -532,7 +534,9 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
     let _ = writeln!(
         t,
         "{}: change in win rate (points) one step down / up, {} games per run, seed {}\n",
-        s.scenario, s.games, s.seed
+        s.scenario,
+        crate::report::thousands(s.games),
+        s.seed
     );
     let labels: Vec<String> = s
         .effects

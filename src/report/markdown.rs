@@ -106,7 +106,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
         s.scenario.file, s.scenario.hash
     );
     let _ = writeln!(m, "| seed | {} |", s.seed);
-    let _ = writeln!(m, "| games | {} |", s.games);
+    let _ = writeln!(m, "| games | {} |", super::thousands(s.games));
     let overrides = if s.overrides.is_empty() {
         "none".to_string()
     } else {
