@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod merge;
 pub mod run;
+pub mod schema;
 pub mod sweep;
 pub mod test;
 pub mod trace;
@@ -52,6 +53,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Move each parameter one step down and up: the effect on every win rate.
     Sensitivity(sweep::SensitivityArgs),
+    /// Print the JSON Schema of the scenario format, for editor completion and checking.
+    Schema(schema::Args),
 }
 
 /// Runs the parsed command line.
@@ -67,6 +70,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => compare::run(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Sensitivity(a) => sweep::sensitivity(a),
+        Command::Schema(a) => schema::run(a),
     }
 }
 

@@ -306,3 +306,20 @@ fn likely_typos_get_warnings_and_suggestions() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The shipped `scenario.schema.json` is what `vpsim schema` prints (regenerate it with
+/// `vpsim schema > scenario.schema.json` after changing the scenario types).
+#[test]
+fn the_shipped_schema_is_current() {
+    let out = vpsim().arg("schema").output().unwrap();
+    assert!(out.status.success());
+    let shipped = std::fs::read_to_string("scenario.schema.json").unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        shipped,
+        "scenario.schema.json is stale: run `vpsim schema > scenario.schema.json`"
+    );
+    let v: serde_json::Value = serde_json::from_str(&shipped).unwrap();
+    assert_eq!(v["additionalProperties"], serde_json::json!(false));
+    assert!(v["$defs"]["RawFaction"]["properties"]["name"].is_object());
+}

@@ -128,6 +128,7 @@ fn every_help_example_runs() {
         "compare",
         "sweep",
         "sensitivity",
+        "schema",
     ];
     let mut ran = 0;
     for cmd in commands {

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
@@ -41,49 +42,72 @@ impl<'de> Deserialize<'de> for Src {
     }
 }
 
+/// In the JSON Schema (`vpsim schema`), a formula is a string, a number or a boolean.
+impl JsonSchema for Src {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Formula".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A formula: an expression string such as \"vp + 1\", or a bare number or boolean.",
+            "type": ["string", "number", "boolean"]
+        })
+    }
+}
+
 /// A formula with its place in the file.
 pub type Formula = Spanned<Src>;
 
 /// The whole file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     /// Name, clock and description.
     pub scenario: RawMeta,
     /// Named constants.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Src>")]
     pub settings: BTreeMap<String, Formula>,
     /// Named sets (areas, territories...).
     #[serde(default, rename = "set")]
     pub sets: Vec<RawSet>,
     /// Factions in seat order.
     #[serde(rename = "faction")]
+    #[schemars(with = "Vec<RawFaction>")]
     pub factions: Vec<Spanned<RawFaction>>,
     /// Variables.
     #[serde(default, rename = "var")]
+    #[schemars(with = "Vec<RawVar>")]
     pub vars: Vec<Spanned<RawVar>>,
     /// Decks of cards.
     #[serde(default, rename = "deck")]
+    #[schemars(with = "Vec<RawDeck>")]
     pub decks: Vec<Spanned<RawDeck>>,
     /// Default agent for every faction.
     #[serde(default)]
     pub agent: Option<RawAgent>,
     /// Phases of a round, in order.
     #[serde(default, rename = "phase")]
+    #[schemars(with = "Vec<RawPhase>")]
     pub phases: Vec<Spanned<RawPhase>>,
     /// Actions agents can take.
     #[serde(default, rename = "action")]
+    #[schemars(with = "Vec<RawAction>")]
     pub actions: Vec<Spanned<RawAction>>,
     /// Random events.
     #[serde(default, rename = "event")]
+    #[schemars(with = "Vec<RawEvent>")]
     pub events: Vec<Spanned<RawEvent>>,
     /// End conditions.
     #[serde(default, rename = "end")]
+    #[schemars(with = "Vec<RawEnd>")]
     pub ends: Vec<Spanned<RawEnd>>,
     /// Final ranking.
     pub ranking: RawRanking,
     /// Worked examples.
     #[serde(default, rename = "example")]
+    #[schemars(with = "Vec<RawExample>")]
     pub examples: Vec<Spanned<RawExample>>,
     /// Balance assertions for `vpsim check`.
     #[serde(default, rename = "assert")]
@@ -91,18 +115,19 @@ pub struct RawScenario {
 }
 
 /// `[[assert]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAssert {
     /// A name for reports (default: the formula).
     #[serde(default)]
     pub name: Option<String>,
     /// The assertion over run metrics, e.g. `max(win_rate) - min(win_rate) < 0.1`.
+    #[schemars(with = "Src")]
     pub expr: Formula,
 }
 
 /// `[[example]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExample {
     /// Name (cite the rulebook section).
@@ -112,27 +137,35 @@ pub struct RawExample {
     pub seed: u64,
     /// The round (default 1).
     #[serde(default)]
+    #[schemars(with = "Option<i64>")]
     pub round: Option<Spanned<i64>>,
     /// Settings this example changes (the scenario is compiled again with them).
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Src>")]
     pub settings: BTreeMap<String, Formula>,
     /// Statements that set the state.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub given: Vec<Formula>,
     /// The phase to run once.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub phase: Option<Spanned<String>>,
     /// Statements to run instead of a phase.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub effects: Vec<Formula>,
     /// The faction that runs `effects` or takes `action`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub actor: Option<Spanned<String>>,
     /// An action for `actor` to take.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub action: Option<Spanned<String>>,
     /// The action's target.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub target: Option<Spanned<String>>,
     /// Run the round-end step afterwards (round-end events, then round-end checks).
     #[serde(default)]
@@ -143,23 +176,28 @@ pub struct RawExample {
     pub finish: bool,
     /// Formulas that must hold afterwards.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub expect: Vec<Formula>,
     /// `win NAME`, `shared NAME NAME ...`, `draw`, `nobody` or `running`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub result: Option<Spanned<String>>,
     /// Expected end reason.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub reason: Option<Spanned<String>>,
     /// Expected final order, first place first (a prefix is enough).
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub order: Vec<Spanned<String>>,
 }
 
 /// `[scenario]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMeta {
     /// Short identifier.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Human title.
     #[serde(default)]
@@ -168,49 +206,59 @@ pub struct RawMeta {
     #[serde(default)]
     pub description: Option<String>,
     /// The last round.
+    #[schemars(with = "i64")]
     pub rounds: Spanned<i64>,
     /// The most agent decisions one game may make before it is stopped with a fault.
     #[serde(default)]
+    #[schemars(with = "Option<i64>")]
     pub max_steps: Option<Spanned<i64>>,
     /// Rounds per age.
     #[serde(default)]
+    #[schemars(with = "Option<Vec<i64>>")]
     pub ages: Option<Spanned<Vec<i64>>>,
     /// Name of the end reason when the last round finishes.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub last_round_reason: Option<Spanned<String>>,
     /// Sides are teams (a team wins when every other team has left the game): a constant
     /// formula, so a setting can switch the variant.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub teams: Option<Formula>,
 }
 
 /// `[[set]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSet {
     /// Set name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Element names.
+    #[schemars(with = "Vec<String>")]
     pub elements: Vec<Spanned<String>>,
 }
 
 /// `[[faction]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawFaction {
     /// Identifier used in formulas.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Display name.
     #[serde(default)]
     pub label: Option<String>,
     /// Side or team.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub side: Option<Spanned<String>>,
     /// Player faction (default) or non-player.
     #[serde(default = "yes")]
     pub player: bool,
     /// Initial values overriding the variables' `init` for this faction.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Src>")]
     pub init: BTreeMap<String, Formula>,
     /// Agent overriding the default `[agent]`.
     #[serde(default)]
@@ -222,52 +270,61 @@ fn yes() -> bool {
 }
 
 /// `[[var]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawVar {
     /// Identifier.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// `faction` (default) or `global`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub scope: Option<Spanned<String>>,
     /// Set the variable is indexed by.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub over: Option<Spanned<String>>,
     /// Initial value, evaluated at setup (may be random).
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub init: Option<Formula>,
     /// Floor (constant).
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub min: Option<Formula>,
     /// Cap (constant).
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub max: Option<Formula>,
     /// A flag: min 0, max 1.
     #[serde(default)]
     pub flag: bool,
     /// Display-only flip of a track (constant): the value keeps counting.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub flip: Option<Formula>,
 }
 
 /// `[[deck]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawDeck {
     /// Deck name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Card kinds.
     pub cards: Vec<RawCard>,
 }
 
 /// A card kind in a deck.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCard {
     /// Card name.
     pub name: String,
     /// Copies.
     #[serde(default = "one")]
+    #[schemars(with = "i64")]
     pub count: Spanned<i64>,
     /// Integer attributes (`card.NAME` in formulas).
     #[serde(default)]
@@ -279,111 +336,137 @@ fn one() -> Spanned<i64> {
 }
 
 /// `[agent]` / `[faction.agent]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
     /// `weighted`, `greedy` or `priority`.
+    #[schemars(with = "String")]
     pub policy: Spanned<String>,
     /// Greedy: standard deviation of the normal noise added to each action's value.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub noise: Option<Formula>,
     /// Priority: action names, most preferred first.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub priority: Vec<Spanned<String>>,
 }
 
 /// `[[phase]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Name.
     pub name: String,
     /// `global` (default) or `faction`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub each: Option<Spanned<String>>,
     /// Run only when this holds.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub when: Option<Formula>,
     /// Faction phases: ascending sort keys for the turn order (default seat).
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub order: Vec<Formula>,
     /// Faction phases: agent decisions per turn.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub actions: Option<Formula>,
     /// Statements, run once (global) or per faction after its actions.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub effects: Vec<Formula>,
 }
 
 /// `[[action]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAction {
     /// Name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Only these factions may take it (default all).
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub factions: Vec<Spanned<String>>,
     /// Available when this holds.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub when: Option<Formula>,
     /// Variables paid (must be affordable).
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Src>")]
     pub cost: BTreeMap<String, Formula>,
     /// Weight under the weighted policy.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub weight: Option<Formula>,
     /// Value under the greedy policy.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub value: Option<Formula>,
     /// `none` (default) or `other`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub target: Option<Spanned<String>>,
     /// Which targets are eligible.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub target_when: Option<Formula>,
     /// Statements.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub effects: Vec<Formula>,
 }
 
 /// `[[event]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvent {
     /// Name.
     pub name: String,
     /// `round_start` (default) or `round_end`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub at: Option<Spanned<String>>,
     /// Eligible when this holds.
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub when: Option<Formula>,
     /// Chance per round.
+    #[schemars(with = "Src")]
     pub probability: Formula,
     /// Statements.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub effects: Vec<Formula>,
 }
 
 /// `[[end]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawEnd {
     /// Reason name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Condition (optional: a reason may only be used by `end NAME` statements).
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub when: Option<Formula>,
     /// `immediate` (default), `turn_start`, `round_start` or `round_end`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub timing: Option<Spanned<String>>,
     /// `rank` (default), `draw`, `nobody`, `win` or `lose`.
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub result: Option<Spanned<String>>,
     /// For a win or lose condition checked at turn start: `turn` (default, the faction whose
     /// turn starts) or `all` (every faction still in the game).
     #[serde(default)]
+    #[schemars(with = "Option<String>")]
     pub who: Option<Spanned<String>>,
     /// Free text.
     #[serde(default)]
@@ -391,16 +474,19 @@ pub struct RawEnd {
 }
 
 /// `[ranking]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRanking {
     /// Ranked before the score (higher first): places by side, a faction forced last...
     #[serde(default)]
+    #[schemars(with = "Option<Src>")]
     pub tier: Option<Formula>,
     /// Score per faction.
+    #[schemars(with = "Src")]
     pub score: Formula,
     /// Tie-break chain: expressions (higher wins) or `die`.
     #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
     pub tiebreak: Vec<Formula>,
     /// Leave ties that survive the chain as shared places.
     #[serde(default)]
