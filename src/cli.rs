@@ -155,10 +155,8 @@ impl RunOpts {
         })
     }
 
-    /// Refuses flags that need another one (`--csv` without `--out`) and applies the chart
-    /// size.
+    /// Refuses flags that need another one (`--csv` without `--out`).
     pub fn check(&self) -> Result<()> {
-        crate::report::charts::set_size(self.chart_size.0, self.chart_size.1);
         if self.csv && self.out.is_none() {
             return Err(crate::Error::Usage(
                 "--csv writes into the report folder: add --out [DIR]".into(),
@@ -242,6 +240,7 @@ pub fn write_outputs(
     summary: &crate::report::Summary,
     tally: &crate::output::TallyFile,
     csv: bool,
+    chart_size: (u32, u32),
 ) -> Result<()> {
     let enc = |v: serde_json::Result<String>| {
         v.map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
@@ -272,7 +271,7 @@ pub fn write_outputs(
         if interrupted() {
             return Err(crate::Error::Interrupted);
         }
-        let charts = crate::report::charts::write_charts(dir, summary, &tally.tally)?;
+        let charts = crate::report::charts::write_charts(dir, summary, &tally.tally, chart_size)?;
         let mut names: Vec<String> = charts
             .iter()
             .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))

@@ -209,12 +209,18 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
         what: format!("the folder {shown}"),
         source,
     })?;
-    let probe = dir.join(format!(".vpsim-probe.{}.tmp", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|source| Error::Write {
-        what: format!("into the folder {shown}"),
+    probe(dir, || format!("into the folder {shown}"))
+}
+
+/// Checks that files can be created in `dir` by writing and removing an empty temporary
+/// file; `what` names the target in the error.
+fn probe(dir: &Path, what: impl Fn() -> String) -> Result<()> {
+    let file = dir.join(format!(".vpsim-probe.{}.tmp", std::process::id()));
+    std::fs::write(&file, b"").map_err(|source| Error::Write {
+        what: what(),
         source,
     })?;
-    let _ = std::fs::remove_file(&probe);
+    let _ = std::fs::remove_file(&file);
     Ok(())
 }
 
@@ -291,12 +297,7 @@ pub fn check_file(path: &Path, flag: &str) -> Result<()> {
                 dir.display()
             )));
         }
-        let probe = dir.join(format!(".vpsim-probe.{}.tmp", std::process::id()));
-        std::fs::write(&probe, b"").map_err(|source| Error::Write {
-            what: path.display().to_string(),
-            source,
-        })?;
-        let _ = std::fs::remove_file(&probe);
+        probe(dir, || path.display().to_string())?;
     }
     Ok(())
 }
@@ -326,32 +327,63 @@ pub fn write_file(path: &Path, flag: &str, bytes: &[u8]) -> Result<()> {
 
 /// Reads `DIR/tally.json`.
 pub fn read_tally(dir: &Path) -> Result<TallyFile> {
-    use std::io::Read;
     // A tally's histograms are bounded (see `stats::Histogram`): real files are a few MB.
     const MAX_TALLY_BYTES: u64 = 256 * 1024 * 1024;
     let path = dir.join("tally.json");
-    let read_err = |source| Error::Read {
-        path: path.clone(),
-        source,
-    };
-    let meta = std::fs::metadata(&path).map_err(read_err)?;
-    if !meta.is_file() || meta.len() > MAX_TALLY_BYTES {
-        return Err(Error::Usage(format!(
+    let bytes = read_limited(&path, MAX_TALLY_BYTES).map_err(|r| match r {
+        Refused::Io(source) => Error::Read {
+            path: path.clone(),
+            source,
+        },
+        _ => Error::Usage(format!(
             "{}: not a vpsim tally (not a regular file, or over {MAX_TALLY_BYTES} bytes)",
             path.display()
-        )));
-    }
-    let mut text = String::new();
-    std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_TALLY_BYTES).read_to_string(&mut text))
-        .map_err(read_err)?;
-    serde_json::from_str(&text).map_err(|e| {
+        )),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
         Error::Usage(format!(
             "{}: not a vpsim tally ({})",
             path.display(),
             crate::scenario::plain_types(&e.to_string())
         ))
     })
+}
+
+/// Why [`read_limited`] did not read a file.
+#[derive(Debug)]
+pub enum Refused {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// It is a folder.
+    Folder,
+    /// It is a device, a FIFO or a socket.
+    NotRegular,
+    /// It is (or grew, while being read) larger than the limit; the size seen.
+    TooLarge(u64),
+}
+
+/// Reads a regular file of at most `max` bytes: input files must never exhaust memory, and a
+/// device such as `/dev/zero` is refused before it is read.
+pub fn read_limited(path: &Path, max: u64) -> std::result::Result<Vec<u8>, Refused> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(Refused::Io)?;
+    if meta.is_dir() {
+        return Err(Refused::Folder);
+    }
+    if !meta.is_file() {
+        return Err(Refused::NotRegular);
+    }
+    if meta.len() > max {
+        return Err(Refused::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .map_err(Refused::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Refused::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

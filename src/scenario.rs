@@ -20,38 +20,21 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Anything else (a folder, a device such as `/dev/zero`, a FIFO, a huge file, invalid
 /// UTF-8) is refused with a message that says why, and where for bad UTF-8.
 pub fn read_text(path: &Path) -> Result<String> {
-    use std::io::Read;
-    let read_err = |source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(read_err)?;
+    use crate::output::Refused;
     let refuse = |why: String| Error::Usage(format!("{}: {why}", path.display()));
-    if meta.is_dir() {
-        return Err(refuse(
-            "this is a folder: name a scenario file (.toml)".into(),
-        ));
-    }
-    if !meta.is_file() {
-        return Err(refuse(
-            "not a regular file (a device or a pipe): name a scenario file (.toml)".into(),
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(refuse(format!(
-            "the file is {} bytes, over the limit of {MAX_FILE_BYTES} bytes for a scenario",
-            meta.len()
-        )));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(read_err)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(refuse(format!(
-            "the file grew past the limit of {MAX_FILE_BYTES} bytes while being read"
-        )));
-    }
+    let bytes = crate::output::read_limited(path, MAX_FILE_BYTES).map_err(|r| match r {
+        Refused::Io(source) => Error::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        Refused::Folder => refuse("this is a folder: name a scenario file (.toml)".into()),
+        Refused::NotRegular => {
+            refuse("not a regular file (a device or a pipe): name a scenario file (.toml)".into())
+        }
+        Refused::TooLarge(n) => refuse(format!(
+            "the file is {n} bytes, over the limit of {MAX_FILE_BYTES} bytes for a scenario"
+        )),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let valid = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();

@@ -156,7 +156,7 @@ pub fn run(a: Args) -> Result<()> {
             tally: p.tally.clone(),
         };
         crate::output::clear_report(dir)?;
-        super::write_outputs(dir, &summary, &file, o.csv)?;
+        super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
     }
     let mut results = Vec::new();
     for (name, e, at) in &checks {

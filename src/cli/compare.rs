@@ -231,7 +231,7 @@ pub fn run(a: Args) -> Result<()> {
                 threads: 1,
                 tally: t.clone(),
             };
-            super::write_outputs(&dir.join(sub), &summary, &file, o.csv)?;
+            super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.chart_size)?;
         }
     }
     if o.json {

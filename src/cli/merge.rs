@@ -275,7 +275,13 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(dir) = &a.out {
         super::prepare_out(dir, false)?;
         crate::output::clear_report(dir)?;
-        super::write_outputs(dir, &summary, &merged, a.csv)?;
+        super::write_outputs(
+            dir,
+            &summary,
+            &merged,
+            a.csv,
+            crate::report::charts::DEFAULT_SIZE,
+        )?;
     }
     super::print_summary(&summary, a.json)
 }

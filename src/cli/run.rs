@@ -251,7 +251,7 @@ pub fn run(a: Args) -> Result<()> {
             threads: p.threads,
             tally: p.tally,
         };
-        super::write_outputs(dir, &summary, &file, o.csv)?;
+        super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
         if !o.quiet && !o.json {
             eprintln!("report written to {}", dir.display());
         }

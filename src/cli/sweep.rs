@@ -125,15 +125,13 @@ fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String {
     let name = path
         .file_stem()
         .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
-    let over = if o.set.is_empty() {
-        "no other overrides".to_string()
-    } else {
-        o.overrides().join(", ")
-    };
-    format!(
-        "{name} · seed {} · {} games {per} · {over}",
+    crate::report::charts::subtitle_of(
+        &name,
         o.seed,
-        crate::report::thousands(o.games)
+        o.games,
+        &format!(" {per}"),
+        &o.overrides(),
+        "no other overrides",
     )
 }
 
@@ -270,6 +268,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         &p.path,
                         &xs,
                         &series,
+                        o.chart_size,
                     )?;
                 }
             }
@@ -293,10 +292,12 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                     dir,
                     "sweep",
                     (&title, &sub),
-                    (&p.path, &q.path),
-                    &p.values,
-                    &q.values,
+                    (
+                        (p.path.as_str(), p.values.as_slice()),
+                        (q.path.as_str(), q.values.as_slice()),
+                    ),
                     &maps,
+                    o.chart_size,
                 )?;
             }
             _ => {}
@@ -525,6 +526,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
             ),
             &params,
             &effects,
+            o.chart_size,
         )?;
     }
     if o.json {

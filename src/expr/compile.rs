@@ -666,7 +666,7 @@ pub fn suggest<'a>(
     name: &str,
     known: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>,
 ) -> String {
-    // Case is ignored when measuring (`france` finds `French`), then breaks ties.
+    // Case is ignored when measuring (`vP` finds `Vp`), then breaks ties.
     let lower = name.to_lowercase();
     let best = known
         .map(|k| k.as_ref())
