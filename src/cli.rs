@@ -74,6 +74,17 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
+/// Loads a scenario with overrides and prepares it for `engine`.
+pub fn load(
+    path: &std::path::Path,
+    sets: &[crate::overrides::Override],
+    engine: crate::native::Engine,
+) -> Result<crate::Model> {
+    let mut m = crate::scenario::load_with(path, sets)?;
+    crate::native::prepare(&mut m, engine);
+    Ok(m)
+}
+
 /// The most games one run may play: far more than any machine plays in a year, and small
 /// enough that every count and game index stays exact.
 pub const MAX_GAMES: u64 = 1_000_000_000_000_000;
@@ -119,6 +130,10 @@ pub struct RunOpts {
     /// Worker threads (default: one per core).
     #[arg(long, allow_negative_numbers = true, short = 't', value_parser = parse_threads)]
     pub threads: Option<u64>,
+    /// The engine: `native` compiles the scenario's formulas to machine code when it is
+    /// loaded (the default); `interp` runs the reference interpreter. Results are identical.
+    #[arg(long, value_enum, default_value_t = crate::native::Engine::Native)]
+    pub engine: crate::native::Engine,
     /// Print the results as one JSON object on stdout (schema in the README).
     #[arg(long)]
     pub json: bool,

@@ -288,6 +288,8 @@ pub struct Expr {
     ty: Ty,
     konst: Option<Num>,
     fun: closure::Fun,
+    /// The machine-code form, when the native engine compiled the model.
+    native: Option<crate::native::Compiled>,
     /// Source location index (for faults and traces).
     pub loc: u32,
 }
@@ -296,7 +298,10 @@ impl Clone for Expr {
     /// Closures cannot be cloned; the copy lowers the same program again (models are cloned
     /// only while compiling, never per game).
     fn clone(&self) -> Self {
-        Expr::new(self.code.to_vec(), self.loc)
+        Expr {
+            native: self.native.clone(),
+            ..Expr::new(self.code.to_vec(), self.loc)
+        }
     }
 }
 
@@ -331,8 +336,24 @@ impl Expr {
             ty,
             konst,
             fun,
+            native: None,
             loc,
         }
+    }
+
+    /// Whether the expression runs as machine code.
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
+    }
+
+    /// Installs the machine-code form (the native engine's).
+    pub(crate) fn set_native(&mut self, f: crate::native::Compiled) {
+        self.native = Some(f);
+    }
+
+    /// The typed tree (what the native engine lowers).
+    pub(crate) fn tree(&self) -> tree::Node {
+        tree::decode_program(&self.code)
     }
 
     /// A real constant expression.
@@ -375,12 +396,26 @@ impl Expr {
     /// Evaluates the expression; a fault is recorded in `env` and the value is 0.
     #[inline]
     pub fn eval_num(&self, env: &mut Env<'_>) -> Num {
+        if let Some(n) = &self.native {
+            let bits = n.call(env);
+            return match self.ty {
+                Ty::Int => Num::Int(bits as i64),
+                Ty::Real => Num::Real(f64::from_bits(bits)),
+            };
+        }
         self.fun.num(env)
     }
 
     /// Evaluates the expression as a real (an integer is converted).
     #[inline]
     pub fn eval(&self, env: &mut Env<'_>) -> f64 {
+        if let Some(n) = &self.native {
+            let bits = n.call(env);
+            return match self.ty {
+                Ty::Int => bits as i64 as f64,
+                Ty::Real => f64::from_bits(bits),
+            };
+        }
         match &self.fun {
             closure::Fun::Int(f) => f(env) as f64,
             closure::Fun::Real(f) => f(env),
@@ -390,6 +425,13 @@ impl Expr {
     /// Evaluates the expression as a condition: true when non-zero.
     #[inline]
     pub fn truth(&self, env: &mut Env<'_>) -> bool {
+        if let Some(n) = &self.native {
+            let bits = n.call(env);
+            return match self.ty {
+                Ty::Int => bits != 0,
+                Ty::Real => f64::from_bits(bits) != 0.0,
+            };
+        }
         match &self.fun {
             closure::Fun::Int(f) => f(env) != 0,
             closure::Fun::Real(f) => f(env) != 0.0,
@@ -459,6 +501,8 @@ pub struct Env<'a> {
     pub rng: Rng,
     /// Bindings, fault and stack.
     pub cx: Ctx,
+    /// The arguments of a random draw that machine code passes to its helper.
+    pub(crate) args: [u64; STACK],
 }
 
 impl<'a> Env<'a> {
@@ -469,6 +513,7 @@ impl<'a> Env<'a> {
             t,
             rng,
             cx: Ctx::default(),
+            args: [0; STACK],
         }
     }
 
@@ -494,7 +539,7 @@ impl<'a> Env<'a> {
     }
 
     #[inline]
-    fn count_owned(&self, deck: u16, code: u8) -> usize {
+    pub(crate) fn count_owned(&self, deck: u16, code: u8) -> usize {
         self.t
             .deck_cards(deck)
             .filter(|&c| self.st.owner[c] == code)
@@ -656,6 +701,35 @@ pub enum Stmt {
         /// Sort keys, most significant first.
         keys: Box<[Expr]>,
     },
+}
+
+impl Stmt {
+    /// Calls `f` on every formula of the statement, nested statements included.
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Stmt::Assign { value, .. } => f(value),
+            Stmt::Award { metric, chain, .. } => {
+                f(metric);
+                chain.iter_mut().for_each(&mut *f);
+            }
+            Stmt::Race { cond, key, .. } => {
+                f(cond);
+                f(key);
+            }
+            Stmt::Block(body) => body.iter_mut().for_each(|s| s.exprs_mut(f)),
+            Stmt::If { cond, then, els } => {
+                f(cond);
+                then.exprs_mut(f);
+                if let Some(e) = els {
+                    e.exprs_mut(f);
+                }
+            }
+            Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => body.exprs_mut(f),
+            Stmt::Draw(_, cond) | Stmt::Take { cond, .. } => cond.iter_mut().for_each(&mut *f),
+            Stmt::Order { keys, .. } => keys.iter_mut().for_each(&mut *f),
+            Stmt::Outcome { .. } | Stmt::End(_) | Stmt::Discard | Stmt::Complete => {}
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod model;
+pub mod native;
 pub mod output;
 pub mod overrides;
 pub mod report;

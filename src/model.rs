@@ -388,4 +388,57 @@ impl Model {
         }
         s
     }
+
+    /// Calls `f` on every formula of the model, its worked examples included (not on the
+    /// examples' setting variants, which are models of their own), in a fixed order.
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        let stmts = |ss: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Expr)| {
+            for s in ss {
+                s.exprs_mut(f);
+            }
+        };
+        for v in &mut self.vars {
+            f(&mut v.init);
+            v.init_for.iter_mut().flatten().for_each(&mut *f);
+        }
+        for a in &mut self.agents {
+            f(&mut a.noise);
+        }
+        for p in &mut self.phases {
+            p.when.iter_mut().for_each(&mut *f);
+            p.order.iter_mut().for_each(&mut *f);
+            p.actions.iter_mut().for_each(&mut *f);
+            stmts(&mut p.effects, f);
+        }
+        for a in &mut self.actions {
+            a.when.iter_mut().for_each(&mut *f);
+            a.cost.iter_mut().for_each(|(_, e)| f(e));
+            f(&mut a.weight);
+            f(&mut a.value);
+            a.target_when.iter_mut().for_each(&mut *f);
+            stmts(&mut a.effects, f);
+        }
+        for e in &mut self.events {
+            e.when.iter_mut().for_each(&mut *f);
+            f(&mut e.probability);
+            stmts(&mut e.effects, f);
+        }
+        for c in &mut self.checks {
+            f(&mut c.when);
+        }
+        let r = &mut self.ranking;
+        r.tier.iter_mut().for_each(&mut *f);
+        f(&mut r.score);
+        for t in &mut r.tiebreak {
+            if let TieBreak::Expr(e, _) = t {
+                f(e);
+            }
+        }
+        for x in &mut self.examples {
+            stmts(&mut x.given, f);
+            stmts(&mut x.effects, f);
+            x.expect.iter_mut().for_each(|(e, _)| f(e));
+            x.probes.iter_mut().flatten().for_each(|(_, e)| f(e));
+        }
+    }
 }

@@ -101,7 +101,7 @@ pub fn junit(suite: &str, results: &[(String, Verdict)]) -> String {
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.check()?;
-    let model = crate::scenario::load_with(&a.scenario, &o.set)?;
+    let model = super::load(&a.scenario, &o.set, o.engine)?;
     let mut checks: Vec<(String, String, String)> = model
         .asserts
         .iter()

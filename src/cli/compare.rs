@@ -105,8 +105,8 @@ pub fn run(a: Args) -> Result<()> {
     let b_path = a.b.clone().unwrap_or_else(|| a.a.clone());
     let sets_a: Vec<Override> = o.set.iter().chain(&a.a_set).cloned().collect();
     let sets_b: Vec<Override> = o.set.iter().chain(&a.b_set).cloned().collect();
-    let ma = crate::scenario::load_with(&a.a, &sets_a)?;
-    let mb = crate::scenario::load_with(&b_path, &sets_b)?;
+    let ma = super::load(&a.a, &sets_a, a.opts.engine)?;
+    let mb = super::load(&b_path, &sets_b, a.opts.engine)?;
     let names: Vec<String> = ma.factions.iter().map(|f| f.name.clone()).collect();
     let names_b: Vec<String> = mb.factions.iter().map(|f| f.name.clone()).collect();
     if names != names_b {

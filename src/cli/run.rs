@@ -166,7 +166,7 @@ pub fn play_rows(
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.check()?;
-    let model = crate::scenario::load_with(&a.scenario, &o.set)?;
+    let model = super::load(&a.scenario, &o.set, o.engine)?;
     super::warn(&model);
     if a.shard.is_some() && a.precision.is_some() {
         return Err(Error::Usage(

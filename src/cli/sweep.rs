@@ -142,7 +142,7 @@ fn load_point(
     extra: &[Override],
 ) -> Result<(crate::Model, Vec<Override>)> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
-    let model = crate::scenario::load_with(path, &sets)?;
+    let model = super::load(path, &sets, o.engine)?;
     Ok((model, sets))
 }
 

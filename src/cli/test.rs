@@ -15,6 +15,10 @@ pub struct Args {
     /// Scenario files (TOML).
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
+    /// The engine: `native` compiles the scenario's formulas to machine code when it is
+    /// loaded (the default); `interp` runs the reference interpreter. Results are identical.
+    #[arg(long, value_enum, default_value_t = crate::native::Engine::Native)]
+    pub engine: crate::native::Engine,
 }
 
 /// Runs `vpsim test`.
@@ -23,7 +27,7 @@ pub fn run(a: Args) -> Result<()> {
     let (mut passed, mut failed) = (0, 0);
     let mut failing: Vec<String> = Vec::new();
     for path in &a.scenarios {
-        let model = crate::scenario::load(path)?;
+        let model = super::load(path, &[], a.engine)?;
         let mut game = Game::new(&model);
         let _ = writeln!(text, "{} ({} examples)", model.file, model.examples.len());
         for i in 0..model.examples.len() {

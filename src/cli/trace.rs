@@ -20,11 +20,15 @@ pub struct Args {
     /// Game index (0-based, as in `run`).
     #[arg(long, allow_negative_numbers = true, short = 'g', default_value_t = 0, value_parser = |s: &str| super::whole(s, 0, u64::MAX))]
     pub game: u64,
+    /// The engine: `native` compiles the scenario's formulas to machine code when it is
+    /// loaded (the default); `interp` runs the reference interpreter. Results are identical.
+    #[arg(long, value_enum, default_value_t = crate::native::Engine::Native)]
+    pub engine: crate::native::Engine,
 }
 
 /// Runs `vpsim trace`.
 pub fn run(a: Args) -> Result<()> {
-    let model = crate::scenario::load_with(&a.scenario, &a.set)?;
+    let model = super::load(&a.scenario, &a.set, a.engine)?;
     let mut game = Game::with_tracer(&model, TextTrace::default());
     let played = game.play(a.seed, a.game);
     // Print the story so far even when the game faulted: it shows what led there.

@@ -1,0 +1,187 @@
+//! The named Rust functions that generated code calls.
+//!
+//! Owns the boundary between machine code and the mechanisms that stay in Rust: random draws
+//! and their distributions, the operations whose failure is a fault (floor division,
+//! remainder, rounding a real to an integer), reals' `min` and `max` with Rust's NaN rules,
+//! and the card and deck builtins. Each helper calls the definition in
+//! [`crate::expr::tree`], so an operation still has one meaning; a fault is recorded in the
+//! environment exactly as the interpreter records it, and the helper yields 0.
+
+use crate::expr::tree::{self, Num, Ty};
+use crate::expr::{BinOp, Env, FaultKind, Func, RandFn};
+
+/// Every binary operator, indexed by the code generated code passes.
+pub const BIN_OPS: [BinOp; 14] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::FloorDiv,
+    BinOp::Mod,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::And,
+    BinOp::Or,
+];
+
+/// Every random function, indexed by code.
+pub const RAND_FNS: [RandFn; 9] = [
+    RandFn::Uniform,
+    RandFn::Random,
+    RandFn::Bernoulli,
+    RandFn::Binomial,
+    RandFn::Poisson,
+    RandFn::Normal,
+    RandFn::Roll,
+    RandFn::Choice,
+    RandFn::Weighted,
+];
+
+/// The rounding functions, indexed by code.
+pub const ROUND_FNS: [Func; 3] = [Func::Floor, Func::Ceil, Func::Round];
+
+/// The code of a value in one of the tables above.
+pub fn code_of<T: PartialEq>(table: &[T], v: T) -> u32 {
+    table.iter().position(|x| *x == v).unwrap_or(0) as u32
+}
+
+fn ok<T: Default>(env: &mut Env<'_>, r: Result<T, FaultKind>, loc: u32) -> T {
+    match r {
+        Ok(v) => v,
+        Err(k) => {
+            env.fault_at(k, loc);
+            T::default()
+        }
+    }
+}
+
+/// `a op b` on integers through the reference operation (used for `//`, `%`, and for the
+/// overflow path of `+ - *`, where it records the fault).
+pub extern "C" fn int_bin(env: &mut Env<'_>, op: u32, a: i64, b: i64, loc: u32) -> i64 {
+    let r = tree::int_bin(BIN_OPS[op as usize % BIN_OPS.len()], a, b);
+    ok(env, r, loc)
+}
+
+/// `a op b` on reals for `/`, `//` and `%` (a zero divisor is a fault).
+pub extern "C" fn real_bin(env: &mut Env<'_>, op: u32, a: f64, b: f64, loc: u32) -> f64 {
+    let r = tree::real_bin(BIN_OPS[op as usize % BIN_OPS.len()], a, b);
+    ok(env, r, loc)
+}
+
+/// `floor`, `ceil` or `round` of a real, which must have a 64-bit integer value.
+pub extern "C" fn round(env: &mut Env<'_>, f: u32, x: f64, loc: u32) -> i64 {
+    let r = tree::round_fn(ROUND_FNS[f as usize % ROUND_FNS.len()], x);
+    ok(env, r, loc)
+}
+
+/// `abs` of an integer (`abs(-2^63)` overflows).
+pub extern "C" fn abs(env: &mut Env<'_>, a: i64, loc: u32) -> i64 {
+    let r = tree::int_func(Func::Abs, &[a]);
+    ok(env, r, loc)
+}
+
+/// Rust's `f64::min`: a NaN operand gives the other one (Cranelift's `fmin` would give NaN).
+pub extern "C" fn fmin(a: f64, b: f64) -> f64 {
+    a.min(b)
+}
+
+/// Rust's `f64::max`.
+pub extern "C" fn fmax(a: f64, b: f64) -> f64 {
+    a.max(b)
+}
+
+/// `bernoulli(p)`.
+pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
+    draw(env, RandFn::Bernoulli, &[Num::Real(p)], Ty::Int, loc)
+}
+
+/// `uniform(a, b)` of two integers.
+pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
+    draw(
+        env,
+        RandFn::Uniform,
+        &[Num::Int(a), Num::Int(b)],
+        Ty::Int,
+        loc,
+    )
+}
+
+/// `random()`.
+pub extern "C" fn random(env: &mut Env<'_>) -> f64 {
+    f64::from_bits(draw(env, RandFn::Random, &[], Ty::Real, 0) as u64)
+}
+
+/// Any random draw: its `n` arguments are in `env.args`, bit `i` of `reals` set when
+/// argument `i` is a real; `real` says the result's type. Returns the value's bits.
+pub extern "C" fn rand(env: &mut Env<'_>, f: u32, n: u32, reals: u64, real: u32, loc: u32) -> u64 {
+    let mut args = [Num::Int(0); crate::expr::STACK];
+    let n = (n as usize).min(args.len());
+    for (i, a) in args.iter_mut().enumerate().take(n) {
+        let bits = env.args[i];
+        *a = if reals >> i & 1 == 1 {
+            Num::Real(f64::from_bits(bits))
+        } else {
+            Num::Int(bits as i64)
+        };
+    }
+    let ty = if real != 0 { Ty::Real } else { Ty::Int };
+    let f = RAND_FNS[f as usize % RAND_FNS.len()];
+    draw(env, f, &args[..n], ty, loc) as u64
+}
+
+/// A draw through the reference `rand_fn`, as bits of the result's type.
+fn draw(env: &mut Env<'_>, f: RandFn, args: &[Num], ty: Ty, loc: u32) -> i64 {
+    let zero = match ty {
+        Ty::Int => Num::Int(0),
+        Ty::Real => Num::Real(0.0),
+    };
+    let v = match tree::rand_fn(f, args, ty, &mut env.rng) {
+        Ok(v) => v,
+        Err(k) => {
+            env.fault_at(k, loc);
+            zero
+        }
+    };
+    match (v, ty) {
+        (Num::Int(i), Ty::Int) => i,
+        (v, _) => v.real().to_bits() as i64,
+    }
+}
+
+/// `NdS` dice.
+pub extern "C" fn dice(env: &mut Env<'_>, n: u32, s: u32) -> i64 {
+    tree::dice(n, s, &mut env.rng)
+}
+
+/// A faction's side id.
+pub extern "C" fn side(env: &mut Env<'_>, f: i64) -> i64 {
+    env.t.side.get(f as usize).copied().unwrap_or(0)
+}
+
+/// Whether a faction is a player.
+pub extern "C" fn player(env: &mut Env<'_>, f: i64) -> i64 {
+    env.t.player.get(f as usize).copied().unwrap_or(0)
+}
+
+/// `drawn`, `card.ATTR`, `left(deck)`, `held(deck)`, `completed(deck)`: the builtins that
+/// read the decks, through the reference definition (`op` is the instruction's index in
+/// the model's table of deck builtins).
+pub extern "C" fn deck_leaf(env: &mut Env<'_>, kind: u32, arg: u32) -> i64 {
+    let op = match kind {
+        0 => crate::expr::Op::Drawn,
+        1 => crate::expr::Op::CardAttr(arg as u16),
+        2 => crate::expr::Op::DeckLeft(arg as u16),
+        3 => crate::expr::Op::Held(arg as u16),
+        _ => crate::expr::Op::Completed(arg as u16),
+    };
+    tree::leaf(op, env)
+}
+
+/// `has_completed(deck, id)` for the bound faction.
+pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
+    tree::has_completed(env, deck as u16, id) as i64
+}

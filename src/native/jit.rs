@@ -1,0 +1,85 @@
+//! Finished machine code as callable functions: the one module of vpsim that uses `unsafe`.
+//!
+//! Owns the [`JITModule`] that holds a model's generated code, the conversion of a finished
+//! function's address into a Rust function pointer, and the release of the code's memory.
+//! Everything else about the native engine (what the code computes) lives in [`super::lower`]
+//! and [`super::helpers`] and is safe Rust.
+#![allow(unsafe_code)]
+
+use std::sync::Arc;
+
+use cranelift_jit::JITModule;
+use cranelift_module::FuncId;
+
+use crate::expr::Env;
+
+/// The type of every generated formula: the evaluation environment and the game's variable
+/// slots in, the value's bits out (an `i64`, or an `f64`'s bits for a real formula).
+pub type NativeFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64) -> u64;
+
+/// A model's machine code. It lives as long as any function made from it: every
+/// [`super::Compiled`] holds an `Arc` of it.
+pub struct Code {
+    module: Option<JITModule>,
+}
+
+// SAFETY: after `finish` the module is never used again except to free its memory in `drop`,
+// which runs once, when the last `Arc` goes; the code itself is immutable, position-fixed
+// machine code that any thread may run.
+unsafe impl Send for Code {}
+// SAFETY: as above; no method of `Code` mutates anything through `&self`.
+unsafe impl Sync for Code {}
+
+impl Code {
+    /// Finalizes the module's definitions and returns the functions `ids` in order.
+    ///
+    /// The invariants that make calling the returned pointers sound are established by the
+    /// lowering, which is the only producer of the module's functions:
+    /// - every function was declared with the signature `(ptr, ptr) -> i64` in the host's
+    ///   default calling convention, which is `extern "C"` on every target Cranelift supports
+    ///   natively, and is called only through [`NativeFn`];
+    /// - the first argument is only read or written at offsets of `Env` fields computed with
+    ///   `offset_of!` in this build, with the fields' own types (`i64`, `u32`, `u16`, `u8`,
+    ///   `u64`), and passed on to helper functions declared `extern "C"` with a
+    ///   `&mut Env` first parameter;
+    /// - the second argument is the game's `State::vals` buffer, of `slots` elements; every
+    ///   load from it uses an index proven below `slots` at compile time or checked against
+    ///   it in the generated code;
+    /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
+    ///   (helpers record faults instead of panicking).
+    pub fn finish(
+        mut module: JITModule,
+        ids: &[FuncId],
+    ) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
+        module
+            .finalize_definitions()
+            .map_err(|e| format!("cannot finalize the machine code: {e}"))?;
+        let fns = ids
+            .iter()
+            .map(|&id| {
+                let p = module.get_finalized_function(id);
+                // SAFETY: `p` is the entry of a finished function with the signature and
+                // behaviour stated above; `Code` keeps its memory alive as long as the
+                // pointer can be reached (see `Compiled`).
+                unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
+            })
+            .collect();
+        Ok((
+            Arc::new(Code {
+                module: Some(module),
+            }),
+            fns,
+        ))
+    }
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the last `Arc<Code>` is going, and every function pointer made from
+            // this module lives in a `Compiled` that holds one of those `Arc`s, so no pointer
+            // into the memory can be called after this.
+            unsafe { m.free_memory() }
+        }
+    }
+}

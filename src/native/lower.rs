@@ -1,0 +1,783 @@
+//! Lowering a typed formula tree to Cranelift IR.
+//!
+//! Owns the machine-code form of every operation of the formula language. Integers are `i64`
+//! values and reals `f64` values, exactly as the typing of [`crate::expr::tree`] says; `+ - *`
+//! and comparisons, loads of variables, bindings, conditionals and aggregations over
+//! factions and set elements are lowered inline, and the overflow path of integer arithmetic
+//! branches to the reference operation, which records the fault. Everything that is a real
+//! algorithm or can fail in more than one way (random draws, `//`, `%`, rounding a real, the
+//! deck builtins) is a call to a named function of [`super::helpers`].
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::FunctionBuilder;
+
+use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
+use crate::expr::tree::{Node, Ty};
+use crate::expr::{Agg, BinOp, Elem, Env, Func, Op, RandFn, Who};
+use crate::state::{State, Tables};
+
+const I64: Type = types::I64;
+const F64: Type = types::F64;
+const I32: Type = types::I32;
+
+/// Byte offsets of the environment fields generated code reads and writes, in this build.
+struct Off;
+impl Off {
+    const ROUND: i32 =
+        (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, round)) as i32;
+    const AGE: i32 =
+        (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, age)) as i32;
+    const AGE_ROUND: i32 =
+        (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, age_round)) as i32;
+    const OUT: i32 =
+        (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, out)) as i32;
+    const ME: i32 = std::mem::offset_of!(Env<'static>, cx.me) as i32;
+    const BOUND: i32 = std::mem::offset_of!(Env<'static>, cx.bound) as i32;
+    const TARGET: i32 = std::mem::offset_of!(Env<'static>, cx.target) as i32;
+    const ELEM: i32 = std::mem::offset_of!(Env<'static>, cx.elem) as i32;
+    const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
+}
+
+/// A value and its static type.
+#[derive(Clone, Copy)]
+struct V {
+    v: Value,
+    ty: Ty,
+}
+
+/// The lowering of one formula into the function being built.
+pub(super) struct Lower<'a, 'f> {
+    b: FunctionBuilder<'f>,
+    env: Value,
+    vals: Value,
+    t: &'a Tables,
+    slots: u64,
+    loc: u32,
+    ptr: Type,
+    cc: CallConv,
+    cfg: TargetFrontendConfig,
+    sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+}
+
+impl<'a, 'f> Lower<'a, 'f> {
+    /// Starts the body of a function `(env, vals) -> i64` in `b`.
+    pub fn new(
+        mut b: FunctionBuilder<'f>,
+        t: &'a Tables,
+        slots: usize,
+        loc: u32,
+        cfg: TargetFrontendConfig,
+    ) -> Self {
+        let (ptr, cc) = (cfg.pointer_type(), cfg.default_call_conv);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let env = b.block_params(entry)[0];
+        let vals = b.block_params(entry)[1];
+        Lower {
+            b,
+            env,
+            vals,
+            t,
+            slots: slots as u64,
+            loc,
+            ptr,
+            cc,
+            cfg,
+            sigs: HashMap::new(),
+        }
+    }
+
+    /// Lowers `n` as the function's value (a real is returned as its bits) and finishes.
+    pub fn finish(mut self, n: &Node) {
+        let v = self.node(n);
+        let bits = match v.ty {
+            Ty::Int => v.v,
+            Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), v.v),
+        };
+        self.b.ins().return_(&[bits]);
+        self.b.seal_all_blocks();
+        self.b.finalize(self.cfg);
+    }
+
+    // --- helpers for building -------------------------------------------------------------
+
+    fn int(&mut self, c: i64) -> Value {
+        self.b.ins().iconst(I64, c)
+    }
+
+    fn i32c(&mut self, c: u32) -> Value {
+        self.b.ins().iconst(I32, c as i64)
+    }
+
+    fn real(&mut self, c: f64) -> Value {
+        self.b.ins().f64const(c)
+    }
+
+    /// `v` as a real (an integer converted).
+    fn as_real(&mut self, v: V) -> Value {
+        match v.ty {
+            Ty::Int => self.b.ins().fcvt_from_sint(F64, v.v),
+            Ty::Real => v.v,
+        }
+    }
+
+    /// `v` with type `ty` (an integer widened to a real when `ty` is real).
+    fn conv(&mut self, v: V, ty: Ty) -> Value {
+        match ty {
+            Ty::Int => v.v,
+            Ty::Real => self.as_real(v),
+        }
+    }
+
+    /// `v != 0` as an `i8` truth value.
+    fn truth(&mut self, v: V) -> Value {
+        match v.ty {
+            Ty::Int => self.b.ins().icmp_imm_s(IntCC::NotEqual, v.v, 0),
+            Ty::Real => {
+                let z = self.real(0.0);
+                self.b.ins().fcmp(FloatCC::NotEqual, v.v, z)
+            }
+        }
+    }
+
+    /// An `i8` truth as an integer 0 or 1.
+    fn bool_int(&mut self, c: Value) -> Value {
+        self.b.ins().uextend(I64, c)
+    }
+
+    fn env_load(&mut self, ty: Type, off: i32) -> Value {
+        self.b
+            .ins()
+            .load(ty, MemFlagsData::trusted(), self.env, off)
+    }
+
+    fn env_store(&mut self, v: Value, off: i32) {
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), v, self.env, off);
+    }
+
+    /// Calls helper `f` (an `extern "C"` function with these parameter and result types).
+    fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
+        let key = (params.to_vec(), ret);
+        let sig = match self.sigs.get(&key) {
+            Some(s) => *s,
+            None => {
+                let mut s = Signature::new(self.cc);
+                s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+                s.returns.extend(ret.map(AbiParam::new));
+                let r = self.b.import_signature(s);
+                self.sigs.insert(key, r);
+                r
+            }
+        };
+        let addr = self.b.ins().iconst(self.ptr, f as i64);
+        let call = self.b.ins().call_indirect(sig, addr, args);
+        match ret {
+            Some(_) => self.b.inst_results(call)[0],
+            None => addr,
+        }
+    }
+
+    /// The faction index `w` names, as an `i64`.
+    fn who(&mut self, w: Who) -> Value {
+        let off = match w {
+            Who::None => return self.int(0),
+            Who::Fixed(f) => return self.int(f as i64),
+            Who::Bound => Off::BOUND,
+            Who::Me => Off::ME,
+            Who::Target => Off::TARGET,
+        };
+        let v = self.env_load(types::I8, off);
+        self.b.ins().uextend(I64, v)
+    }
+
+    // --- the operations ---------------------------------------------------------------------
+
+    fn node(&mut self, n: &Node) -> V {
+        let int = |v| V { v, ty: Ty::Int };
+        match n {
+            Node::Int(c) => int(self.int(*c)),
+            Node::Real(c) => V {
+                v: self.real(*c),
+                ty: Ty::Real,
+            },
+            Node::Load(base, fs, who, elem) => int(self.load(*base, *fs, *who, *elem)),
+            Node::Leaf(op) => int(self.leaf(*op)),
+            Node::Un(op, a) => self.unary(*op, a),
+            Node::Bin(op, a, b) => self.binary(*op, a, b, n.ty()),
+            Node::If(c, t, f) => self.cond(c, t, f, n.ty()),
+            Node::Call(f, args) => self.func(*f, args, n.ty()),
+            Node::Rand(f, args) => self.rand(*f, args, n.ty()),
+            Node::AggF(kind, others, body) => self.agg(*kind, Some(*others), 0, body, n.ty()),
+            Node::AggS(kind, count, body) => self.agg(*kind, None, *count, body, n.ty()),
+        }
+    }
+
+    fn load(&mut self, base: u32, fs: u32, who: Who, elem: Elem) -> Value {
+        if self.slots == 0 {
+            return self.int(0);
+        }
+        let fixed_elem = match elem {
+            Elem::None => Some(0u64),
+            Elem::Fixed(i) => Some(i as u64),
+            Elem::Bound => None,
+        };
+        let fixed_who = match who {
+            Who::None => Some(0u64),
+            Who::Fixed(f) => Some(f as u64),
+            _ => None,
+        };
+        let idx = match (fixed_who, fixed_elem) {
+            (Some(f), Some(e)) if base as u64 + f * fs as u64 + e < self.slots => {
+                let off = (base as u64 + f * fs as u64 + e) * 8;
+                return self
+                    .b
+                    .ins()
+                    .load(I64, MemFlagsData::trusted(), self.vals, off as i32);
+            }
+            _ => {
+                let w = self.who(who);
+                let mut idx = self.b.ins().imul_imm_s(w, fs as i64);
+                idx = self.b.ins().iadd_imm_s(idx, base as i64);
+                if fixed_elem.is_none() {
+                    let e = self.env_load(types::I16, Off::ELEM);
+                    let e = self.b.ins().uextend(I64, e);
+                    idx = self.b.ins().iadd(idx, e);
+                } else if let Some(e) = fixed_elem {
+                    idx = self.b.ins().iadd_imm_s(idx, e as i64);
+                }
+                idx
+            }
+        };
+        // The engine binds only factions and elements that exist, so the index is always in
+        // range; the check keeps every access inside the buffer whatever happens.
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
+        let zero = self.int(0);
+        let idx = self.b.ins().select(inside, idx, zero);
+        let off = self.b.ins().ishl_imm_u(idx, 3);
+        let addr = self.b.ins().iadd(self.vals, off);
+        self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0)
+    }
+
+    fn leaf(&mut self, op: Op) -> Value {
+        let deck = |kind: u32, arg: u16| (kind, arg as u32);
+        let d = match op {
+            Op::Round => return self.env_load(I64, Off::ROUND),
+            Op::Age => return self.env_load(I64, Off::AGE),
+            Op::AgeRound => return self.env_load(I64, Off::AGE_ROUND),
+            Op::NFactions => return self.int(self.t.nfactions as i64),
+            Op::Eliminated(w) => {
+                let out = self.env_load(I32, Off::OUT);
+                let out = self.b.ins().uextend(I64, out);
+                let f = self.who(w);
+                let s = self.b.ins().ushr(out, f);
+                return self.b.ins().band_imm_s(s, 1);
+            }
+            Op::Seat(w) => {
+                let f = self.who(w);
+                return self.b.ins().iadd_imm_s(f, 1);
+            }
+            Op::Side(w) | Op::Player(w) => {
+                if let Who::Fixed(f) = w {
+                    let table = if matches!(op, Op::Side(_)) {
+                        &self.t.side
+                    } else {
+                        &self.t.player
+                    };
+                    if let Some(&c) = table.get(f as usize) {
+                        return self.int(c);
+                    }
+                }
+                let f = self.who(w);
+                let env = self.env;
+                let fun = if matches!(op, Op::Side(_)) {
+                    h::side as *const () as usize
+                } else {
+                    h::player as *const () as usize
+                };
+                return self.call(fun, &[self.ptr, I64], Some(I64), &[env, f]);
+            }
+            Op::Dice(n, s) => {
+                let (n, s) = (self.i32c(n), self.i32c(s));
+                let env = self.env;
+                return self.call(
+                    h::dice as *const () as usize,
+                    &[self.ptr, I32, I32],
+                    Some(I64),
+                    &[env, n, s],
+                );
+            }
+            Op::Drawn => deck(0, 0),
+            Op::CardAttr(a) => deck(1, a),
+            Op::DeckLeft(x) => deck(2, x),
+            Op::Held(x) => deck(3, x),
+            Op::Completed(x) => deck(4, x),
+            _ => return self.int(0),
+        };
+        let (k, a) = (self.i32c(d.0), self.i32c(d.1));
+        let env = self.env;
+        self.call(
+            h::deck_leaf as *const () as usize,
+            &[self.ptr, I32, I32],
+            Some(I64),
+            &[env, k, a],
+        )
+    }
+
+    fn unary(&mut self, op: Op, a: &Node) -> V {
+        let x = self.node(a);
+        let v = match (op, x.ty) {
+            (Op::Neg, Ty::Int) => {
+                let zero = self.int(0);
+                return V {
+                    v: self.checked(BinOp::Sub, zero, x.v),
+                    ty: Ty::Int,
+                };
+            }
+            (Op::Neg, Ty::Real) => {
+                return V {
+                    v: self.b.ins().fneg(x.v),
+                    ty: Ty::Real,
+                };
+            }
+            (Op::Not, _) => {
+                let t = self.truth(x);
+                let t = self.b.ins().bxor_imm_s(t, 1);
+                self.bool_int(t)
+            }
+            (Op::HasCompleted(d), _) => {
+                let id = match x.ty {
+                    Ty::Int => x.v,
+                    Ty::Real => self.b.ins().fcvt_to_sint_sat(I64, x.v),
+                };
+                let d = self.i32c(d as u32);
+                let env = self.env;
+                self.call(
+                    h::has_completed as *const () as usize,
+                    &[self.ptr, I32, I64],
+                    Some(I64),
+                    &[env, d, id],
+                )
+            }
+            _ => {
+                let t = self.truth(x);
+                self.bool_int(t)
+            }
+        };
+        V { v, ty: Ty::Int }
+    }
+
+    /// `a op b` for `+ - *` with the overflow check; the overflow path calls the reference
+    /// operation, which records the fault and yields 0.
+    fn checked(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let (r, over) = match op {
+            BinOp::Add => self.b.ins().sadd_overflow(a, b),
+            BinOp::Sub => self.b.ins().ssub_overflow(a, b),
+            _ => self.b.ins().smul_overflow(a, b),
+        };
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        let out = self.b.append_block_param(done, I64);
+        self.b.set_cold_block(slow);
+        self.b
+            .ins()
+            .brif(over, slow, &[], done, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(slow);
+        let v = self.int_helper(op, a, b);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        out
+    }
+
+    fn int_helper(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
+        let env = self.env;
+        self.call(
+            h::int_bin as *const () as usize,
+            &[self.ptr, I32, I64, I64, I32],
+            Some(I64),
+            &[env, o, a, b, l],
+        )
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Node, b: &Node, ty: Ty) -> V {
+        let (x, y) = (self.node(a), self.node(b));
+        let arith = matches!(
+            op,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod | BinOp::Div
+        );
+        if arith && ty == Ty::Int {
+            let v = match op {
+                BinOp::Add | BinOp::Sub | BinOp::Mul => self.checked(op, x.v, y.v),
+                _ => self.int_helper(op, x.v, y.v),
+            };
+            return V { v, ty: Ty::Int };
+        }
+        if arith {
+            let (p, q) = (self.as_real(x), self.as_real(y));
+            let v = match op {
+                BinOp::Add => self.b.ins().fadd(p, q),
+                BinOp::Sub => self.b.ins().fsub(p, q),
+                BinOp::Mul => self.b.ins().fmul(p, q),
+                _ => {
+                    let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
+                    let env = self.env;
+                    self.call(
+                        h::real_bin as *const () as usize,
+                        &[self.ptr, I32, F64, F64, I32],
+                        Some(F64),
+                        &[env, o, p, q, l],
+                    )
+                }
+            };
+            return V { v, ty: Ty::Real };
+        }
+        let c = match op {
+            BinOp::And | BinOp::Or => {
+                let (p, q) = (self.truth(x), self.truth(y));
+                if op == BinOp::And {
+                    self.b.ins().band(p, q)
+                } else {
+                    self.b.ins().bor(p, q)
+                }
+            }
+            _ if x.ty == Ty::Int && y.ty == Ty::Int => {
+                let cc = match op {
+                    BinOp::Eq => IntCC::Equal,
+                    BinOp::Ne => IntCC::NotEqual,
+                    BinOp::Lt => IntCC::SignedLessThan,
+                    BinOp::Le => IntCC::SignedLessThanOrEqual,
+                    BinOp::Gt => IntCC::SignedGreaterThan,
+                    _ => IntCC::SignedGreaterThanOrEqual,
+                };
+                self.b.ins().icmp(cc, x.v, y.v)
+            }
+            _ => {
+                // Ordered comparisons are false on a NaN; `!=` (unordered or not equal) is
+                // true, as `partial_cmp` gives.
+                let cc = match op {
+                    BinOp::Eq => FloatCC::Equal,
+                    BinOp::Ne => FloatCC::NotEqual,
+                    BinOp::Lt => FloatCC::LessThan,
+                    BinOp::Le => FloatCC::LessThanOrEqual,
+                    BinOp::Gt => FloatCC::GreaterThan,
+                    _ => FloatCC::GreaterThanOrEqual,
+                };
+                let (p, q) = (self.as_real(x), self.as_real(y));
+                self.b.ins().fcmp(cc, p, q)
+            }
+        };
+        V {
+            v: self.bool_int(c),
+            ty: Ty::Int,
+        }
+    }
+
+    fn cond(&mut self, c: &Node, t: &Node, f: &Node, ty: Ty) -> V {
+        let c = self.node(c);
+        let c = self.truth(c);
+        let (yes, no, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let out = self
+            .b
+            .append_block_param(done, if ty == Ty::Int { I64 } else { F64 });
+        self.b.ins().brif(c, yes, &[], no, &[]);
+        for (block, n) in [(yes, t), (no, f)] {
+            self.b.switch_to_block(block);
+            let v = self.node(n);
+            let v = self.conv(v, ty);
+            self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        }
+        self.b.switch_to_block(done);
+        V { v: out, ty }
+    }
+
+    fn func(&mut self, f: Func, args: &[Node], ty: Ty) -> V {
+        let vs: Vec<V> = args.iter().map(|a| self.node(a)).collect();
+        if matches!(f, Func::Floor | Func::Ceil | Func::Round) {
+            let x = vs[0];
+            if x.ty == Ty::Int {
+                return x;
+            }
+            let (k, l) = (self.i32c(code_of(&ROUND_FNS, f)), self.i32c(self.loc));
+            let env = self.env;
+            let v = self.call(
+                h::round as *const () as usize,
+                &[self.ptr, I32, F64, I32],
+                Some(I64),
+                &[env, k, x.v, l],
+            );
+            return V { v, ty: Ty::Int };
+        }
+        let v = if ty == Ty::Int {
+            let a: Vec<Value> = vs.iter().map(|v| v.v).collect();
+            match f {
+                Func::Min => a[1..].iter().fold(a[0], |m, &x| self.b.ins().smin(m, x)),
+                Func::Max => a[1..].iter().fold(a[0], |m, &x| self.b.ins().smax(m, x)),
+                Func::Abs => {
+                    let (env, l) = (self.env, self.i32c(self.loc));
+                    self.call(
+                        h::abs as *const () as usize,
+                        &[self.ptr, I64, I32],
+                        Some(I64),
+                        &[env, a[0], l],
+                    )
+                }
+                _ => {
+                    let m = self.b.ins().smax(a[0], a[1]);
+                    self.b.ins().smin(m, a[2])
+                }
+            }
+        } else {
+            let a: Vec<Value> = vs.iter().map(|&v| self.as_real(v)).collect();
+            let two = [F64, F64];
+            match f {
+                Func::Min | Func::Max => {
+                    let (start, h) = if f == Func::Min {
+                        (f64::INFINITY, h::fmin as *const () as usize)
+                    } else {
+                        (f64::NEG_INFINITY, h::fmax as *const () as usize)
+                    };
+                    let mut m = self.real(start);
+                    for &x in &a {
+                        m = self.call(h, &two, Some(F64), &[m, x]);
+                    }
+                    m
+                }
+                Func::Abs => self.b.ins().fabs(a[0]),
+                _ => {
+                    let m = self.call(
+                        h::fmax as *const () as usize,
+                        &two,
+                        Some(F64),
+                        &[a[0], a[1]],
+                    );
+                    self.call(h::fmin as *const () as usize, &two, Some(F64), &[m, a[2]])
+                }
+            }
+        };
+        V { v, ty }
+    }
+
+    fn rand(&mut self, f: RandFn, args: &[Node], ty: Ty) -> V {
+        let vs: Vec<V> = args.iter().map(|a| self.node(a)).collect();
+        let env = self.env;
+        let l = self.i32c(self.loc);
+        match f {
+            RandFn::Bernoulli if vs.len() == 1 => {
+                let p = self.as_real(vs[0]);
+                let v = self.call(
+                    h::bernoulli as *const () as usize,
+                    &[self.ptr, F64, I32],
+                    Some(I64),
+                    &[env, p, l],
+                );
+                return V { v, ty: Ty::Int };
+            }
+            RandFn::Uniform if vs.len() == 2 && vs.iter().all(|v| v.ty == Ty::Int) => {
+                let v = self.call(
+                    h::uniform as *const () as usize,
+                    &[self.ptr, I64, I64, I32],
+                    Some(I64),
+                    &[env, vs[0].v, vs[1].v, l],
+                );
+                return V { v, ty: Ty::Int };
+            }
+            RandFn::Random => {
+                let v = self.call(
+                    h::random as *const () as usize,
+                    &[self.ptr],
+                    Some(F64),
+                    &[env],
+                );
+                return V { v, ty: Ty::Real };
+            }
+            _ => {}
+        }
+        let mut reals = 0u64;
+        for (i, v) in vs.iter().enumerate() {
+            if v.ty == Ty::Real {
+                reals |= 1 << i;
+            }
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), v.v, env, Off::ARGS + 8 * i as i32);
+        }
+        let fc = self.i32c(code_of(&RAND_FNS, f));
+        let n = self.i32c(vs.len() as u32);
+        let reals = self.int(reals as i64);
+        let real = self.i32c((ty == Ty::Real) as u32);
+        let bits = self.call(
+            h::rand as *const () as usize,
+            &[self.ptr, I32, I32, I64, I32, I32],
+            Some(I64),
+            &[env, fc, n, reals, real, l],
+        );
+        match ty {
+            Ty::Int => V {
+                v: bits,
+                ty: Ty::Int,
+            },
+            Ty::Real => V {
+                v: self.b.ins().bitcast(F64, MemFlagsData::new(), bits),
+                ty: Ty::Real,
+            },
+        }
+    }
+
+    /// An aggregation over the factions (`others` is `Some`) or over the `count` elements of
+    /// a set: the binding is saved, set to each member in turn and restored.
+    fn agg(&mut self, kind: Agg, others: Option<bool>, count: u16, body: &Node, ty: Ty) -> V {
+        let (off, bty, n) = match others {
+            Some(_) => (Off::BOUND, types::I8, self.t.nfactions as i64),
+            None => (Off::ELEM, types::I16, count as i64),
+        };
+        let outer = self.env_load(bty, off);
+        let int = ty == Ty::Int || kind == Agg::Count;
+        let acc_ty = if int { I64 } else { F64 };
+        let start = if int {
+            self.int(0)
+        } else {
+            self.real(match kind {
+                Agg::Max => f64::NEG_INFINITY,
+                Agg::Min => f64::INFINITY,
+                _ => 0.0,
+            })
+        };
+        let acc = self.b.declare_var(acc_ty);
+        let seen = self.b.declare_var(I64);
+        let i = self.b.declare_var(I64);
+        self.b.def_var(acc, start);
+        let zero = self.int(0);
+        self.b.def_var(seen, zero);
+        self.b.def_var(i, zero);
+        let (head, member, next, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let iv = self.b.use_var(i);
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
+        self.b.ins().brif(more, member, &[], exit, &[]);
+
+        self.b.switch_to_block(member);
+        let iv = self.b.use_var(i);
+        if others == Some(true) {
+            let o = self.b.ins().uextend(I64, outer);
+            let skip = self.b.ins().icmp(IntCC::Equal, iv, o);
+            let go = self.b.create_block();
+            self.b.ins().brif(skip, next, &[], go, &[]);
+            self.b.switch_to_block(go);
+        }
+        let narrow = self.b.ins().ireduce(bty, iv);
+        self.env_store(narrow, off);
+        let v = self.node(body);
+        let a = self.b.use_var(acc);
+        let new = if int {
+            let v = match v.ty {
+                Ty::Int => v.v,
+                Ty::Real => {
+                    let t = self.truth(v);
+                    self.bool_int(t)
+                }
+            };
+            match kind {
+                Agg::Sum => self.checked_sum(a, v),
+                Agg::Count => {
+                    let t = self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);
+                    let t = self.bool_int(t);
+                    self.b.ins().iadd(a, t)
+                }
+                Agg::Max | Agg::Min => {
+                    let m = if kind == Agg::Max {
+                        self.b.ins().smax(a, v)
+                    } else {
+                        self.b.ins().smin(a, v)
+                    };
+                    let s = self.b.use_var(seen);
+                    let s = self.b.ins().icmp_imm_s(IntCC::NotEqual, s, 0);
+                    self.b.ins().select(s, m, v)
+                }
+            }
+        } else {
+            let v = self.as_real(v);
+            match kind {
+                Agg::Max => self.call(
+                    h::fmax as *const () as usize,
+                    &[F64, F64],
+                    Some(F64),
+                    &[a, v],
+                ),
+                Agg::Min => self.call(
+                    h::fmin as *const () as usize,
+                    &[F64, F64],
+                    Some(F64),
+                    &[a, v],
+                ),
+                _ => self.b.ins().fadd(a, v),
+            }
+        };
+        self.b.def_var(acc, new);
+        let one = self.int(1);
+        self.b.def_var(seen, one);
+        self.b.ins().jump(next, &[]);
+
+        self.b.switch_to_block(next);
+        let iv = self.b.use_var(i);
+        let iv = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, iv);
+        self.b.ins().jump(head, &[]);
+
+        self.b.switch_to_block(exit);
+        self.env_store(outer, off);
+        let a = self.b.use_var(acc);
+        if int {
+            return V { v: a, ty: Ty::Int };
+        }
+        // An aggregate over nothing is 0, not infinity.
+        let mag = self.b.ins().fabs(a);
+        let inf = self.real(f64::INFINITY);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, mag, inf);
+        let z = self.real(0.0);
+        V {
+            v: self.b.ins().select(finite, a, z),
+            ty: Ty::Real,
+        }
+    }
+
+    /// `acc + v` for a sum; on overflow the fault is recorded and the sum keeps `acc`, as
+    /// the reference aggregate does.
+    fn checked_sum(&mut self, a: Value, v: Value) -> Value {
+        let (r, over) = self.b.ins().sadd_overflow(a, v);
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        let out = self.b.append_block_param(done, I64);
+        self.b.set_cold_block(slow);
+        self.b
+            .ins()
+            .brif(over, slow, &[], done, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(slow);
+        self.int_helper(BinOp::Add, a, v);
+        self.b.ins().jump(done, &[BlockArg::Value(a)]);
+        self.b.switch_to_block(done);
+        out
+    }
+}
