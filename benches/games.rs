@@ -1,8 +1,11 @@
-//! Games per second on the TI4 scenario, beside the random-draw floor: a loop that derives
-//! the same per-game streams and draws the same number of 32-bit words with no game logic.
-//! The ratio of the two is the cost of the rules engine over the randomness it consumes.
+//! Games per second on the TI4 scenario, side by side, one thread: the random-draw floor (a
+//! loop that derives the same per-game streams and draws the same number of 32-bit words with
+//! no game logic), the hand-written Rust program of the same model (`ti4_reference.rs`, which
+//! plays the same games), the interpreter, and the native engine.
 //!
 //! Run: `cargo bench --bench games`. One thread; multiply by cores for `vpsim run`.
+
+mod ti4_reference;
 
 use divan::{Bencher, black_box, counter::ItemsCount};
 use rand::Rng as _;
@@ -36,9 +39,34 @@ fn words_per_game(m: &vpsim::Model) -> Vec<u32> {
 }
 
 #[divan::bench(sample_count = 20)]
-fn ti4_games(bencher: Bencher) {
+fn ti4_interp(bencher: Bencher) {
     let m = ti4();
-    let mut g = Game::new(&m);
+    games(bencher, &m);
+}
+
+#[divan::bench(sample_count = 20)]
+fn ti4_native(bencher: Bencher) {
+    let mut m = ti4();
+    let r = vpsim::native::compile(&mut m).expect("the host is supported");
+    eprintln!(
+        "(native: {} functions compiled in {:.1} ms)",
+        r.functions,
+        r.elapsed.as_secs_f64() * 1e3
+    );
+    games(bencher, &m);
+}
+
+#[divan::bench(sample_count = 20)]
+fn ti4_hand_written(bencher: Bencher) {
+    bencher.counter(ItemsCount::new(GAMES)).bench_local(|| {
+        for i in 0..GAMES {
+            black_box(ti4_reference::play(SEED, i));
+        }
+    });
+}
+
+fn games(bencher: Bencher, m: &vpsim::Model) {
+    let mut g = Game::new(m);
     bencher.counter(ItemsCount::new(GAMES)).bench_local(|| {
         for i in 0..GAMES {
             black_box(g.play(SEED, i).expect("no faults"));

@@ -3,10 +3,10 @@
 //! Owns the choice of engine (`--engine native|interp`) and the compilation of a loaded
 //! [`Model`]: every formula that is not a constant (conditions, weights, values, chances,
 //! costs, initial values, ranking keys, the right-hand side of every assignment) is lowered
-//! by [`lower`] to one machine-code function and installed in its [`Expr`], which then runs
+//! by the `lower` module to one machine-code function and installed in its [`Expr`], which then runs
 //! it instead of the interpreter's closures. The interpreter stays the reference semantics:
 //! the generated code calls the same operation definitions for everything that can fault or
-//! draw a random number ([`helpers`]), so both engines give identical games, faults and
+//! draw a random number (the `helpers` module), so both engines give identical games, faults and
 //! random streams, and the tests hold them to that.
 //!
 //! Where Cranelift cannot target the host, [`prepare`] says so once on stderr and the model
@@ -107,6 +107,22 @@ pub fn compile(m: &mut Model) -> Result<Report, String> {
 }
 
 fn compile_one(m: &mut Model) -> Result<usize, String> {
+    let tables = m.tables.clone();
+    let slots = m.slots;
+    compile_with(&tables, slots, &mut |f| m.exprs_mut(f))
+}
+
+/// A walk over formulas: it calls the function it is given on each one.
+pub(crate) type Visit<'a> = dyn FnMut(&mut dyn FnMut(&mut Expr)) + 'a;
+
+/// Compiles the formulas `visit` presents (twice, in the same order: once to compile, once
+/// to install), over a state of `slots` variables and the static tables `t`. Returns how
+/// many functions were made.
+pub(crate) fn compile_with(
+    t: &crate::state::Tables,
+    slots: usize,
+    visit: &mut Visit<'_>,
+) -> Result<usize, String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
@@ -115,6 +131,9 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
+    // The lowering is tested against the interpreter; verifying every function again at
+    // load time would cost more than compiling it.
+    set(&mut flags, "enable_verifier", "false")?;
     let isa = cranelift_native::builder()
         .map_err(|e| format!("cannot target this machine: {e}"))?
         .finish(settings::Flags::new(flags))
@@ -128,11 +147,9 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     let cfg = module.isa().frontend_config();
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    let tables = m.tables.clone();
-    let slots = m.slots;
     let mut ids = Vec::new();
     let mut failed = None;
-    m.exprs_mut(&mut |e: &mut Expr| {
+    visit(&mut |e: &mut Expr| {
         if e.as_const_num().is_some() || failed.is_some() {
             return;
         }
@@ -142,10 +159,11 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(types::I64));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, &tables, slots, e.loc, cfg).finish(&e.tree());
-        let made = module
-            .declare_anonymous_function(&ctx.func.signature)
-            .and_then(|id| module.define_function(id, &mut ctx).map(|()| id));
+        lower::Lower::new(b, t, slots, e.loc, cfg).finish(&e.tree());
+        let made = match module.declare_anonymous_function(&ctx.func.signature) {
+            Ok(id) => module.define_function(id, &mut ctx).map(|()| id),
+            Err(e) => Err(e),
+        };
         match made {
             Ok(id) => ids.push(id),
             Err(err) => failed = Some(format!("cannot compile a formula: {err:?}")),
@@ -158,7 +176,7 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     let (code, fns) = jit::Code::finish(module, &ids)?;
     let n = fns.len();
     let mut fns = fns.into_iter();
-    m.exprs_mut(&mut |e: &mut Expr| {
+    visit(&mut |e: &mut Expr| {
         if e.as_const_num().is_some() {
             return;
         }

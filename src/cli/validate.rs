@@ -19,9 +19,23 @@ pub struct Args {
 
 /// Runs `vpsim validate`.
 pub fn run(a: Args) -> Result<()> {
-    let model = crate::scenario::load_with(&a.scenario, &a.set)?;
+    let mut model = crate::scenario::load_with(&a.scenario, &a.set)?;
     super::warn(&model);
     let mut text = describe(&model);
+    // What the native engine makes of it (and how long that takes).
+    match crate::native::compile(&mut model) {
+        Ok(r) => {
+            let _ = writeln!(
+                text,
+                "native engine: {} formulas compiled to machine code in {:.1} ms",
+                r.functions,
+                r.elapsed.as_secs_f64() * 1e3
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(text, "native engine: not available here ({why})");
+        }
+    }
     let source = crate::scenario::read_text(&a.scenario)?;
     let edited = crate::overrides::apply(&source, &a.set)?;
     let knobs = crate::overrides::tweakables(&edited);

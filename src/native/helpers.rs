@@ -94,9 +94,14 @@ pub extern "C" fn fmax(a: f64, b: f64) -> f64 {
     a.max(b)
 }
 
-/// `bernoulli(p)`.
+/// `bernoulli(p)`: the reference's check of `p`, then the same single draw.
 pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
-    draw(env, RandFn::Bernoulli, &[Num::Real(p)], Ty::Int, loc)
+    if (0.0..=1.0).contains(&p) {
+        rand::RngExt::random_bool(&mut env.rng, p) as i64
+    } else {
+        env.fault_at(FaultKind::Probability(p), loc);
+        0
+    }
 }
 
 /// `uniform(a, b)` of two integers.

@@ -431,6 +431,34 @@ impl<'a, 'f> Lower<'a, 'f> {
                 BinOp::Add => self.b.ins().fadd(p, q),
                 BinOp::Sub => self.b.ins().fsub(p, q),
                 BinOp::Mul => self.b.ins().fmul(p, q),
+                // `/` inline; a zero divisor goes to the reference, which records the fault.
+                BinOp::Div => {
+                    let z = self.real(0.0);
+                    let zero = self.b.ins().fcmp(FloatCC::Equal, q, z);
+                    let (slow, fast, done) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    let out = self.b.append_block_param(done, F64);
+                    self.b.set_cold_block(slow);
+                    self.b.ins().brif(zero, slow, &[], fast, &[]);
+                    self.b.switch_to_block(fast);
+                    let v = self.b.ins().fdiv(p, q);
+                    self.b.ins().jump(done, &[BlockArg::Value(v)]);
+                    self.b.switch_to_block(slow);
+                    let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
+                    let env = self.env;
+                    let v = self.call(
+                        h::real_bin as *const () as usize,
+                        &[self.ptr, I32, F64, F64, I32],
+                        Some(F64),
+                        &[env, o, p, q, l],
+                    );
+                    self.b.ins().jump(done, &[BlockArg::Value(v)]);
+                    self.b.switch_to_block(done);
+                    out
+                }
                 _ => {
                     let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
                     let env = self.env;

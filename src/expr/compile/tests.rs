@@ -184,7 +184,22 @@ fn formula() -> impl proptest::strategy::Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("bernoulli({a} / 10)")),
             inner.clone().prop_map(|a| format!("sum_others(vp * {a})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("choice({a}, {b}, 7)")),
-            (inner.clone(), inner).prop_map(|(a, b)| format!("weighted(1, {a}, 2, {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("weighted(1, {a}, 2, {b})")),
+            inner.clone().prop_map(|a| format!("abs({a})")),
+            inner.clone().prop_map(|a| format!("round({a} * 0.7)")),
+            inner.clone().prop_map(|a| format!("ceil({a} / 2)")),
+            inner.clone().prop_map(|a| format!("max({a}, 0.25)")),
+            inner.clone().prop_map(|a| format!("count_all(vp > {a})")),
+            inner.clone().prop_map(|a| format!("min_others(vp - {a})")),
+            inner
+                .clone()
+                .prop_map(|a| format!("max_all(vp * 0.5 + {a})")),
+            inner.clone().prop_map(|a| format!("roll({a} % 4, 6)")),
+            inner
+                .clone()
+                .prop_map(|a| format!("binomial({a} % 5, 0.3)")),
+            inner.clone().prop_map(|a| format!("poisson(abs({a}) % 3)")),
+            inner.prop_map(|a| format!("normal({a}, 1)")),
         ]
     })
 }
@@ -220,6 +235,17 @@ proptest::proptest! {
         slow.cx.bound = 1;
         let (a, b) = (e.eval_num(&mut fast), e.eval_reference(&mut slow));
         let nan = |x: Num| x.real().is_nan();
+        // The native engine's machine code for the same formula.
+        let mut n = e.clone();
+        crate::native::compile_with(&t, 3, &mut |f| f(&mut n)).unwrap();
+        let mut native = Env::new(state(), &t, crate::rng::game_rng(seed, 0));
+        native.cx.bound = 1;
+        let m = n.eval_num(&mut native);
+        proptest::prop_assert_eq!(m.ty(), b.ty(), "{}", src);
+        proptest::prop_assert!(m == b || (nan(m) && nan(b)), "native {src}: {m} vs {b}");
+        proptest::prop_assert_eq!(native.cx.fault, slow.cx.fault, "native {}", src);
+        proptest::prop_assert_eq!(native.rng.get_word_pos(), slow.rng.get_word_pos());
+        proptest::prop_assert_eq!(native.cx.bound, 1);
         proptest::prop_assert_eq!(a.ty(), e.ty(), "{}", src);
         proptest::prop_assert_eq!(a.ty(), b.ty(), "{}", src);
         proptest::prop_assert!(a == b || (nan(a) && nan(b)), "{src}: {a} vs {b}");

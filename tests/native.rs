@@ -1,0 +1,327 @@
+//! The native engine against the interpreter: identical games, game by game.
+//!
+//! Every seed scenario and random scenarios from a small grammar are played on both engines;
+//! outcomes, faults (with their location), final states, points by source, traces and the
+//! number of random words drawn must be identical.
+
+use proptest::prelude::*;
+use vpsim::engine::{Game, TextTrace};
+
+fn both(text: &str, file: &str) -> Option<(vpsim::Model, vpsim::Model)> {
+    let interp = vpsim::scenario::parse(text, file).ok()?;
+    let mut native = vpsim::scenario::parse(text, file).ok()?;
+    let report = vpsim::native::compile(&mut native).expect("the host is supported");
+    assert!(report.functions > 0 || native.slots == 0);
+    Some((interp, native))
+}
+
+/// Plays games `0..games` of `seed` on both models and asserts they are the same games.
+fn same_games(interp: &vpsim::Model, native: &vpsim::Model, seed: u64, games: u64, traced: u64) {
+    let (mut a, mut b) = (Game::new(interp), Game::new(native));
+    for i in 0..games {
+        let (x, y) = (a.play(seed, i), b.play(seed, i));
+        assert_eq!(x, y, "{}: game {i} of seed {seed}", interp.name);
+        assert_eq!(a.words_used(), b.words_used(), "game {i}: random words");
+        assert_eq!(a.state().vals, b.state().vals, "game {i}: final state");
+        assert_eq!(a.points(), b.points(), "game {i}: points by source");
+        assert_eq!(a.leaders(), b.leaders(), "game {i}: leaders");
+    }
+    for i in 0..traced {
+        let mut a = Game::with_tracer(interp, TextTrace::default());
+        let mut b = Game::with_tracer(native, TextTrace::default());
+        assert_eq!(a.play(seed, i), b.play(seed, i));
+        assert_eq!(a.tracer.text, b.tracer.text, "game {i}: trace");
+    }
+}
+
+#[test]
+fn every_seed_scenario_plays_the_same_games_on_both_engines() {
+    for entry in std::fs::read_dir("scenarios").unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (interp, native) = both(&text, &path.display().to_string()).unwrap();
+        same_games(&interp, &native, 7, 2_000, 20);
+    }
+}
+
+#[test]
+fn every_worked_example_passes_on_both_engines() {
+    for entry in std::fs::read_dir("scenarios").unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (interp, native) = both(&text, &path.display().to_string()).unwrap();
+        let (mut a, mut b) = (Game::new(&interp), Game::new(&native));
+        for i in 0..interp.examples.len() {
+            let (x, y) = (a.run_example(i), b.run_example(i));
+            assert!(x.passed(), "{}: example {i}: {x:?}", interp.name);
+            assert_eq!(format!("{x:?}"), format!("{y:?}"), "example {i}");
+        }
+    }
+}
+
+/// Formulas over the generated scenario's variables: integers and reals, random draws,
+/// aggregates, and operations that can fault.
+fn formula() -> impl Strategy<Value = String> + Clone {
+    let leaf = prop_oneof![
+        (-3i32..9).prop_map(|n| n.to_string()),
+        Just("0.5".to_string()),
+        Just("x".to_string()),
+        Just("y".to_string()),
+        Just("g".to_string()),
+        Just("round".to_string()),
+        Just("seat".to_string()),
+        Just("held(d)".to_string()),
+        Just("uniform(0, 4)".to_string()),
+        Just("max_all(x)".to_string()),
+        Just("4611686018427387904".to_string()),
+    ];
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        let op = prop_oneof![
+            Just("+"),
+            Just("-"),
+            Just("*"),
+            Just("/"),
+            Just("//"),
+            Just("%"),
+            Just(">"),
+            Just("=="),
+            Just("and")
+        ];
+        prop_oneof![
+            (inner.clone(), op, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("if({a}, {b}, {c})")),
+            inner
+                .clone()
+                .prop_map(|a| format!("bernoulli(clamp({a} / 10, 0, 1))")),
+            inner.clone().prop_map(|a| format!("sum_others(x * {a})")),
+            inner.prop_map(|a| format!("floor({a} * 0.75)")),
+        ]
+    })
+}
+
+/// One effect statement using formulas from `f`.
+fn statement(f: impl Strategy<Value = String> + Clone) -> impl Strategy<Value = String> + Clone {
+    prop_oneof![
+        f.clone().prop_map(|a| format!("x += {a}")),
+        f.clone().prop_map(|a| format!("y = {a}")),
+        f.clone().prop_map(|a| format!("g -= {a}")),
+        (f.clone(), f.clone()).prop_map(|(c, a)| format!("if {c}: x = {a} else: y += 1")),
+        (f.clone(), f.clone()).prop_map(|(c, a)| format!("each: if {c}: x += {a}")),
+        f.clone()
+            .prop_map(|a| format!("award x by {a} scale 3, 1 ties split")),
+        f.clone()
+            .prop_map(|c| format!("race done cnt if {c} by seat award y 2, 1")),
+        f.clone().prop_map(|c| format!("take d if card.v <= {c}")),
+        f.prop_map(|c| format!("draw d if card.v > {c}")),
+        Just("discard".to_string()),
+    ]
+}
+
+fn quote(s: &[String]) -> String {
+    s.iter()
+        .map(|e| format!("{e:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A small scenario: phases of random effects, agents choosing among random weights, end
+/// checks at every timing, win and lose conditions.
+fn scenario() -> impl Strategy<Value = String> {
+    let f = formula();
+    let stmts = proptest::collection::vec(statement(f.clone()), 1..4);
+    (
+        2usize..4,
+        stmts.clone(),
+        stmts.clone(),
+        stmts,
+        proptest::collection::vec(f.clone(), 6),
+        0usize..4,
+    )
+        .prop_map(|(n, p1, p2, a1, fs, timing)| {
+            let timings = ["immediate", "turn_start", "round_start", "round_end"];
+            let factions: String = (0..n)
+                .map(|i| format!("[[faction]]\nname = \"F{i}\"\n"))
+                .collect();
+            format!(
+                r#"[scenario]
+name = "generated"
+rounds = 6
+max_steps = 200
+
+{factions}
+[[var]]
+name = "x"
+min = -1000
+max = 1000
+[[var]]
+name = "y"
+init = "uniform(0, 3)"
+[[var]]
+name = "done"
+flag = true
+[[var]]
+name = "g"
+scope = "global"
+[[var]]
+name = "cnt"
+scope = "global"
+
+[[deck]]
+name = "d"
+cards = [{{ name = "c", count = 3, attrs = {{ v = 1 }} }}, {{ name = "e", count = 2, attrs = {{ v = 3 }} }}]
+
+[[phase]]
+name = "p1"
+each = "faction"
+effects = [{p1}]
+
+[[phase]]
+name = "p2"
+each = "faction"
+actions = 1
+
+[[phase]]
+name = "p3"
+each = "faction"
+effects = [{p2}]
+
+[[action]]
+name = "a1"
+weight = "clamp({w1}, 0, 5)"
+effects = [{a1}]
+
+[[action]]
+name = "a2"
+target = "other"
+target_when = "target.x >= {tw}"
+weight = "abs({w2}) % 4 + 0.5"
+effects = ["target.x -= 1", "y += 1"]
+
+[[end]]
+name = "big"
+when = "x >= {e1}"
+timing = "{t}"
+result = "win"
+
+[[end]]
+name = "low"
+when = "y < {e2} - 3"
+timing = "{t}"
+result = "lose"
+
+[[end]]
+name = "limit"
+when = "g < -50"
+timing = "round_end"
+
+[ranking]
+score = "x"
+tiebreak = ["y", "die"]
+"#,
+                p1 = quote(&p1),
+                p2 = quote(&p2),
+                a1 = quote(&a1),
+                w1 = fs[0],
+                w2 = fs[1],
+                tw = fs[2],
+                e1 = fs[3],
+                e2 = fs[4],
+                t = timings[timing],
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Random scenarios play the same games on both engines, faults included.
+    #[test]
+    fn random_scenarios_play_the_same_games(text in scenario(), seed in 0u64..1000) {
+        // A generated scenario that does not compile (a constant probability out of range,
+        // say) is not a case.
+        if let Some((interp, native)) = both(&text, "generated.toml") {
+            same_games(&interp, &native, seed, 30, 3);
+        }
+    }
+}
+
+#[test]
+fn the_generator_makes_scenarios_that_compile() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut compiled = 0;
+    for _ in 0..40 {
+        let text = scenario().new_tree(&mut runner).unwrap().current();
+        if let Err(e) = vpsim::scenario::parse(&text, "generated.toml") {
+            eprintln!("{e}\n{text}");
+        } else {
+            compiled += 1;
+        }
+    }
+    assert!(
+        compiled >= 30,
+        "only {compiled} of 40 generated scenarios compile"
+    );
+}
+
+#[test]
+fn a_fault_in_machine_code_is_the_interpreters_fault() {
+    let text = r#"
+[scenario]
+name = "overflow"
+rounds = 3
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "x"
+init = 4611686018427387904
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["x = x * round + 1"]
+[ranking]
+score = "x"
+"#;
+    let (interp, native) = both(text, "overflow.toml").unwrap();
+    let a = Game::new(&interp).play(1, 0).unwrap_err();
+    let b = Game::new(&native).play(1, 0).unwrap_err();
+    assert_eq!(a, b);
+    assert!(matches!(a.kind, vpsim::expr::FaultKind::Overflow(..)));
+}
+
+/// `vpsim run --json` at 100,000 games gives the same results on both engines, apart from
+/// the timings.
+#[test]
+fn every_seed_scenario_gives_the_same_json_on_both_engines() {
+    let json = |path: &std::path::Path, engine: &str| {
+        let out = assert_cmd::Command::cargo_bin("vpsim")
+            .unwrap()
+            .args([
+                "run", "--games", "100000", "--seed", "11", "--json", "--quiet",
+            ])
+            .args(["--engine", engine])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("performance");
+        v
+    };
+    for entry in std::fs::read_dir("scenarios").unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(
+            json(&path, "native"),
+            json(&path, "interp"),
+            "{}",
+            path.display()
+        );
+    }
+}
