@@ -397,24 +397,26 @@ impl Expr {
     #[inline]
     pub fn eval_num(&self, env: &mut Env<'_>) -> Num {
         if let Some(n) = &self.native {
-            let bits = n.call(env);
-            return match self.ty {
-                Ty::Int => Num::Int(bits as i64),
-                Ty::Real => Num::Real(f64::from_bits(bits)),
-            };
+            return self.native_num(n, env);
         }
         self.fun.num(env)
+    }
+
+    /// Runs the machine-code form and types its bits.
+    #[inline(always)]
+    fn native_num(&self, n: &crate::native::Compiled, env: &mut Env<'_>) -> Num {
+        let bits = n.call(env);
+        match self.ty {
+            Ty::Int => Num::Int(bits as i64),
+            Ty::Real => Num::Real(f64::from_bits(bits)),
+        }
     }
 
     /// Evaluates the expression as a real (an integer is converted).
     #[inline]
     pub fn eval(&self, env: &mut Env<'_>) -> f64 {
         if let Some(n) = &self.native {
-            let bits = n.call(env);
-            return match self.ty {
-                Ty::Int => bits as i64 as f64,
-                Ty::Real => f64::from_bits(bits),
-            };
+            return self.native_num(n, env).real();
         }
         match &self.fun {
             closure::Fun::Int(f) => f(env) as f64,
@@ -426,11 +428,7 @@ impl Expr {
     #[inline]
     pub fn truth(&self, env: &mut Env<'_>) -> bool {
         if let Some(n) = &self.native {
-            let bits = n.call(env);
-            return match self.ty {
-                Ty::Int => bits != 0,
-                Ty::Real => f64::from_bits(bits) != 0.0,
-            };
+            return self.native_num(n, env).truth();
         }
         match &self.fun {
             closure::Fun::Int(f) => f(env) != 0,

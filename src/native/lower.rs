@@ -387,18 +387,42 @@ impl<'a, 'f> Lower<'a, 'f> {
             BinOp::Sub => self.b.ins().ssub_overflow(a, b),
             _ => self.b.ins().smul_overflow(a, b),
         };
-        let slow = self.b.create_block();
+        self.unless(over, r, I64, |l| l.int_helper(op, a, b))
+    }
+
+    /// `fast`, unless `bad` holds: then the value `slow` builds on a cold path (where a
+    /// helper records the fault).
+    fn unless(
+        &mut self,
+        bad: Value,
+        fast: Value,
+        ty: Type,
+        slow: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let cold = self.b.create_block();
         let done = self.b.create_block();
-        let out = self.b.append_block_param(done, I64);
-        self.b.set_cold_block(slow);
+        let out = self.b.append_block_param(done, ty);
+        self.b.set_cold_block(cold);
         self.b
             .ins()
-            .brif(over, slow, &[], done, &[BlockArg::Value(r)]);
-        self.b.switch_to_block(slow);
-        let v = self.int_helper(op, a, b);
+            .brif(bad, cold, &[], done, &[BlockArg::Value(fast)]);
+        self.b.switch_to_block(cold);
+        let v = slow(self);
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
         out
+    }
+
+    /// `a op b` on reals through the reference operation (`/` by zero, `//`, `%`).
+    fn real_helper(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
+        let env = self.env;
+        self.call(
+            h::real_bin as *const () as usize,
+            &[self.ptr, I32, F64, F64, I32],
+            Some(F64),
+            &[env, o, a, b, l],
+        )
     }
 
     fn int_helper(&mut self, op: BinOp, a: Value, b: Value) -> Value {
@@ -435,40 +459,10 @@ impl<'a, 'f> Lower<'a, 'f> {
                 BinOp::Div => {
                     let z = self.real(0.0);
                     let zero = self.b.ins().fcmp(FloatCC::Equal, q, z);
-                    let (slow, fast, done) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    let out = self.b.append_block_param(done, F64);
-                    self.b.set_cold_block(slow);
-                    self.b.ins().brif(zero, slow, &[], fast, &[]);
-                    self.b.switch_to_block(fast);
                     let v = self.b.ins().fdiv(p, q);
-                    self.b.ins().jump(done, &[BlockArg::Value(v)]);
-                    self.b.switch_to_block(slow);
-                    let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
-                    let env = self.env;
-                    let v = self.call(
-                        h::real_bin as *const () as usize,
-                        &[self.ptr, I32, F64, F64, I32],
-                        Some(F64),
-                        &[env, o, p, q, l],
-                    );
-                    self.b.ins().jump(done, &[BlockArg::Value(v)]);
-                    self.b.switch_to_block(done);
-                    out
+                    self.unless(zero, v, F64, |l| l.real_helper(op, p, q))
                 }
-                _ => {
-                    let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
-                    let env = self.env;
-                    self.call(
-                        h::real_bin as *const () as usize,
-                        &[self.ptr, I32, F64, F64, I32],
-                        Some(F64),
-                        &[env, o, p, q, l],
-                    )
-                }
+                _ => self.real_helper(op, p, q),
             };
             return V { v, ty: Ty::Real };
         }
@@ -795,17 +789,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// the reference aggregate does.
     fn checked_sum(&mut self, a: Value, v: Value) -> Value {
         let (r, over) = self.b.ins().sadd_overflow(a, v);
-        let slow = self.b.create_block();
-        let done = self.b.create_block();
-        let out = self.b.append_block_param(done, I64);
-        self.b.set_cold_block(slow);
-        self.b
-            .ins()
-            .brif(over, slow, &[], done, &[BlockArg::Value(r)]);
-        self.b.switch_to_block(slow);
-        self.int_helper(BinOp::Add, a, v);
-        self.b.ins().jump(done, &[BlockArg::Value(a)]);
-        self.b.switch_to_block(done);
-        out
+        self.unless(over, r, I64, |l| {
+            l.int_helper(BinOp::Add, a, v);
+            a
+        })
     }
 }
