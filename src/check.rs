@@ -447,6 +447,22 @@ pub fn validate(s: &Summary, expr: &str) -> Result<(), ParseError> {
     eval(s, &ast, Judge::Estimate).map(|_| ())
 }
 
+/// The value of a metric expression (not a comparison) on a summary, with its interval: what
+/// `vpsim tune` aims at.
+pub fn metric(s: &Summary, expr: &str) -> Result<Val, ParseError> {
+    let ast = parse_expr(expr)?;
+    if is_judgement(&ast) {
+        return err(
+            0,
+            format!(
+                "`{expr}` is a comparison: give the metric alone, e.g. \
+                 `win_rate(First) - win_rate(Second)`"
+            ),
+        );
+    }
+    eval(s, &ast, Judge::Estimate)
+}
+
 /// Judges an assertion against a summary.
 pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseError> {
     let ast = parse_expr(expr)?;

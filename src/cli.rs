@@ -11,6 +11,7 @@ pub mod schema;
 pub mod sweep;
 pub mod test;
 pub mod trace;
+pub mod tune;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Move each parameter one step down and up: the effect on every win rate.
     Sensitivity(sweep::SensitivityArgs),
+    /// Find parameter values that meet a balance goal, with a confirmation run's interval.
+    Tune(tune::Args),
     /// Print the JSON Schema of the scenario format, for editor completion and checking.
     Schema(schema::Args),
 }
@@ -70,6 +73,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => compare::run(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Sensitivity(a) => sweep::sensitivity(a),
+        Command::Tune(a) => tune::run(a),
         Command::Schema(a) => schema::run(a),
     }
 }

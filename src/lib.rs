@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod signal;
 pub mod state;
 pub mod stats;
+pub mod tune;
 
 pub use error::{Error, Result};
 pub use model::Model;

@@ -117,8 +117,9 @@ fn alive(pid: u32) -> bool {
 
 /// Files vpsim writes into a report folder, by name: the only files `--force` replaces.
 fn is_report_file(name: &str) -> bool {
-    const NAMES: [&str; 7] = [
+    const NAMES: [&str; 8] = [
         "summary.json",
+        "tune.json",
         "tally.json",
         "compare.json",
         "sweep.json",

@@ -425,6 +425,8 @@ macro_rules! render {
 
 mod run;
 mod sweep;
+mod tune;
 
 pub use run::write_charts;
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
+pub use tune::{TunePanel, write_tune};

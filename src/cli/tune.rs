@@ -1,0 +1,481 @@
+//! `vpsim tune`: find parameter values that meet a balance goal.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::RunOpts;
+use crate::check::Val;
+use crate::error::{Error, Result};
+use crate::overrides::Override;
+use crate::report::{RunInfo, Summary};
+use crate::runner::RunSpec;
+use crate::tune::{Goal, Method, Param, Search};
+
+/// Find parameter values that meet a balance goal, on common random numbers.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  vpsim tune scenarios/race_to_three.toml --param settings.q=0.2:0.5 \\
+    --goal 'win_rate(First) - win_rate(Second) = 0' --games 20000
+  vpsim tune scenarios/twilight_imperium_4.toml --param settings.agenda_chance=0:0.5 \\
+    --param settings.goal=8:14 --goal 'minimize max(win_rate) - min(win_rate)' --games 1000 --evals 10
+
+GOAL is `EXPR = VALUE`, `minimize EXPR` or `maximize EXPR`, where EXPR is any metric expression
+`vpsim check` accepts. One parameter with `EXPR = VALUE` is solved by bisection; anything else
+by a compass search inside the bounds. Every candidate plays the same games 0..N of the seed
+(common random numbers). The best value is then confirmed on games the search never played,
+N..N+2 CONFIRM (one parameter with a target: a secant step on the first CONFIRM games, the
+confirmation on the next), which gives the goal metric's 95% interval there and, for one parameter, an
+interval for the value that meets the goal.
+
+Bounds written as whole numbers (8:14) tune a whole-number parameter; write 0.0:1.0 for a real.")]
+pub struct Args {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// A parameter and its bounds, PATH=LO:HI (repeatable).
+    #[arg(long, required = true, value_name = "PATH=LO:HI", value_parser = Param::parse)]
+    pub param: Vec<Param>,
+    /// The goal: `EXPR = VALUE`, `minimize EXPR` or `maximize EXPR`.
+    #[arg(long, value_name = "GOAL", value_parser = Goal::parse, allow_hyphen_values = true)]
+    pub goal: Goal,
+    /// At most this many candidates (each plays --games games). Default: 16 for one
+    /// parameter with `EXPR = VALUE`, 40 otherwise.
+    #[arg(long, value_parser = evals)]
+    pub evals: Option<u64>,
+    /// Games of the confirmation run at the best value. Default: 4 x --games.
+    #[arg(long, value_parser = super::parse_games)]
+    pub confirm: Option<u64>,
+    /// Run options.
+    #[command(flatten)]
+    pub opts: RunOpts,
+}
+
+/// The secant step after a one-parameter search: where it was measured, and what it measured.
+struct Refined {
+    at: f64,
+    first: u64,
+    metric: Val,
+}
+
+fn evals(s: &str) -> std::result::Result<u64, String> {
+    super::whole(s, 2, 10_000)
+}
+
+/// The metric of `goal` on a played summary.
+fn metric(s: &Summary, goal: &Goal) -> Result<Val> {
+    crate::check::metric(s, goal.expr())
+        .map_err(|e| Error::Usage(format!("--goal: `{}`: {}", goal.expr(), e.msg)))
+}
+
+fn val_json(v: &Val) -> Value {
+    json!({ "estimate": v.est, "low": v.lo, "high": v.hi })
+}
+
+fn num_json(p: &Param, x: f64) -> Value {
+    if p.integer { json!(x as i64) } else { json!(x) }
+}
+
+/// The tune as JSON: what `--json` prints and `--out` writes as `tune.json`.
+fn to_json(
+    a: &Args,
+    s: &Search,
+    refined: Option<&Refined>,
+    (first, confirm): (u64, u64),
+    confirmed: &Val,
+    interval: Option<(f64, f64)>,
+) -> Value {
+    let o = &a.opts;
+    let map = |xs: &[f64]| -> Value {
+        Value::Object(
+            a.param
+                .iter()
+                .zip(xs)
+                .map(|(p, x)| (p.path.clone(), num_json(p, *x)))
+                .collect(),
+        )
+    };
+    let goal = match &a.goal {
+        Goal::Equal { expr, value } => json!({ "expr": expr, "equals": value }),
+        Goal::Minimize { expr } => json!({ "expr": expr, "minimize": true }),
+    };
+    json!({
+        "scenario": a.scenario.display().to_string(),
+        "goal": goal,
+        "params": a.param.iter().map(|p| json!({
+            "path": p.path, "low": num_json(p, p.lo), "high": num_json(p, p.hi), "integer": p.integer,
+        })).collect::<Vec<_>>(),
+        "method": match s.method { Method::Bisection => "bisection", Method::Compass => "compass" },
+        "seed": o.seed,
+        "games": o.games,
+        "trials": s.trials.iter().map(|t| json!({
+            "values": map(&t.values), "metric": val_json(&t.metric),
+        })).collect::<Vec<_>>(),
+        "bracketed": s.bracketed,
+        "refinement": refined.map(|r| json!({
+            "at": r.at, "first_game": r.first, "games": confirm, "metric": val_json(&r.metric),
+        })),
+        "best": map(&s.best),
+        "confirmation": {
+            "first_game": first,
+            "games": confirm,
+            "metric": val_json(confirmed),
+            "goal_met": goal_met(&a.goal, confirmed),
+        },
+        "interval": interval.map(|(lo, hi)| {
+            let p = &a.param[0];
+            json!({ p.path.clone(): [lo, hi] })
+        }),
+    })
+}
+
+/// For `EXPR = VALUE`: whether VALUE is inside the confirmation's interval.
+fn goal_met(goal: &Goal, v: &Val) -> Option<bool> {
+    match goal {
+        Goal::Equal { value, .. } => Some(v.lo <= *value && *value <= v.hi),
+        Goal::Minimize { .. } => None,
+    }
+}
+
+fn fmt_val(v: &Val) -> String {
+    format!("{:.4} [{:.4}, {:.4}]", v.est, v.lo, v.hi)
+}
+
+/// The terminal table (also the body of report.md).
+fn table(
+    a: &Args,
+    s: &Search,
+    refined: Option<&Refined>,
+    (first, confirm): (u64, u64),
+    confirmed: &Val,
+    interval: Option<(f64, f64)>,
+) -> String {
+    let o = &a.opts;
+    let mut t = String::new();
+    let aim = match &a.goal {
+        Goal::Equal { expr, value } => format!("{expr} = {value}"),
+        Goal::Minimize { expr } => format!("minimize {expr}"),
+    };
+    let _ = writeln!(
+        t,
+        "{}: tune {} for `{aim}`",
+        a.scenario.display(),
+        a.param
+            .iter()
+            .map(|p| format!("{} in {}..{}", p.path, p.show(p.lo), p.show(p.hi)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        t,
+        "method: {}; every trial plays games 0..{} of seed {} (common random numbers)\n",
+        s.method.describe(),
+        crate::report::thousands(o.games),
+        o.seed
+    );
+    let w: Vec<usize> = a
+        .param
+        .iter()
+        .map(|p| p.path.chars().count().max(10) + 2)
+        .collect();
+    let _ = write!(t, "{:>5}  ", "trial");
+    for (p, w) in a.param.iter().zip(&w) {
+        let _ = write!(t, "{:<w$}", p.path);
+    }
+    let _ = writeln!(t, "goal metric [95% CI]");
+    for (i, tr) in s.trials.iter().enumerate() {
+        let _ = write!(t, "{:>5}  ", i + 1);
+        for ((p, w), x) in a.param.iter().zip(&w).zip(&tr.values) {
+            let _ = write!(t, "{:<w$}", p.show(*x));
+        }
+        let _ = writeln!(t, "{}", fmt_val(&tr.metric));
+    }
+    let best: Vec<String> = a
+        .param
+        .iter()
+        .zip(&s.best)
+        .map(|(p, x)| format!("{} = {}", p.path, p.show(*x)))
+        .collect();
+    let _ = writeln!(t, "\nbest: {}", best.join(", "));
+    if !s.bracketed {
+        let _ = writeln!(
+            t,
+            "the goal metric does not cross the goal inside the bounds: this is the nearer end; widen the bounds"
+        );
+    }
+    if let Some(r) = refined {
+        let _ = writeln!(
+            t,
+            "refinement on games {}..{}: at {} the metric is {}; one secant step moves to {}",
+            crate::report::thousands(r.first),
+            crate::report::thousands(r.first + confirm),
+            a.param[0].show(r.at),
+            fmt_val(&r.metric),
+            a.param[0].show(s.best[0])
+        );
+    }
+    let _ = writeln!(
+        t,
+        "confirmation on games {}..{} (played by nothing before): {}",
+        crate::report::thousands(first),
+        crate::report::thousands(first + confirm),
+        fmt_val(confirmed)
+    );
+    if let Goal::Equal { value, .. } = &a.goal {
+        let met = goal_met(&a.goal, confirmed) == Some(true);
+        let _ = writeln!(
+            t,
+            "{}",
+            if met {
+                format!("the goal {value} is inside the interval: met within noise")
+            } else {
+                format!(
+                    "the goal {value} is outside the interval: not met beyond noise{}",
+                    if s.bracketed {
+                        "; more --games or --evals narrow the search"
+                    } else {
+                        ""
+                    }
+                )
+            }
+        );
+    }
+    if let Some((lo, hi)) = interval {
+        let p = &a.param[0];
+        let _ = writeln!(
+            t,
+            "{} that meets the goal: 95% interval [{}, {}] (from the confirmation and the local slope)",
+            p.path,
+            fmt_x(lo),
+            fmt_x(hi)
+        );
+    }
+    t
+}
+
+fn fmt_x(x: f64) -> String {
+    format!("{:.4}", x)
+}
+
+/// Runs `vpsim tune`.
+pub fn run(a: Args) -> Result<()> {
+    let o = &a.opts;
+    o.check()?;
+    if o.csv {
+        return Err(Error::Usage(
+            "--csv: this command writes no tables (its results are in tune.json of --out)".into(),
+        ));
+    }
+    for (i, p) in a.param.iter().enumerate() {
+        if a.param[..i].iter().any(|q| q.path == p.path) {
+            return Err(Error::Usage(format!(
+                "--param {}: given twice; give each parameter once",
+                p.path
+            )));
+        }
+    }
+    let text = crate::scenario::read_text(&a.scenario)?;
+    // Both bounds of every parameter compile, and the goal names real metrics, before any
+    // game is played.
+    let load = |xs: &[f64]| -> Result<(crate::Model, Vec<Override>)> {
+        let sets: Vec<Override> = o
+            .set
+            .iter()
+            .cloned()
+            .chain(a.param.iter().zip(xs).map(|(p, x)| Override {
+                path: p.path.clone(),
+                value: p.show(*x),
+            }))
+            .collect();
+        let m = super::load(&a.scenario, &sets, o.engine)?;
+        Ok((m, sets))
+    };
+    // The search starts from the file's values (the middle of the bounds where a value lies
+    // outside them).
+    let mut start = Vec::new();
+    for p in &a.param {
+        let now = crate::overrides::current_number(&text, &p.path)?;
+        start.push(p.snap(if (p.lo..=p.hi).contains(&now) {
+            now
+        } else {
+            (p.lo + p.hi) / 2.0
+        }));
+    }
+    for (i, p) in a.param.iter().enumerate() {
+        for x in [p.lo, p.hi] {
+            let mut at = start.clone();
+            at[i] = p.snap(x);
+            load(&at).map_err(|e| {
+                Error::Usage(format!(
+                    "--param {}: the scenario does not take {}: {e}",
+                    p.path,
+                    p.show(at[i])
+                ))
+            })?;
+        }
+    }
+    let (model, sets) = load(&start)?;
+    super::warn(&model);
+    let overrides = |sets: &[Override]| sets.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let info = RunInfo::of(&model, o.seed, &overrides(&sets));
+    let empty = Summary::of(
+        &info,
+        0,
+        &crate::runner::empty_tally(&model),
+        std::time::Duration::ZERO,
+        1,
+    );
+    crate::check::metric(&empty, a.goal.expr()).map_err(|e| {
+        Error::Usage(format!(
+            "--goal: in `{}` at column {}: {}",
+            a.goal.expr(),
+            e.pos + 1,
+            e.msg
+        ))
+    })?;
+    let out = o.out_dir(&format!(
+        "{}-tune",
+        a.scenario
+            .file_stem()
+            .map_or("scenario".into(), |s| s.to_string_lossy().to_string())
+    ));
+    if let Some(dir) = &out {
+        super::prepare_out(dir, o.force)?;
+    }
+    let evals = a.evals.map_or(
+        match (a.param.len(), &a.goal) {
+            (1, Goal::Equal { .. }) => 16,
+            _ => 40,
+        },
+        |e| e as usize,
+    );
+    let confirm = a
+        .confirm
+        .unwrap_or(o.games.saturating_mul(4).min(super::MAX_GAMES));
+    let bar = super::progress_bar(
+        (evals as u64)
+            .saturating_mul(o.games)
+            .saturating_add(confirm.saturating_mul(2)),
+        o.quiet || o.json,
+    );
+    let tick = |n: u64| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    };
+    let threads = o.threads.map(|t| t as usize);
+    let play = |xs: &[f64], first: u64, games: u64| -> Result<Summary> {
+        if crate::signal::stopped() {
+            return Err(Error::Interrupted);
+        }
+        let (m, sets) = load(xs)?;
+        let spec = RunSpec {
+            seed: o.seed,
+            first,
+            games,
+            threads,
+        };
+        let r = crate::runner::run(&m, &spec, &tick)?;
+        let info = RunInfo::of(&m, o.seed, &overrides(&sets));
+        Ok(Summary::of(&info, first, &r.tally, r.elapsed, r.threads))
+    };
+    let result = (|| {
+        let mut s = crate::tune::search(&a.param, &a.goal, evals, &start, &mut |xs| {
+            metric(&play(xs, 0, o.games)?, &a.goal)
+        })?;
+        let mut next = o.games;
+        // One parameter with a target: one secant step from the search's root, measured on
+        // fresh games, removes most of the search's own noise from the chosen value.
+        let refined = match (&a.goal, s.slope, a.param.as_slice()) {
+            (Goal::Equal { value, .. }, Some(slope), [p]) if s.bracketed => {
+                let at = s.best[0];
+                let v = metric(&play(&[at], next, confirm)?, &a.goal)?;
+                let r = Refined {
+                    at,
+                    first: next,
+                    metric: v,
+                };
+                next += confirm;
+                s.best[0] = p.snap(at - (v.est - value) / slope);
+                Some(r)
+            }
+            _ => None,
+        };
+        let confirmed = play(&s.best, next, confirm)?;
+        Ok::<_, Error>((s, refined, next, confirmed))
+    })();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let (s, refined, first, confirmed_summary) = result?;
+    let confirmed = metric(&confirmed_summary, &a.goal)?;
+    let interval = match (&a.goal, s.slope, a.param.as_slice()) {
+        (Goal::Equal { value, .. }, Some(slope), [_]) if s.bracketed => Some(
+            crate::tune::value_interval(s.best[0], &confirmed, *value, slope),
+        ),
+        _ => None,
+    };
+    let range = (first, confirm);
+    let doc = to_json(&a, &s, refined.as_ref(), range, &confirmed, interval);
+    let text = table(&a, &s, refined.as_ref(), range, &confirmed, interval);
+    if let Some(dir) = &out {
+        crate::output::clear_report(dir)?;
+        let json = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+        crate::output::write_atomic(&dir.join("tune.json"), json.as_bytes())?;
+        let name = a
+            .scenario
+            .file_stem()
+            .map_or("scenario".into(), |s| s.to_string_lossy().to_string());
+        let sub = crate::report::charts::subtitle_of(
+            &name,
+            o.seed,
+            o.games,
+            " per trial",
+            &o.overrides(),
+            "no other overrides",
+        );
+        let target = match &a.goal {
+            Goal::Equal { value, .. } => Some(*value),
+            Goal::Minimize { .. } => None,
+        };
+        let panels: Vec<crate::report::charts::TunePanel> = a
+            .param
+            .iter()
+            .enumerate()
+            .map(|(i, p)| crate::report::charts::TunePanel {
+                label: p.path.clone(),
+                range: (p.lo, p.hi),
+                tried: s.trials.iter().map(|t| (t.values[i], t.metric)).collect(),
+                best: (s.best[i], confirmed),
+                band: if i == 0 { interval } else { None },
+            })
+            .collect();
+        crate::report::charts::write_tune(
+            dir,
+            "tune",
+            (&format!("Goal metric: {}", a.goal.expr()), &sub),
+            target,
+            &panels,
+            o.chart_size,
+        )?;
+        let md = format!(
+            "# Tune: {}\n\nCommand: `{}`\n\nvpsim {} · scenario `{}` (sha256 {}) · seed {}\n\n![tune](tune.svg)\n\n```text\n{}```\n",
+            a.scenario.display(),
+            super::command_line(),
+            env!("CARGO_PKG_VERSION"),
+            info.scenario.file,
+            info.scenario.hash,
+            o.seed,
+            text
+        );
+        crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
+    }
+    if o.json {
+        return super::out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        ));
+    }
+    super::out(&text)
+}
