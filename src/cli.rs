@@ -300,6 +300,11 @@ pub fn write_outputs(
         let md = crate::report::markdown::report(summary, &command_line(), &names);
         crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
         kept.push(dir.join("report.md"));
+        kept.push(crate::report::html::write(
+            dir,
+            &md,
+            &summary.scenario.title,
+        )?);
         Ok(())
     })();
     if let Err(e) = &result {
@@ -319,6 +324,26 @@ pub fn write_outputs(
         );
     }
     result
+}
+
+/// The reproducibility header of a report that is not one run's (compare, sweep,
+/// sensitivity, tune): vpsim version, scenario file and hash, seed, games, and the command.
+pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64) -> String {
+    format!(
+        "# {title}\n\nvpsim {} · scenario `{}` (sha256 `{}`) · seed {seed} · {} games per variant or point\n\nCommand: `{}`\n\n",
+        env!("CARGO_PKG_VERSION"),
+        m.file,
+        m.hash,
+        crate::report::thousands(games),
+        command_line()
+    )
+}
+
+/// Writes `report.md` and `report.html` into a report folder.
+pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> {
+    crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
+    crate::report::html::write(dir, md, title)?;
+    Ok(())
 }
 
 /// Writes to stdout; a closed pipe (`vpsim ... | head`) ends quietly.

@@ -70,8 +70,8 @@ impl PairTally {
     pub fn add(&mut self, a: &Outcome, b: &Outcome, ga: &Game, gb: &Game) {
         self.games += 1;
         if !self.a.factions.is_empty() {
-            self.a.add(a, ga.points(), ga.leaders());
-            self.b.add(b, gb.points(), gb.leaders());
+            self.a.add(a, ga.points(), ga.leaders(), ga.round_scores());
+            self.b.add(b, gb.points(), gb.leaders(), gb.round_scores());
         }
         for (f, pf) in self.factions.iter_mut().enumerate() {
             let wa = a.result == GameResult::Win(f as u8);

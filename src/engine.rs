@@ -148,6 +148,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
+    /// Each faction's ranking score after each round, round by round (`nfactions` per
+    /// round), for the same rounds as `leaders`.
+    round_scores: Vec<i64>,
     /// The constant initial state and the initial values evaluated each game.
     init: round::InitPlan,
     /// The tracer (a [`TextTrace`] collects the story of the game).
@@ -189,6 +192,9 @@ impl<'m, T: Tracer> Game<'m, T> {
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             points: vec![0; m.nfactions() * m.sources.len()],
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
+            round_scores: Vec::with_capacity(
+                (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
+            ),
             init: round::InitPlan::new(m),
             tracer,
         }
@@ -208,6 +214,13 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// ([`NO_LEADER`] for a shared lead).
     pub fn leaders(&self) -> &[u8] {
         &self.leaders
+    }
+
+    /// Each faction's ranking score after each round of the last game, round by round
+    /// (`nfactions` values per round; a real score is floored), for the rounds of
+    /// [`Game::leaders`].
+    pub fn round_scores(&self) -> &[i64] {
+        &self.round_scores
     }
 
     /// Points each faction gained from each source in the last game,

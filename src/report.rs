@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod charts;
+pub mod html;
 pub mod markdown;
 pub mod tables;
 
@@ -229,6 +230,32 @@ pub struct LeaderRound {
     pub won: Rate,
 }
 
+/// Every faction's ranking score after one round, over the games that played that round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundScores {
+    /// Round.
+    pub round: u32,
+    /// Games that played this round (games that ended earlier are not counted).
+    pub games: u64,
+    /// Per faction in seat order: mean, sd, min, quartiles and max of its score (exact from
+    /// the integer counts while a round's scores span at most 1,024 values).
+    pub scores: Vec<Option<Spread>>,
+    /// The leader's mean margin over the rest (its score minus the mean of the others'),
+    /// with its 95% interval; `None` with one faction.
+    pub margin: Option<Margin>,
+}
+
+/// A mean with its 95% interval (normal approximation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Margin {
+    /// Mean.
+    pub mean: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+}
+
 /// Speed of the run (the only part that differs between identical runs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Performance {
@@ -284,6 +311,9 @@ pub struct Summary {
     pub points_by_source: Vec<SourceSummary>,
     /// After each round, how often the sole leader went on to win (runaway leaders show here).
     pub leader_by_round: Vec<LeaderRound>,
+    /// Score races: every faction's score after each of the first 100 rounds.
+    #[serde(default)]
+    pub by_round: Vec<RoundScores>,
     /// Games whose first place was shared.
     pub shared_wins: Rate,
     /// Game length in rounds.
@@ -344,6 +374,35 @@ fn points_by_source(m: &RunInfo, t: &Tally) -> Vec<SourceSummary> {
         }
     }
     out
+}
+
+/// The by-round score summaries of a tally.
+fn by_round(t: &Tally, z: f64) -> Vec<RoundScores> {
+    let nf = t.factions.len();
+    t.by_round
+        .iter()
+        .zip(&t.margins)
+        .enumerate()
+        .map(|(r, (hs, margin))| {
+            let games = hs.first().map_or(0, |h| h.total());
+            let margin = Spread::of(margin).filter(|_| nf > 1).map(|s| {
+                // The histogram holds (nf - 1) x the margin, so that it is a whole number.
+                let k = (nf - 1) as f64;
+                let half = z * s.sd / (games.max(1) as f64).sqrt();
+                Margin {
+                    mean: s.mean / k,
+                    low: (s.mean - half) / k,
+                    high: (s.mean + half) / k,
+                }
+            });
+            RoundScores {
+                round: r as u32 + 1,
+                games,
+                scores: hs.iter().map(Spread::of).collect(),
+                margin,
+            }
+        })
+        .collect()
 }
 
 impl Summary {
@@ -455,6 +514,7 @@ impl Summary {
                     won: Rate::wilson(w, g, z),
                 })
                 .collect(),
+            by_round: by_round(t, z),
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),

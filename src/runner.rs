@@ -86,7 +86,7 @@ fn chunk(
     for i in lo..hi {
         match game.play(spec.seed, i) {
             Ok(o) => {
-                t.add(&o, game.points(), game.leaders());
+                t.add(&o, game.points(), game.leaders(), game.round_scores());
                 row(i, &o);
             }
             Err(f) => return Err(Stop::Fault(i, f)),

@@ -13,6 +13,13 @@ use crate::engine::{Decider, Outcome, Result as GameResult};
 /// The most bins a histogram keeps. A wider range of values is kept in coarser bins.
 pub const MAX_BINS: i128 = 1 << 16;
 
+/// The most bins a by-round histogram keeps (there is one per faction and round).
+pub const ROUND_BINS: i128 = 1 << 10;
+
+/// Rounds the by-round score tally covers: the first 100. With [`ROUND_BINS`], its memory is
+/// at most 100 x 16 x 8 KiB whatever the scores.
+pub const BY_ROUND: usize = 100;
+
 /// An integer histogram over a growing contiguous range.
 ///
 /// Exact while the values it has seen span at most [`MAX_BINS`]; past that it keeps bins of
@@ -56,14 +63,20 @@ impl Histogram {
     /// Counts one value.
     #[inline]
     pub fn add(&mut self, v: i64) {
-        self.add_n(v, 1);
+        self.add_n(v, 1, MAX_BINS);
+    }
+
+    /// Counts one value, keeping at most `max_bins` bins.
+    #[inline]
+    pub fn add_within(&mut self, v: i64, max_bins: i128) {
+        self.add_n(v, 1, max_bins);
     }
 
     fn width(&self) -> i128 {
         self.width.max(1) as i128
     }
 
-    fn add_n(&mut self, v: i64, n: u64) {
+    fn add_n(&mut self, v: i64, n: u64, max_bins: i128) {
         // The common case, once per game and faction: an exact histogram already covering v.
         if self.width == 1
             && let Some(c) = v
@@ -84,7 +97,7 @@ impl Histogram {
             let (first, bin) = (self.offset as i128 / w, (v as i128).div_euclid(w));
             let lo = first.min(bin);
             let hi = (first + self.counts.len() as i128 - 1).max(bin);
-            if hi - lo < MAX_BINS {
+            if hi - lo < max_bins {
                 if bin < first {
                     let grow = (first - bin) as usize;
                     self.counts.splice(0..0, std::iter::repeat_n(0, grow));
@@ -132,6 +145,11 @@ impl Histogram {
 
     /// Adds another histogram's counts.
     pub fn merge(&mut self, o: &Histogram) {
+        self.merge_within(o, MAX_BINS)
+    }
+
+    /// Adds another histogram's counts, keeping at most `max_bins` bins.
+    pub fn merge_within(&mut self, o: &Histogram, max_bins: i128) {
         if o.counts.is_empty() {
             return;
         }
@@ -151,6 +169,7 @@ impl Histogram {
                 self.add_n(
                     (o.offset as i128 + i as i128 * o.width.max(1) as i128) as i64,
                     c,
+                    max_bins,
                 );
             }
         }
@@ -282,6 +301,14 @@ pub struct Tally {
     pub leader_won: Vec<u64>,
     /// Games whose first place was shared.
     pub shared: u64,
+    /// Each faction's ranking score after round `r + 1` (for the first [`BY_ROUND`] rounds)
+    /// over the games that played that round: `by_round[r][f]`.
+    #[serde(default)]
+    pub by_round: Vec<Vec<Histogram>>,
+    /// The leader's margin over the rest after round `r + 1`, times `nfactions - 1` so that
+    /// it is a whole number: `nfactions * max - sum` of the scores.
+    #[serde(default)]
+    pub margins: Vec<Histogram>,
 }
 
 impl Tally {
@@ -306,13 +333,36 @@ impl Tally {
             leader_games: Vec::new(),
             leader_won: Vec::new(),
             shared: 0,
+            by_round: Vec::new(),
+            margins: Vec::new(),
         }
     }
 
     /// Counts one game and the points it credited to each source.
     #[inline]
-    pub fn add(&mut self, o: &Outcome, points: &[i128], leaders: &[u8]) {
+    pub fn add(&mut self, o: &Outcome, points: &[i128], leaders: &[u8], scores: &[i64]) {
         self.games += 1;
+        let nf = self.factions.len();
+        if let Some(rounds) = scores.len().checked_div(nf) {
+            let rounds = rounds.min(BY_ROUND);
+            if self.by_round.len() < rounds {
+                self.by_round.resize(rounds, vec![Histogram::default(); nf]);
+                self.margins.resize(rounds, Histogram::default());
+            }
+            for (r, s) in scores.chunks_exact(nf).take(rounds).enumerate() {
+                for (h, &v) in self.by_round[r].iter_mut().zip(s) {
+                    h.add_within(v, ROUND_BINS);
+                }
+                let (max, sum) = s.iter().fold((i128::MIN, 0i128), |(m, t), &v| {
+                    (m.max(v as i128), t + v as i128)
+                });
+                let margin = nf as i128 * max - sum;
+                self.margins[r].add_within(
+                    margin.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                    ROUND_BINS,
+                );
+            }
+        }
         if self.leader_games.len() < leaders.len() {
             self.leader_games.resize(leaders.len(), 0);
             self.leader_won.resize(leaders.len(), 0);
@@ -387,6 +437,20 @@ impl Tally {
             *a += b;
         }
         self.shared += o.shared;
+        if self.by_round.len() < o.by_round.len() {
+            let nf = self.factions.len();
+            self.by_round
+                .resize(o.by_round.len(), vec![Histogram::default(); nf]);
+            self.margins.resize(o.margins.len(), Histogram::default());
+        }
+        for (a, b) in self.by_round.iter_mut().zip(&o.by_round) {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.merge_within(y, ROUND_BINS);
+            }
+        }
+        for (a, b) in self.margins.iter_mut().zip(&o.margins) {
+            a.merge_within(b, ROUND_BINS);
+        }
         self.lengths.merge(&o.lengths);
         for (a, b) in self.reasons.iter_mut().zip(&o.reasons) {
             *a += b;

@@ -146,6 +146,36 @@ fn tables_match_the_json_summary_of_the_same_run() {
     assert!(leader.height() > 0);
     let _ = read(&dir, "tie_breaks");
 
+    // Score races: one row per round and faction, the same numbers as the JSON.
+    let races = json["by_round"].as_array().unwrap();
+    let nf = json["factions"].as_array().unwrap().len();
+    let by_round = read(&dir, "by_round");
+    assert_eq!(by_round.height(), races.len() * nf);
+    assert_eq!(races[0]["games"], 3000, "every game plays round 1");
+    let games = u64s(&by_round, "games");
+    let medians = u64s(&by_round, "median");
+    for (r, race) in races.iter().enumerate() {
+        assert_eq!(race["round"], r + 1);
+        assert!(r == 0 || race["games"].as_u64() <= races[r - 1]["games"].as_u64());
+        let m = &race["margin"];
+        assert!(
+            m["low"].as_f64() <= m["mean"].as_f64() && m["mean"].as_f64() <= m["high"].as_f64()
+        );
+        assert!(
+            m["mean"].as_f64().unwrap() >= 0.0,
+            "the leader is never behind the rest"
+        );
+        for f in 0..nf {
+            let s = &race["scores"][f];
+            assert!(
+                s["q1"].as_i64() <= s["median"].as_i64()
+                    && s["median"].as_i64() <= s["q3"].as_i64()
+            );
+            assert_eq!(games[r * nf + f], race["games"].as_u64().unwrap());
+            assert_eq!(medians[r * nf + f], s["median"].as_u64().unwrap());
+        }
+    }
+
     // Every table carries the run's metadata.
     let mut reader = ParquetReader::new(File::open(dir.join("summary.parquet")).unwrap());
     let file_meta = reader.get_metadata().unwrap().clone();
@@ -173,6 +203,7 @@ fn tables_match_the_json_summary_of_the_same_run() {
         "end_reasons",
         "points_by_source",
         "leader_by_round",
+        "score_race",
     ] {
         for ext in ["png", "svg"] {
             let p = dir.join(format!("{chart}.{ext}"));
@@ -187,6 +218,11 @@ fn tables_match_the_json_summary_of_the_same_run() {
     }
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("![Win rates](win_rates.png)"));
+    assert!(md.contains("![Score race](score_race.png)"));
+    assert!(
+        md.contains("The leader's margin over the mean of the rest"),
+        "{md}"
+    );
     assert!(md.contains("--games 3000 --seed 4"), "{md}");
     assert!(md.contains(json["scenario"]["hash"].as_str().unwrap()));
     assert!(

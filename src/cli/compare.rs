@@ -210,33 +210,6 @@ pub fn run(a: Args) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&cmp)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
-        crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
-        // Each variant's own report beside the comparison.
-        for (sub, m, sets, t) in [("a", &ma, &sets_a, &tally.a), ("b", &mb, &sets_b, &tally.b)] {
-            let info = crate::report::RunInfo::of(
-                m,
-                o.seed,
-                &sets.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
-            );
-            let summary = crate::report::Summary::of(&info, 0, t, std::time::Duration::ZERO, 1);
-            let file = crate::output::TallyFile {
-                vpsim_version: env!("CARGO_PKG_VERSION").into(),
-                info,
-                shard: None,
-                total_games: t.games,
-                first_game: 0,
-                elapsed_s: 0.0,
-                threads: 1,
-                tally: t.clone(),
-            };
-            super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.chart_size)?;
-        }
-    }
-    if o.json {
-        return super::out(&format!("{json}\n"));
-    }
     let mut s = String::new();
     let side = |v: &Variant| {
         if v.overrides.is_empty() {
@@ -309,5 +282,38 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     let _ = writeln!(s, "\n{}", cmp.sentence);
+    if let Some(dir) = &out {
+        crate::output::clear_report(dir)?;
+        crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
+        // Each variant's own report beside the comparison.
+        for (sub, m, sets, t) in [("a", &ma, &sets_a, &tally.a), ("b", &mb, &sets_b, &tally.b)] {
+            let info = crate::report::RunInfo::of(
+                m,
+                o.seed,
+                &sets.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+            );
+            let summary = crate::report::Summary::of(&info, 0, t, std::time::Duration::ZERO, 1);
+            let file = crate::output::TallyFile {
+                vpsim_version: env!("CARGO_PKG_VERSION").into(),
+                info,
+                shard: None,
+                total_games: t.games,
+                first_game: 0,
+                elapsed_s: 0.0,
+                threads: 1,
+                tally: t.clone(),
+            };
+            super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.chart_size)?;
+        }
+        let title = format!("Compare: {}", ma.title);
+        let md = format!(
+            "{}```text\n{s}```\n\nEach variant's full report: [A](a/report.html) ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md)).\n",
+            super::report_header(&title, &ma, o.seed, o.games)
+        );
+        super::write_report(dir, &md, &title)?;
+    }
+    if o.json {
+        return super::out(&format!("{json}\n"));
+    }
     super::out(&s)
 }

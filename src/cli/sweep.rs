@@ -302,6 +302,34 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             }
             _ => {}
         }
+        let title = format!("Sweep: {}", models[0].1.0.title);
+        let mut md = super::report_header(&title, &models[0].1.0, o.seed, o.games);
+        let _ = write!(
+            md,
+            "![Win rate against {}](sweep.svg)\n\nWin rate of each faction with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
+            sweep.params.join(" and "),
+            sweep.params.join(" | "),
+            sweep.factions.join(" | "),
+            "---|".repeat(sweep.params.len() + sweep.factions.len())
+        );
+        for p in &sweep.points {
+            let _ = writeln!(
+                md,
+                "| {} | {} |",
+                p.values.join(" | "),
+                p.win
+                    .iter()
+                    .map(|r| format!(
+                        "{:.1}% [{:.1}, {:.1}]",
+                        100.0 * r.rate,
+                        100.0 * r.low,
+                        100.0 * r.high
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+        super::write_report(dir, &md, &title)?;
     }
     if o.json {
         return super::out(&format!("{json}\n"));
@@ -528,6 +556,35 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
             &effects,
             o.chart_size,
         )?;
+        let title = format!("Sensitivity: {}", base_model.title);
+        let mut md = super::report_header(&title, &base_model, o.seed, o.games);
+        let _ = write!(
+            md,
+            "![Effect of one step of each parameter on win rates](tornado.svg)\n\nChange in each faction's win rate, in points, one step down / one step up; every run plays the same seeds.\n\n| parameter | value | step | {} |\n|---|---|---|{}\n",
+            s.factions.join(" | "),
+            "---|".repeat(s.factions.len())
+        );
+        for e in &s.effects {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                e.param,
+                fmt_num(e.base),
+                fmt_num(e.step),
+                e.down
+                    .iter()
+                    .zip(&e.up)
+                    .zip(&s.base)
+                    .map(|((d, u), b)| format!(
+                        "{:+.1} / {:+.1}",
+                        100.0 * (d.rate - b.rate),
+                        100.0 * (u.rate - b.rate)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+        super::write_report(dir, &md, &title)?;
     }
     if o.json {
         return super::out(&format!("{json}\n"));

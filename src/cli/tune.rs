@@ -459,17 +459,35 @@ pub fn run(a: Args) -> Result<()> {
             &panels,
             o.chart_size,
         )?;
-        let md = format!(
-            "# Tune: {}\n\nCommand: `{}`\n\nvpsim {} · scenario `{}` (sha256 {}) · seed {}\n\n![tune](tune.svg)\n\n```text\n{}```\n",
-            a.scenario.display(),
-            super::command_line(),
-            env!("CARGO_PKG_VERSION"),
-            info.scenario.file,
-            info.scenario.hash,
-            o.seed,
-            text
+        let title = format!("Tune: {}", model.title);
+        let mut md = super::report_header(&title, &model, o.seed, o.games);
+        let _ = write!(
+            md,
+            "![Goal metric against the tuned parameters](tune.svg)\n\n```text\n{text}```\n\n## Trials\n\n| trial | {} | goal metric | low | high |\n|---|{}---|---|---|\n",
+            a.param
+                .iter()
+                .map(|p| p.path.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(a.param.len())
         );
-        crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
+        for (i, tr) in s.trials.iter().enumerate() {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {:.4} | {:.4} | {:.4} |",
+                i + 1,
+                a.param
+                    .iter()
+                    .zip(&tr.values)
+                    .map(|(p, x)| p.show(*x))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                tr.metric.est,
+                tr.metric.lo,
+                tr.metric.hi
+            );
+        }
+        super::write_report(dir, &md, &title)?;
     }
     if o.json {
         return super::out(&format!(

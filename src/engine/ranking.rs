@@ -12,12 +12,18 @@ use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
 impl<T: Tracer> Game<'_, T> {
-    /// The faction with the strictly highest ranking score now, if any.
+    /// The faction with the strictly highest ranking score now, if any. Records every
+    /// faction's score for the by-round tally.
     pub(super) fn leader(&mut self) -> Step<u8> {
         let m = self.m;
         let (mut best, mut who, mut tied) = (None, NO_LEADER, false);
         for f in 0..m.nfactions() {
             let s = self.num(&m.ranking.score, Bind::faction(f as u8))?;
+            self.round_scores.push(match s {
+                Num::Int(k) => k,
+                // Saturating; NaN reads as 0 (the final ranking refuses such a score).
+                Num::Real(r) => r.floor() as i64,
+            });
             match best {
                 Some(b) if s == b => tied = true,
                 Some(b) if s < b => {}

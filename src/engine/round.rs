@@ -34,6 +34,7 @@ impl<T: Tracer> Game<'_, T> {
         self.steps = 0;
         self.points.fill(0);
         self.leaders.clear();
+        self.round_scores.clear();
     }
 
     pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {

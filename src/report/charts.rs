@@ -357,7 +357,7 @@ fn whole(x: &f64) -> String {
 
 /// How many ticks a whole-number axis from `lo` to `hi` gets: one per value when few.
 fn whole_ticks(lo: f64, hi: f64) -> usize {
-    ((hi - lo).round() as usize + 1).clamp(2, 12)
+    ((hi - lo).round().clamp(0.0, 100.0) as usize + 1).clamp(2, 12)
 }
 
 /// Viridis, a perceptually uniform scale that stays readable in grey and with color

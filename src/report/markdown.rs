@@ -93,6 +93,43 @@ fn rank_reading(s: &Summary) -> Option<String> {
     })
 }
 
+/// The score race's reading: the leader's margin over the rest after the first round and
+/// after the last round that at least 5% of the games played. It names a runaway (the margin
+/// grows) or a catch-up (it shrinks) only when the two intervals separate. Both rounds are
+/// of the same games where they overlap, which makes the separate intervals conservative.
+pub fn race_reading(s: &Summary) -> Option<String> {
+    let kept: Vec<_> = s
+        .by_round
+        .iter()
+        .filter(|r| r.games * 20 >= s.games && r.margin.is_some())
+        .collect();
+    let (first, last) = (kept.first()?, kept.last()?);
+    let (a, b) = (first.margin?, last.margin?);
+    let show = |m: &crate::report::Margin| format!("{:.2} [{:.2}, {:.2}]", m.mean, m.low, m.high);
+    if first.round == last.round {
+        return Some(format!(
+            "After round {}, the leader is {} points ahead of the mean of the rest; too few games go on to later rounds to read a trend.",
+            first.round,
+            show(&a)
+        ));
+    }
+    let verdict = if b.low > a.high {
+        "leaders pull away as the game goes on (a runaway pattern), beyond noise"
+    } else if b.high < a.low {
+        "the field closes on the leader as the game goes on (a catch-up pattern), beyond noise"
+    } else {
+        "no runaway or catch-up pattern beyond noise"
+    };
+    Some(format!(
+        "The leader's margin over the mean of the rest is {} points after round {} and {} after round {} (among the {} games still playing): {verdict}.",
+        show(&a),
+        first.round,
+        show(&b),
+        last.round,
+        crate::report::thousands(last.games),
+    ))
+}
+
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let mut m = String::new();
@@ -216,6 +253,9 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             ),
         );
     }
+    if let Some(reading) = race_reading(s) {
+        chart(&mut m, "score_race", "Score race", reading);
+    }
     let _ = writeln!(m, "## Summary\n");
     let _ = writeln!(
         m,
@@ -251,7 +291,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     }
     let _ = writeln!(
         m,
-        "\nDraws {}, shared wins {}, nobody wins {}. Tables: `summary`, `scores`, `ranks`, `lengths`, `end_reasons`, `tie_breaks`, `points_by_source`, `leader_by_round` (Parquet, beside this file).",
+        "\nDraws {}, shared wins {}, nobody wins {}. Tables: `summary`, `scores`, `ranks`, `lengths`, `end_reasons`, `tie_breaks`, `points_by_source`, `leader_by_round`, `by_round` (Parquet, beside this file).",
         ci(&s.draws),
         ci(&s.shared_wins),
         ci(&s.nobody_wins)

@@ -233,6 +233,28 @@ pub fn write_tables(
             "high" => l.iter().map(|x| x.won.high).collect::<Vec<f64>>(),
         ),
     )?;
+    // One row per round and faction; the margin columns repeat within a round.
+    let rows: Vec<(&crate::report::RoundScores, usize)> = s
+        .by_round
+        .iter()
+        .flat_map(|r| (0..r.scores.len()).map(move |f| (r, f)))
+        .collect();
+    let spread = |r: &crate::report::RoundScores, f: usize| r.scores[f];
+    put(
+        "by_round",
+        df!(
+            "round" => rows.iter().map(|(r, _)| r.round).collect::<Vec<u32>>(),
+            "faction" => rows.iter().map(|(_, f)| s.factions[*f].name.clone()).collect::<Vec<_>>(),
+            "games" => rows.iter().map(|(r, _)| r.games).collect::<Vec<u64>>(),
+            "mean" => rows.iter().map(|(r, f)| spread(r, *f).map(|x| x.mean)).collect::<Vec<Option<f64>>>(),
+            "q1" => rows.iter().map(|(r, f)| spread(r, *f).map(|x| x.q1)).collect::<Vec<Option<i64>>>(),
+            "median" => rows.iter().map(|(r, f)| spread(r, *f).map(|x| x.median)).collect::<Vec<Option<i64>>>(),
+            "q3" => rows.iter().map(|(r, f)| spread(r, *f).map(|x| x.q3)).collect::<Vec<Option<i64>>>(),
+            "margin_mean" => rows.iter().map(|(r, _)| r.margin.map(|m| m.mean)).collect::<Vec<Option<f64>>>(),
+            "margin_low" => rows.iter().map(|(r, _)| r.margin.map(|m| m.low)).collect::<Vec<Option<f64>>>(),
+            "margin_high" => rows.iter().map(|(r, _)| r.margin.map(|m| m.high)).collect::<Vec<Option<f64>>>(),
+        ),
+    )?;
     Ok(written)
 }
 

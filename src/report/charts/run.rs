@@ -442,6 +442,150 @@ fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
     root.present().map_err(e)
 }
 
+/// The score race: every faction's median score after each round with a band between its
+/// quartiles (top panel), and the leader's mean margin over the rest with its interval
+/// (bottom panel).
+fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
+    let rounds = &s.by_round;
+    let last = rounds.last().map_or(1, |x| x.round).max(2) as f64;
+    let mut keys: Vec<(String, Key)> = s
+        .factions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.clone(), Key::Line(color(i))))
+        .collect();
+    keys.push((
+        "quartiles (25-75%)".into(),
+        Key::Swatch(BLACK.mix(0.15).to_rgba()),
+    ));
+    keys.push(("leader's margin".into(), Key::Line(BLACK)));
+    keys.push((
+        "its 95% interval".into(),
+        Key::Swatch(BLACK.mix(0.15).to_rgba()),
+    ));
+    // Medians are whole numbers, so factions running level would hide each other: each
+    // faction's line is drawn a little to the side of the round (at most 0.15 of a round).
+    let nf = s.factions.len().max(1);
+    let dodge = |f: usize| (f as f64 - (nf - 1) as f64 / 2.0) * (0.3 / nf as f64);
+    let plot = frame(
+        root,
+        "Score race: median score after each round",
+        &subtitle(s),
+        &keys,
+    )?;
+    let (top, bottom) = plot.split_vertically(plot.dim_in_pixel().1 * 62 / 100);
+    let hi = rounds
+        .iter()
+        .flat_map(|r| r.scores.iter().flatten().map(|x| x.q3))
+        .max()
+        .unwrap_or(1);
+    let lo = rounds
+        .iter()
+        .flat_map(|r| r.scores.iter().flatten().map(|x| x.q1))
+        .min()
+        .unwrap_or(0)
+        .min(0);
+    let (ylo, yhi) = (lo as f64, (hi as f64).max(lo as f64 + 1.0) * 1.05);
+    let (x0, x1) = (1.0 - 0.2, last + 0.2);
+    let mut chart = ChartBuilder::on(&top)
+        .margin(16)
+        .x_label_area_size(30)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, ylo..yhi)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .y_desc("score (median)")
+        .y_labels(whole_ticks(ylo, yhi))
+        .y_label_formatter(&whole)
+        .x_labels(whole_ticks(1.0, last))
+        .x_label_formatter(&whole)
+        .label_style(("sans-serif", 16))
+        .draw()
+        .map_err(e)?;
+    for f in 0..s.factions.len() {
+        let pts: Vec<(f64, crate::stats::Spread)> = rounds
+            .iter()
+            .filter_map(|r| {
+                r.scores
+                    .get(f)
+                    .copied()
+                    .flatten()
+                    .map(|x| (r.round as f64, x))
+            })
+            .collect();
+        let band: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|(x, v)| (*x, v.q3 as f64))
+            .chain(pts.iter().rev().map(|(x, v)| (*x, v.q1 as f64)))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                band,
+                color(f).mix(0.12).filled(),
+            )))
+            .map_err(e)?;
+    }
+    for f in 0..s.factions.len() {
+        chart
+            .draw_series(LineSeries::new(
+                rounds.iter().filter_map(|r| {
+                    r.scores
+                        .get(f)
+                        .copied()
+                        .flatten()
+                        .map(|x| (r.round as f64 + dodge(f), x.median as f64))
+                }),
+                color(f).stroke_width(3),
+            ))
+            .map_err(e)?;
+    }
+    let m: Vec<(f64, crate::report::Margin)> = rounds
+        .iter()
+        .filter_map(|r| r.margin.map(|m| (r.round as f64, m)))
+        .collect();
+    let mhi = m.iter().map(|x| x.1.high).fold(0.5, f64::max) * 1.1;
+    let mlo = m.iter().map(|x| x.1.low).fold(0.0, f64::min);
+    let mut chart = ChartBuilder::on(&bottom)
+        .margin(16)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, mlo..mhi)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .x_desc("after round")
+        .y_desc("leader's margin")
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .x_labels(whole_ticks(1.0, last))
+        .x_label_formatter(&whole)
+        .label_style(("sans-serif", 16))
+        .draw()
+        .map_err(e)?;
+    let band: Vec<(f64, f64)> = m
+        .iter()
+        .map(|(x, v)| (*x, v.high))
+        .chain(m.iter().rev().map(|(x, v)| (*x, v.low)))
+        .collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(
+            band,
+            BLACK.mix(0.15).filled(),
+        )))
+        .map_err(e)?;
+    chart
+        .draw_series(LineSeries::new(
+            m.iter().map(|(x, v)| (*x, v.mean)),
+            BLACK.stroke_width(2),
+        ))
+        .map_err(e)?;
+    root.present().map_err(e)
+}
+
 /// The charts of a run, each as PNG and SVG; returns the files written.
 pub fn write_charts(
     dir: &Path,
@@ -479,6 +623,9 @@ pub fn write_charts(
     }
     if !s.leader_by_round.is_empty() {
         render!(dir, "leader_by_round", size, written, leader(s));
+    }
+    if !s.by_round.is_empty() {
+        render!(dir, "score_race", size, written, race(s));
     }
     Ok(written)
 }

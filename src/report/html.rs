@@ -1,0 +1,133 @@
+//! `report.html`: the report of a command as one self-contained page.
+//!
+//! Owns turning a `report.md` into HTML (pulldown-cmark, with tables), with every chart it
+//! shows inlined as SVG from the report folder, a small stylesheet, and a short inline
+//! script that sorts a table by the column whose header is clicked. The page loads nothing:
+//! no network, no external script, stylesheet or font.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd, html};
+
+use crate::error::Result;
+
+/// The page's style: readable width, light table rules, charts scaled to the column.
+const STYLE: &str = "body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left}
+th{background:#f4f4f4;cursor:pointer;user-select:none}th:after{content:' \\2195';color:#999}
+th[aria-sort=ascending]:after{content:' \\2191'}th[aria-sort=descending]:after{content:' \\2193'}
+tr:nth-child(even) td{background:#fafafa}figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+code,pre{background:#f6f6f6;font-size:.9em}pre{padding:.8em;overflow-x:auto}";
+
+/// Sorts a table by a clicked header: numbers (the leading number of a cell such as
+/// `48.1% [47.4, 48.8]`) numerically, anything else as text; a second click reverses.
+const SCRIPT: &str = "document.querySelectorAll('table').forEach(function(t){
+var hs=t.querySelectorAll('th');hs.forEach(function(h,i){h.addEventListener('click',function(){
+var b=t.tBodies[0];if(!b)return;var asc=h.getAttribute('aria-sort')!=='ascending';
+hs.forEach(function(x){x.removeAttribute('aria-sort')});h.setAttribute('aria-sort',asc?'ascending':'descending');
+var key=function(r){var s=r.cells[i]?r.cells[i].textContent.trim():'';var n=parseFloat(s.replace(/,/g,''));return isNaN(n)?s:n};
+var rows=Array.prototype.slice.call(b.rows);rows.sort(function(x,y){var a=key(x),c=key(y);
+var d=(typeof a==='number'&&typeof c==='number')?a-c:String(a).localeCompare(String(c));return asc?d:-d});
+rows.forEach(function(r){b.appendChild(r)})})})});";
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The chart an image link names, as inline SVG from `dir` (`x.png` is drawn from `x.svg`),
+/// or `None` when the folder has no such chart.
+fn inline_svg(dir: &Path, src: &str) -> Option<String> {
+    let name = Path::new(src).file_stem()?.to_str()?;
+    if src.contains("..") || src.contains('/') {
+        return None;
+    }
+    let svg = std::fs::read_to_string(dir.join(format!("{name}.svg"))).ok()?;
+    // The XML declaration has no place inside HTML.
+    let body = match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => return None,
+    };
+    Some(body.to_string())
+}
+
+/// `md` as a complete HTML page titled `title`, with its charts inlined from `dir`.
+pub fn page(md: &str, dir: &Path, title: &str) -> String {
+    let mut events = Vec::new();
+    let mut image: Option<(String, String)> = None;
+    for ev in Parser::new_ext(md, Options::ENABLE_TABLES) {
+        match ev {
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                image = Some((dest_url.to_string(), String::new()));
+            }
+            Event::End(TagEnd::Image) => {
+                if let Some((src, alt)) = image.take() {
+                    let html = match inline_svg(dir, &src) {
+                        Some(svg) => format!(
+                            "<figure role=\"img\" aria-label=\"{}\">{svg}</figure>",
+                            escape(&alt)
+                        ),
+                        None => format!("<em>(chart {} not in this folder)</em>", escape(&src)),
+                    };
+                    events.push(Event::Html(html.into()));
+                }
+            }
+            Event::Text(t) if image.is_some() => {
+                if let Some((_, alt)) = &mut image {
+                    alt.push_str(&t);
+                }
+            }
+            // The Markdown is vpsim's own; raw HTML in it can only come from a name in a
+            // scenario, and is shown as text.
+            Event::Html(h) | Event::InlineHtml(h) if image.is_none() => events.push(Event::Text(h)),
+            other if image.is_none() => events.push(other),
+            _ => {}
+        }
+    }
+    let mut body = String::new();
+    html::push_html(&mut body, events.into_iter());
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}<script>{SCRIPT}</script>\n</body>\n</html>\n",
+        escape(title)
+    );
+    out
+}
+
+/// Writes `dir/report.html` from the report's Markdown.
+pub fn write(dir: &Path, md: &str, title: &str) -> Result<std::path::PathBuf> {
+    let path = dir.join("report.html");
+    crate::output::write_atomic(&path, page(md, dir, title).as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn charts_are_inlined_and_tables_kept() {
+        let dir = std::env::temp_dir().join(format!("vpsim-html-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("wins.svg"),
+            "<?xml version=\"1.0\"?>\n<svg width=\"10\" height=\"10\"><rect/></svg>",
+        )
+        .unwrap();
+        let md = "# Title <x>\n\n![Win rates](wins.png)\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![Gone](gone.png)\n";
+        let html = super::page(md, &dir, "T & U");
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(html.contains("<title>T &amp; U</title>"));
+        assert!(html.contains("<h1>Title &lt;x&gt;</h1>"), "{html}");
+        assert!(html.contains("<figure role=\"img\" aria-label=\"Win rates\"><svg width=\"10\""));
+        assert!(!html.contains("<?xml"));
+        assert!(!html.contains("<img"));
+        assert!(html.contains("<th>a</th>") && html.contains("<td>2</td>"));
+        assert!(html.contains("chart gone.png not in this folder"));
+        assert!(!html.contains("src=\"http") && !html.contains("<link"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
