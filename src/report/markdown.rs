@@ -113,13 +113,7 @@ pub fn race_reading(s: &Summary) -> Option<String> {
             show(&a)
         ));
     }
-    let verdict = if b.low > a.high {
-        "leaders pull away as the game goes on (a runaway pattern), beyond noise"
-    } else if b.high < a.low {
-        "the field closes on the leader as the game goes on (a catch-up pattern), beyond noise"
-    } else {
-        "no runaway or catch-up pattern beyond noise"
-    };
+    let verdict = race_verdict(&a, &b);
     Some(format!(
         "The leader's margin over the mean of the rest is {} points after round {} and {} after round {} (among the {} games still playing): {verdict}.",
         show(&a),
@@ -128,6 +122,18 @@ pub fn race_reading(s: &Summary) -> Option<String> {
         last.round,
         crate::report::thousands(last.games),
     ))
+}
+
+/// Runaway, catch-up or neither, from the leader's margin early (`a`) and late (`b`): a
+/// pattern is named only when the two intervals separate.
+fn race_verdict(a: &crate::report::Margin, b: &crate::report::Margin) -> &'static str {
+    if b.low > a.high {
+        "leaders pull away as the game goes on (a runaway pattern), beyond noise"
+    } else if b.high < a.low {
+        "the field closes on the leader as the game goes on (a catch-up pattern), beyond noise"
+    } else {
+        "no runaway or catch-up pattern beyond noise"
+    }
 }
 
 /// Writes report.md.
@@ -297,4 +303,26 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
         ci(&s.nobody_wins)
     );
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::Margin;
+
+    fn m(mean: f64, half: f64) -> Margin {
+        Margin {
+            mean,
+            low: mean - half,
+            high: mean + half,
+        }
+    }
+
+    #[test]
+    fn a_pattern_is_named_only_beyond_noise() {
+        assert!(super::race_verdict(&m(1.0, 0.1), &m(2.0, 0.1)).contains("runaway"));
+        assert!(super::race_verdict(&m(2.0, 0.1), &m(1.0, 0.1)).contains("catch-up"));
+        // Overlapping intervals: no pattern, however far apart the means.
+        assert!(super::race_verdict(&m(1.0, 0.6), &m(2.0, 0.6)).starts_with("no runaway"));
+        assert!(super::race_verdict(&m(2.0, 0.6), &m(1.0, 0.6)).starts_with("no runaway"));
+    }
 }
