@@ -326,6 +326,33 @@ pub fn write_outputs(
     result
 }
 
+/// The report folder of `--out`: DIR, or `reports/<file stem>-<command>/` for a bare `--out`.
+pub fn command_out_dir(
+    path: &std::path::Path,
+    o: &RunOpts,
+    command: &str,
+) -> Option<std::path::PathBuf> {
+    let stem = path
+        .file_stem()
+        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
+    o.out_dir(&format!("{stem}-{command}"))
+}
+
+/// The subtitle of a sweep's, sensitivity run's or tune's chart: scenario, seed, games, overrides.
+pub fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String {
+    let name = path
+        .file_stem()
+        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
+    crate::report::charts::subtitle_of(
+        &name,
+        o.seed,
+        o.games,
+        &format!(" {per}"),
+        &o.overrides(),
+        "no other overrides",
+    )
+}
+
 /// The reproducibility header of a report that is not one run's (compare, sweep,
 /// sensitivity, tune): vpsim version, scenario file and hash, seed, games, and the command.
 pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64) -> String {

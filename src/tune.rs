@@ -137,8 +137,8 @@ impl Goal {
             .collect();
         let [i] = at[..] else {
             return Err(format!(
-                "`{s}` is not a goal: write EXPR = VALUE (for example `win_rate(First) - \
-                 win_rate(Second) = 0`) or `minimize EXPR` (for example `minimize \
+                "`{s}` is not a goal: write EXPR = VALUE (for example `win_rate(A) - \
+                 win_rate(B) = 0`) or `minimize EXPR` (for example `minimize \
                  max(win_rate) - min(win_rate)`)"
             ));
         };
@@ -155,6 +155,14 @@ impl Goal {
             expr: expr.into(),
             value,
         })
+    }
+
+    /// The value the metric should take (`None` for `minimize`).
+    pub fn target(&self) -> Option<f64> {
+        match self {
+            Goal::Equal { value, .. } => Some(*value),
+            Goal::Minimize { .. } => None,
+        }
     }
 
     /// The metric expression.
@@ -440,7 +448,7 @@ mod tests {
 
     #[test]
     fn params_parse_and_snap() {
-        let p = Param::parse("settings.goal=8:14").unwrap();
+        let p = Param::parse("settings.k=8:14").unwrap();
         assert!(p.integer);
         assert_eq!(p.snap(10.6), 11.0);
         assert_eq!(p.snap(99.0), 14.0);

@@ -58,6 +58,26 @@ fn parse_param(s: &str) -> std::result::Result<Param, String> {
     })
 }
 
+/// A win rate in a sweep's tables: `48.1% [47.4, 48.8]`.
+fn rate_cell(r: &Rate) -> String {
+    format!(
+        "{:.1}% [{:.1}, {:.1}]",
+        100.0 * r.rate,
+        100.0 * r.low,
+        100.0 * r.high
+    )
+}
+
+/// One parameter's effect on one win rate in sensitivity's tables: the change in points one
+/// step down and one step up from `base`, `-1.2 / +0.8`.
+fn step_cell(down: &Rate, up: &Rate, base: f64) -> String {
+    format!(
+        "{:+.1} / {:+.1}",
+        100.0 * (down.rate - base),
+        100.0 * (up.rate - base)
+    )
+}
+
 fn fmt_num(x: f64) -> String {
     let r = (x * 1e9).round() / 1e9;
     if r.fract() == 0.0 {
@@ -110,29 +130,6 @@ pub struct Sweep {
     pub seed: u64,
     /// The points, first parameter slowest.
     pub points: Vec<Point>,
-}
-
-/// The report folder of `--out`: DIR, or `reports/<file stem>-<command>/` for a bare `--out`.
-fn out_dir(path: &std::path::Path, o: &RunOpts, command: &str) -> Option<std::path::PathBuf> {
-    let stem = path
-        .file_stem()
-        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
-    o.out_dir(&format!("{stem}-{command}"))
-}
-
-/// The subtitle of a sweep's or sensitivity run's chart: scenario, seed, games, overrides.
-fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String {
-    let name = path
-        .file_stem()
-        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
-    crate::report::charts::subtitle_of(
-        &name,
-        o.seed,
-        o.games,
-        &format!(" {per}"),
-        &o.overrides(),
-        "no other overrides",
-    )
 }
 
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
@@ -206,7 +203,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
-    let out = out_dir(&a.scenario, o, "sweep");
+    let out = super::command_out_dir(&a.scenario, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -248,7 +245,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         crate::output::clear_report(dir)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
         let title = format!("Win rate against {}", sweep.params.join(" and "));
-        let sub = chart_subtitle(&a.scenario, o, "per point");
+        let sub = super::chart_subtitle(&a.scenario, o, "per point");
         match a.param.as_slice() {
             [p] => {
                 let xs: Option<Vec<f64>> = p.values.iter().map(|v| v.parse().ok()).collect();
@@ -317,16 +314,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 md,
                 "| {} | {} |",
                 p.values.join(" | "),
-                p.win
-                    .iter()
-                    .map(|r| format!(
-                        "{:.1}% [{:.1}, {:.1}]",
-                        100.0 * r.rate,
-                        100.0 * r.low,
-                        100.0 * r.high
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                p.win.iter().map(rate_cell).collect::<Vec<_>>().join(" | ")
             );
         }
         super::write_report(dir, &md, &title)?;
@@ -362,16 +350,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 .collect::<String>()
         );
         for r in &p.win {
-            let _ = write!(
-                t,
-                "{:>24}",
-                format!(
-                    "{:.1}% [{:.1}, {:.1}]",
-                    100.0 * r.rate,
-                    100.0 * r.low,
-                    100.0 * r.high
-                )
-            );
+            let _ = write!(t, "{:>24}", rate_cell(r));
         }
         let _ = writeln!(t);
     }
@@ -483,7 +462,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         }
         plan.push((path, value, step, ends));
     }
-    let out = out_dir(&a.scenario, o, "sensitivity");
+    let out = super::command_out_dir(&a.scenario, o, "sensitivity");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -550,7 +529,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
             "tornado",
             (
                 "Effect of one step of each parameter on win rates",
-                &chart_subtitle(&a.scenario, o, "per run"),
+                &super::chart_subtitle(&a.scenario, o, "per run"),
             ),
             &params,
             &effects,
@@ -575,11 +554,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
                     .iter()
                     .zip(&e.up)
                     .zip(&s.base)
-                    .map(|((d, u), b)| format!(
-                        "{:+.1} / {:+.1}",
-                        100.0 * (d.rate - b.rate),
-                        100.0 * (u.rate - b.rate)
-                    ))
+                    .map(|((d, u), b)| step_cell(d, u, b.rate))
                     .collect::<Vec<_>>()
                     .join(" | ")
             );
@@ -618,15 +593,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         let _ = write!(t, "{label:<lw$}");
         for (i, (d, u)) in e.down.iter().zip(&e.up).enumerate() {
             let b = s.base[i].rate;
-            let _ = write!(
-                t,
-                "{:>20}",
-                format!(
-                    "{:+.1} / {:+.1}",
-                    100.0 * (d.rate - b),
-                    100.0 * (u.rate - b)
-                )
-            );
+            let _ = write!(t, "{:>20}", step_cell(d, u, b));
         }
         let _ = writeln!(t);
     }

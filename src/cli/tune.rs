@@ -17,9 +17,9 @@ use crate::tune::{Goal, Method, Param, Search};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim tune scenarios/race_to_three.toml --param settings.q=0.2:0.5 \\
-    --goal 'win_rate(First) - win_rate(Second) = 0' --games 20000
-  vpsim tune scenarios/twilight_imperium_4.toml --param settings.agenda_chance=0:0.5 \\
-    --param settings.goal=8:14 --goal 'minimize max(win_rate) - min(win_rate)' --games 1000 --evals 10
+    --goal 'seat_advantage = 0' --games 20000
+  vpsim tune scenarios/race_to_three.toml --param settings.p=0.2:0.5 \\
+    --param settings.q=0.2:0.5 --goal 'minimize max(win_rate) - min(win_rate)' --games 2000 --evals 10
 
 GOAL is `EXPR = VALUE`, `minimize EXPR` or `maximize EXPR`, where EXPR is any metric expression
 `vpsim check` accepts. One parameter with `EXPR = VALUE` is solved by bisection; anything else
@@ -29,7 +29,7 @@ N..N+2 CONFIRM (one parameter with a target: a secant step on the first CONFIRM 
 confirmation on the next), which gives the goal metric's 95% interval there and, for one parameter, an
 interval for the value that meets the goal.
 
-Bounds written as whole numbers (8:14) tune a whole-number parameter; write 0.0:1.0 for a real.")]
+Bounds written as whole numbers (2:6) tune a whole-number parameter; write 0.0:1.0 for a real.")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -76,16 +76,29 @@ fn num_json(p: &Param, x: f64) -> Value {
     if p.integer { json!(x as i64) } else { json!(x) }
 }
 
-/// The tune as JSON: what `--json` prints and `--out` writes as `tune.json`.
-fn to_json(
-    a: &Args,
-    s: &Search,
-    refined: Option<&Refined>,
-    (first, confirm): (u64, u64),
-    confirmed: &Val,
+/// What a tune found: the search, its refinement, and the confirmation run
+/// (games `first..first + confirm`) with, for one parameter, the value's interval.
+struct Tuned {
+    s: Search,
+    refined: Option<Refined>,
+    first: u64,
+    confirm: u64,
+    confirmed: Val,
     interval: Option<(f64, f64)>,
-) -> Value {
+}
+
+/// The tune as JSON: what `--json` prints and `--out` writes as `tune.json`.
+fn to_json(a: &Args, r: &Tuned) -> Value {
     let o = &a.opts;
+    let Tuned {
+        s,
+        refined,
+        first,
+        confirm,
+        confirmed,
+        interval,
+    } = r;
+    let (first, confirm) = (*first, *confirm);
     let map = |xs: &[f64]| -> Value {
         Value::Object(
             a.param
@@ -112,7 +125,7 @@ fn to_json(
             "values": map(&t.values), "metric": val_json(&t.metric),
         })).collect::<Vec<_>>(),
         "bracketed": s.bracketed,
-        "refinement": refined.map(|r| json!({
+        "refinement": refined.as_ref().map(|r| json!({
             "at": r.at, "first_game": r.first, "games": confirm, "metric": val_json(&r.metric),
         })),
         "best": map(&s.best),
@@ -131,10 +144,7 @@ fn to_json(
 
 /// For `EXPR = VALUE`: whether VALUE is inside the confirmation's interval.
 fn goal_met(goal: &Goal, v: &Val) -> Option<bool> {
-    match goal {
-        Goal::Equal { value, .. } => Some(v.lo <= *value && *value <= v.hi),
-        Goal::Minimize { .. } => None,
-    }
+    goal.target().map(|value| v.lo <= value && value <= v.hi)
 }
 
 fn fmt_val(v: &Val) -> String {
@@ -142,15 +152,17 @@ fn fmt_val(v: &Val) -> String {
 }
 
 /// The terminal table (also the body of report.md).
-fn table(
-    a: &Args,
-    s: &Search,
-    refined: Option<&Refined>,
-    (first, confirm): (u64, u64),
-    confirmed: &Val,
-    interval: Option<(f64, f64)>,
-) -> String {
+fn table(a: &Args, r: &Tuned) -> String {
     let o = &a.opts;
+    let Tuned {
+        s,
+        refined,
+        first,
+        confirm,
+        confirmed,
+        interval,
+    } = r;
+    let (first, confirm, interval) = (*first, *confirm, *interval);
     let mut t = String::new();
     let aim = match &a.goal {
         Goal::Equal { expr, value } => format!("{expr} = {value}"),
@@ -333,12 +345,7 @@ pub fn run(a: Args) -> Result<()> {
             e.msg
         ))
     })?;
-    let out = o.out_dir(&format!(
-        "{}-tune",
-        a.scenario
-            .file_stem()
-            .map_or("scenario".into(), |s| s.to_string_lossy().to_string())
-    ));
+    let out = super::command_out_dir(&a.scenario, o, "tune");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -386,8 +393,8 @@ pub fn run(a: Args) -> Result<()> {
         let mut next = o.games;
         // One parameter with a target: one secant step from the search's root, measured on
         // fresh games, removes most of the search's own noise from the chosen value.
-        let refined = match (&a.goal, s.slope, a.param.as_slice()) {
-            (Goal::Equal { value, .. }, Some(slope), [p]) if s.bracketed => {
+        let refined = match (a.goal.target(), s.slope, a.param.as_slice()) {
+            (Some(value), Some(slope), [p]) if s.bracketed => {
                 let at = s.best[0];
                 let v = metric(&play(&[at], next, confirm)?, &a.goal)?;
                 let r = Refined {
@@ -409,36 +416,35 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (s, refined, first, confirmed_summary) = result?;
     let confirmed = metric(&confirmed_summary, &a.goal)?;
-    let interval = match (&a.goal, s.slope, a.param.as_slice()) {
-        (Goal::Equal { value, .. }, Some(slope), [_]) if s.bracketed => Some(
-            crate::tune::value_interval(s.best[0], &confirmed, *value, slope),
-        ),
-        _ => None,
+    // The value's interval needs the same slope the refinement stepped along.
+    let interval = refined
+        .as_ref()
+        .and(a.goal.target())
+        .zip(s.slope)
+        .map(|(value, slope)| crate::tune::value_interval(s.best[0], &confirmed, value, slope));
+    let tuned = Tuned {
+        s,
+        refined,
+        first,
+        confirm,
+        confirmed,
+        interval,
     };
-    let range = (first, confirm);
-    let doc = to_json(&a, &s, refined.as_ref(), range, &confirmed, interval);
-    let text = table(&a, &s, refined.as_ref(), range, &confirmed, interval);
+    let doc = to_json(&a, &tuned);
+    let text = table(&a, &tuned);
+    let Tuned {
+        s,
+        confirmed,
+        interval,
+        ..
+    } = tuned;
     if let Some(dir) = &out {
         crate::output::clear_report(dir)?;
         let json = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
         crate::output::write_atomic(&dir.join("tune.json"), json.as_bytes())?;
-        let name = a
-            .scenario
-            .file_stem()
-            .map_or("scenario".into(), |s| s.to_string_lossy().to_string());
-        let sub = crate::report::charts::subtitle_of(
-            &name,
-            o.seed,
-            o.games,
-            " per trial",
-            &o.overrides(),
-            "no other overrides",
-        );
-        let target = match &a.goal {
-            Goal::Equal { value, .. } => Some(*value),
-            Goal::Minimize { .. } => None,
-        };
+        let sub = super::chart_subtitle(&a.scenario, o, "per trial");
+        let target = a.goal.target();
         let panels: Vec<crate::report::charts::TunePanel> = a
             .param
             .iter()
