@@ -13,6 +13,7 @@ pub mod test;
 pub mod trace;
 pub mod tune;
 pub mod validate;
+pub mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -58,6 +59,8 @@ pub enum Command {
     Tune(tune::Args),
     /// Print the JSON Schema of the scenario format, for editor completion and checking.
     Schema(schema::Args),
+    /// Re-run a scenario on every save and print what changed beyond noise.
+    Watch(watch::Args),
 }
 
 /// Runs the parsed command line.
@@ -75,6 +78,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Sensitivity(a) => sweep::sensitivity(a),
         Command::Tune(a) => tune::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Watch(a) => watch::run(a),
     }
 }
 

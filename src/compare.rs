@@ -44,6 +44,62 @@ pub struct PairTally {
     pub a: crate::stats::Tally,
     /// Variant B's own tally.
     pub b: crate::stats::Tally,
+    /// Games by end reason in A and in B: `ends[ra * reasons_b + rb]` (empty for
+    /// [`PairTally::new`]). A's and B's reasons may differ when the variants are two files.
+    #[serde(default)]
+    pub ends: Vec<u64>,
+    /// B's number of end reasons: the row length of `ends`.
+    #[serde(default)]
+    pub reasons_b: usize,
+    /// Paired game lengths: the sum of A's rounds, of B − A and of (B − A)².
+    #[serde(default)]
+    pub rounds: PairSum,
+}
+
+/// Sums over paired values: exact integers, so tallies merge exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairSum {
+    /// Sum of A's values.
+    pub sum_a: i128,
+    /// Sum of the differences B − A.
+    pub sum_d: i128,
+    /// Sum of the squared differences.
+    pub sum_d2: i128,
+}
+
+impl PairSum {
+    fn add(&mut self, a: i128, b: i128) {
+        let d = b - a;
+        self.sum_a += a;
+        self.sum_d += d;
+        self.sum_d2 += d * d;
+    }
+
+    fn merge(&mut self, o: &PairSum) {
+        self.sum_a += o.sum_a;
+        self.sum_d += o.sum_d;
+        self.sum_d2 += o.sum_d2;
+    }
+
+    /// The mean difference B − A over `n` pairs with its interval at normal quantile `z`, and
+    /// its two-sided p-value (normal approximation; 1 when every difference is 0).
+    pub fn shift(&self, n: u64, z: f64) -> (Est, f64) {
+        let n = n.max(1) as f64;
+        let mean = self.sum_d as f64 / n;
+        let var = ((self.sum_d2 as f64 / n) - mean * mean).max(0.0) * n / (n - 1.0).max(1.0);
+        let se = (var / n).sqrt();
+        let p = if se == 0.0 {
+            if mean == 0.0 { 1.0 } else { 0.0 }
+        } else {
+            2.0 * (1.0 - Normal::standard().cdf((mean / se).abs()))
+        };
+        let est = Est {
+            estimate: mean,
+            low: mean - z * se,
+            high: mean + z * se,
+        };
+        (est, p)
+    }
 }
 
 impl PairTally {
@@ -54,6 +110,9 @@ impl PairTally {
             factions: vec![PairFaction::default(); nf],
             a: Default::default(),
             b: Default::default(),
+            ends: Vec::new(),
+            reasons_b: 0,
+            rounds: PairSum::default(),
         }
     }
 
@@ -62,6 +121,8 @@ impl PairTally {
         PairTally {
             a: crate::runner::empty_tally(a),
             b: crate::runner::empty_tally(b),
+            ends: vec![0; a.reasons.len() * b.reasons.len()],
+            reasons_b: b.reasons.len(),
             ..PairTally::new(a.nfactions())
         }
     }
@@ -73,6 +134,10 @@ impl PairTally {
             self.a.add(a, ga.points(), ga.leaders(), ga.round_scores());
             self.b.add(b, gb.points(), gb.leaders(), gb.round_scores());
         }
+        if !self.ends.is_empty() {
+            self.ends[a.reason as usize * self.reasons_b + b.reason as usize] += 1;
+        }
+        self.rounds.add(a.rounds as i128, b.rounds as i128);
         for (f, pf) in self.factions.iter_mut().enumerate() {
             let wa = a.result == GameResult::Win(f as u8);
             let wb = b.result == GameResult::Win(f as u8);
@@ -98,6 +163,10 @@ impl PairTally {
         self.games += o.games;
         self.a = std::mem::take(&mut self.a).merge(o.a);
         self.b = std::mem::take(&mut self.b).merge(o.b);
+        for (x, y) in self.ends.iter_mut().zip(&o.ends) {
+            *x += y;
+        }
+        self.rounds.merge(&o.rounds);
         for (x, y) in self.factions.iter_mut().zip(o.factions) {
             x.wins_a += y.wins_a;
             x.wins_b += y.wins_b;
@@ -215,6 +284,20 @@ pub fn mcnemar(only_a: u64, only_b: u64) -> f64 {
     (2.0 * bin.cdf(k)).min(1.0)
 }
 
+/// The paired difference B − A of a rate over `n` games, from the games where only A
+/// (`only_a`) or only B (`only_b`) had the event, with its interval at normal quantile `z`.
+pub fn rate_shift(only_a: u64, only_b: u64, n: u64, z: f64) -> Est {
+    let n = n.max(1) as f64;
+    let d = (only_b as f64 - only_a as f64) / n;
+    let e2 = (only_a + only_b) as f64 / n;
+    let se = ((e2 - d * d).max(0.0) / n).sqrt();
+    Est {
+        estimate: d,
+        low: d - z * se,
+        high: d + z * se,
+    }
+}
+
 /// Holm's step-down adjustment of p-values (same order as given).
 pub fn holm(p: &[f64]) -> Vec<f64> {
     let k = p.len();
@@ -240,37 +323,25 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
         .map(|f| mcnemar(f.only_a, f.only_b))
         .collect();
     let holm_p = holm(&ps);
-    let normal = Normal::standard();
-    let score_ps: Vec<f64> = t
+    let shifts: Vec<(Est, f64)> = t
         .factions
         .iter()
         .map(|f| {
-            let mean = f.sum_d as f64 / n;
-            let var = ((f.sum_d2 as f64 / n) - mean * mean).max(0.0) * n / (n - 1.0).max(1.0);
-            let se = (var / n).sqrt();
-            if se == 0.0 {
-                if mean == 0.0 { 1.0 } else { 0.0 }
-            } else {
-                2.0 * (1.0 - normal.cdf((mean / se).abs()))
-            }
+            let sums = PairSum {
+                sum_a: f.sum_a,
+                sum_d: f.sum_d,
+                sum_d2: f.sum_d2,
+            };
+            sums.shift(t.games, z)
         })
         .collect();
+    let score_ps: Vec<f64> = shifts.iter().map(|s| s.1).collect();
     let score_holm = holm(&score_ps);
     t.factions
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let d = (f.only_b as f64 - f.only_a as f64) / n;
-            let e2 = (f.only_a + f.only_b) as f64 / n;
-            let se = ((e2 - d * d).max(0.0) / n).sqrt();
-            let win_diff = Est {
-                estimate: d,
-                low: d - z * se,
-                high: d + z * se,
-            };
-            let mean = f.sum_d as f64 / n;
-            let var = ((f.sum_d2 as f64 / n) - mean * mean).max(0.0) * n / (n - 1.0).max(1.0);
-            let sse = (var / n).sqrt();
+            let win_diff = rate_shift(f.only_a, f.only_b, t.games, z);
             let verdict = if holm_p[i] < alpha {
                 "different"
             } else if win_diff.low > -delta && win_diff.high < delta {
@@ -286,11 +357,7 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
                 p: ps[i],
                 p_holm: holm_p[i],
                 score_a: f.sum_a as f64 / n,
-                score_shift: Est {
-                    estimate: mean,
-                    low: mean - z * sse,
-                    high: mean + z * sse,
-                },
+                score_shift: shifts[i].0,
                 score_p: score_ps[i],
                 score_p_holm: score_holm[i],
                 verdict: verdict.into(),

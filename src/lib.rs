@@ -20,6 +20,7 @@ pub mod signal;
 pub mod state;
 pub mod stats;
 pub mod tune;
+pub mod watch;
 
 pub use error::{Error, Result};
 pub use model::Model;

@@ -59,12 +59,24 @@ fn runnable(block: &str) -> String {
     block
         .lines()
         .map(|l| l.replace("cargo run --release -- ", "vpsim "))
+        .map(|l| watch_briefly(&l))
         .filter(|l| {
             let t = l.trim_start();
             !(t.starts_with("cargo ") || t.starts_with("valgrind "))
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `vpsim watch` runs until Ctrl-C: the test presses it (SIGINT) after a few seconds, and the
+/// example must then have run its first version and stopped with exit 0.
+fn watch_briefly(line: &str) -> String {
+    match line.trim_start().strip_prefix("vpsim watch ") {
+        Some(rest) => format!(
+            "timeout --preserve-status -s INT 8 vpsim watch {rest} | grep '^version 1: ' > /dev/null"
+        ),
+        None => line.to_string(),
+    }
 }
 
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
@@ -129,6 +141,7 @@ fn every_help_example_runs() {
         "sweep",
         "sensitivity",
         "schema",
+        "watch",
     ];
     let mut ran = 0;
     for cmd in commands {
@@ -150,7 +163,7 @@ fn every_help_example_runs() {
         // Each line as written; a trailing comment is the reader's, not the shell's.
         let script = examples
             .iter()
-            .map(|l| l.split("  #").next().unwrap_or(l).trim())
+            .map(|l| watch_briefly(l.split("  #").next().unwrap_or(l).trim()))
             .collect::<Vec<_>>()
             .join("\n");
         let out = run_bash(&script, &bin, &work);

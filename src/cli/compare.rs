@@ -44,7 +44,7 @@ pub struct Args {
     pub delta: f64,
 }
 
-fn parse_unit(s: &str) -> std::result::Result<f64, String> {
+pub(crate) fn parse_unit(s: &str) -> std::result::Result<f64, String> {
     let x: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if x > 0.0 && x < 1.0 {
         Ok(x)

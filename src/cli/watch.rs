@@ -1,0 +1,221 @@
+//! `vpsim watch`: re-run a scenario each time its file is saved and say what changed.
+//!
+//! Owns the watch loop: the file watcher (the `notify` crate, on the file's folder so that
+//! editors that save by replacing the file are seen too), the settling of a burst of events
+//! into one save, and what is printed. The statistics are [`crate::watch`]'s.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::compare::run_pair;
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::overrides::Override;
+use crate::report::{RunInfo, Summary, thousands};
+use crate::watch::{change_lines, changes, overview, same_factions};
+
+/// Re-run a scenario on every save and print what changed beyond noise.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Each saved version plays the same games (common random numbers) as the \
+version before it, so what is printed is what the edit changed: win rates, end reasons and game \
+length, only beyond noise. A file that does not load shows its located error and the watch goes \
+on. Ctrl-C stops watching (exit 0).
+
+Examples:
+  vpsim watch scenarios/race_to_three.toml
+  vpsim watch scenarios/race_to_three.toml --games 50000 --set settings.p=0.3"
+)]
+pub struct Args {
+    /// The scenario file (TOML) to watch.
+    pub scenario: PathBuf,
+    /// Games each version plays (the same games for every version).
+    #[arg(long, short = 'n', allow_negative_numbers = true, default_value_t = 20_000, value_parser = super::parse_games)]
+    pub games: u64,
+    /// Master seed.
+    #[arg(long, short = 's', allow_negative_numbers = true, default_value_t = 1, value_parser = super::parse_seed)]
+    pub seed: u64,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 't', allow_negative_numbers = true, value_parser = super::parse_threads)]
+    pub threads: Option<u64>,
+    /// The engine (`native` or `interp`; results are identical).
+    #[arg(long, value_enum, default_value_t = crate::native::Engine::Native)]
+    pub engine: crate::native::Engine,
+    /// Override a scenario value in every version, e.g. --set settings.goal=14 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
+    pub set: Vec<Override>,
+    /// Family-wise error rate: the chance that any printed change is noise.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.05, value_parser = super::compare::parse_unit)]
+    pub alpha: f64,
+}
+
+/// How long the file must stay quiet before a burst of events counts as one save.
+const SETTLE: Duration = Duration::from_millis(150);
+/// How often the loop looks at Ctrl-C while nothing happens.
+const TICK: Duration = Duration::from_millis(50);
+
+/// The last version that loaded, the baseline of the next comparison.
+struct Baseline {
+    model: Model,
+    version: u32,
+}
+
+/// Runs `vpsim watch` until Ctrl-C.
+pub fn run(a: Args) -> Result<()> {
+    let path = a.scenario.clone();
+    // The file must be there to start; later it may come and go while an editor saves.
+    crate::scenario::read_text(&path)?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_os_string());
+    let (tx, rx) = channel();
+    let cannot = |e: notify::Error| {
+        Error::Usage(format!(
+            "cannot watch {}: {e} (on Linux, raise fs.inotify.max_user_watches if it is full)",
+            folder.display()
+        ))
+    };
+    let mut watcher = notify::recommended_watcher(tx).map_err(cannot)?;
+    watcher
+        .watch(&folder, RecursiveMode::NonRecursive)
+        .map_err(cannot)?;
+    println!(
+        "watching {}: {} games a version, seed {}; Ctrl-C stops",
+        path.display(),
+        thousands(a.games),
+        a.seed
+    );
+    let mut w = Watch {
+        args: &a,
+        baseline: None,
+        last_text: None,
+        versions: 0,
+    };
+    let mut pending = Some(Instant::now() - SETTLE);
+    while !crate::signal::stopped() {
+        match rx.recv_timeout(TICK) {
+            Ok(Ok(event)) => {
+                let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
+                if ours && !matches!(event.kind, EventKind::Access(_)) {
+                    pending = Some(Instant::now());
+                }
+            }
+            Ok(Err(e)) => eprintln!("warning: the file watcher reported: {e}"),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::Usage(format!(
+                    "the file watcher on {} stopped",
+                    folder.display()
+                )));
+            }
+        }
+        if pending.is_some_and(|t| t.elapsed() >= SETTLE) {
+            pending = None;
+            match w.saved(&path) {
+                Ok(()) => {}
+                Err(Error::Interrupted) => break,
+                Err(e) => {
+                    eprint!("{}", crate::diagnostic::render(&e));
+                    let kept = match &w.baseline {
+                        Some(b) => format!("version {} stays the baseline", b.version),
+                        None => "no version has loaded yet".into(),
+                    };
+                    eprintln!("still watching ({kept}): fix the file and save it again");
+                }
+            }
+        }
+    }
+    println!("stopped watching {}", path.display());
+    Ok(())
+}
+
+/// The watch's state between saves.
+struct Watch<'a> {
+    args: &'a Args,
+    baseline: Option<Baseline>,
+    /// The text last looked at: a save that changes nothing is not re-run.
+    last_text: Option<String>,
+    /// Versions that loaded so far.
+    versions: u32,
+}
+
+impl Watch<'_> {
+    /// Loads the file as saved, plays it, and prints what it shows.
+    fn saved(&mut self, path: &Path) -> Result<()> {
+        let text = match crate::scenario::read_text(path) {
+            // Between an editor's remove and its write, the file is briefly missing.
+            Err(Error::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(());
+            }
+            r => r?,
+        };
+        if self.last_text.as_deref() == Some(text.as_str()) {
+            return Ok(());
+        }
+        self.last_text = Some(text);
+        let a = self.args;
+        let model = super::load(path, &a.set, a.engine)?;
+        super::warn(&model);
+        let threads = a.threads.map(|t| t as usize);
+        let version = self.versions + 1;
+        let start = Instant::now();
+        let Some(base) = &self.baseline else {
+            let spec = crate::runner::RunSpec {
+                seed: a.seed,
+                first: 0,
+                games: a.games,
+                threads,
+            };
+            let r = crate::runner::run(&model, &spec, &|_| {})?;
+            println!(
+                "\nversion {version}: {} games in {:.2} s",
+                thousands(a.games),
+                r.elapsed.as_secs_f64()
+            );
+            print_lines(&overview(&self.summary(&model, &r.tally)));
+            return self.accept(model);
+        };
+        let t = run_pair(&base.model, &model, a.seed, 0, a.games, threads, &|_| {})?;
+        println!(
+            "\nversion {version} against version {}: {} games each on the same seeds, {:.2} s",
+            base.version,
+            thousands(a.games),
+            start.elapsed().as_secs_f64()
+        );
+        if !same_factions(&base.model, &model) {
+            println!("  the factions changed, so win rates are this version's own:");
+            print_lines(&overview(&self.summary(&model, &t.b))[..1]);
+        }
+        print_lines(&change_lines(
+            &changes(&base.model, &model, &t, a.alpha),
+            a.alpha,
+        ));
+        self.accept(model)
+    }
+
+    fn summary(&self, m: &Model, t: &crate::stats::Tally) -> Summary {
+        let sets: Vec<String> = self.args.set.iter().map(|s| s.to_string()).collect();
+        let info = RunInfo::of(m, self.args.seed, &sets);
+        Summary::of(&info, 0, t, Duration::ZERO, 1)
+    }
+
+    fn accept(&mut self, model: Model) -> Result<()> {
+        self.versions += 1;
+        self.baseline = Some(Baseline {
+            model,
+            version: self.versions,
+        });
+        Ok(())
+    }
+}
+
+fn print_lines(lines: &[String]) {
+    for l in lines {
+        println!("{l}");
+    }
+}
