@@ -401,6 +401,14 @@ fn call(
                 msg: format!("`{m}` has no value: no games were played"),
             })
         }
+        _ if METRICS.contains(&name) => err(
+            pos,
+            format!(
+                "`{name}` does not take {} argument{} here (the README section on `vpsim check` lists each metric with its arguments)",
+                args.len(),
+                if args.len() == 1 { "" } else { "s" }
+            ),
+        ),
         _ => {
             let near = METRICS
                 .iter()
@@ -410,8 +418,7 @@ fn call(
             err(
                 pos,
                 format!(
-                    "`{name}({})` is not a metric (did you mean `{near}`?); metrics: {}",
-                    args.len(),
+                    "`{name}` is not a metric (did you mean `{near}`?); metrics: {}",
                     METRICS.join(", ")
                 ),
             )
