@@ -59,16 +59,27 @@ pub fn load_with(path: &Path, overrides: &[crate::overrides::Override]) -> Resul
     if overrides.is_empty() {
         return load(path);
     }
-    let text = read_text(path)?;
-    let file = path.display().to_string();
-    parse(&text, &file)?;
-    let edited = crate::overrides::apply(&text, overrides)?;
-    match parse(&edited, &file) {
+    parse_with(&read_text(path)?, &path.display().to_string(), overrides)
+}
+
+/// Applies `--set` overrides to scenario text and compiles it, as [`load_with`] does for a
+/// file (for callers that already hold the text).
+pub fn parse_with(
+    text: &str,
+    file: &str,
+    overrides: &[crate::overrides::Override],
+) -> Result<Model> {
+    let first = parse(text, file)?;
+    if overrides.is_empty() {
+        return Ok(first);
+    }
+    let edited = crate::overrides::apply(text, overrides)?;
+    match parse(&edited, file) {
         Ok(m) => Ok(m),
         Err(e) => {
             for k in 1..=overrides.len() {
-                let t = crate::overrides::apply(&text, &overrides[..k])?;
-                if let Err(Error::Scenario { msg, .. }) = parse(&t, &file) {
+                let t = crate::overrides::apply(text, &overrides[..k])?;
+                if let Err(Error::Scenario { msg, .. }) = parse(&t, file) {
                     return Err(Error::Usage(format!("--set {}: {msg}", overrides[k - 1])));
                 }
             }

@@ -157,9 +157,12 @@ impl Watch<'_> {
         if self.last_text.as_deref() == Some(text.as_str()) {
             return Ok(());
         }
-        self.last_text = Some(text);
+        self.last_text = Some(text.clone());
         let a = self.args;
-        let model = super::load(path, &a.set, a.engine)?;
+        // The text just compared is the text compiled: a save landing in between waits for
+        // its own event.
+        let mut model = crate::scenario::parse_with(&text, &path.display().to_string(), &a.set)?;
+        crate::native::prepare(&mut model, a.engine);
         super::warn(&model);
         let threads = a.threads.map(|t| t as usize);
         let version = self.versions + 1;
