@@ -33,7 +33,8 @@ pub mod trace;
 
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM};
 use crate::expr::{Env, Expr, Fault, FaultKind, Num};
-use crate::model::{Model, Policy};
+use crate::model::Model;
+use crate::native::Opt;
 use crate::rng::game_rng;
 use crate::state::{MAX_FACTIONS, State};
 pub use awards::rank_awards;
@@ -124,7 +125,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     m: &'m Model,
     /// State, random stream and bindings: what expressions see.
     env: Env<'m>,
-    opts: Vec<(u16, u8, f64)>,
+    opts: Vec<Opt>,
+    /// The buffer the native option scans write into (as long as the longest scan).
+    native_opts: Vec<Opt>,
     /// The actions each faction's agent considers, in model order:
     /// `menu[menu_at[f]..menu_at[f + 1]]` (actions it may not take, or that its priority
     /// list leaves out, are not on it).
@@ -167,18 +170,16 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// A game player with the given tracer.
     pub fn with_tracer(m: &'m Model, tracer: T) -> Self {
         let (mut menu, mut menu_at) = (Vec::new(), vec![0u32]);
-        for (f, agent) in m.agents.iter().enumerate() {
-            menu.extend((0..m.actions.len()).filter_map(|ai| {
-                let allowed = m.actions[ai].allowed & (1 << f) != 0;
-                let listed = agent.policy != Policy::Priority || agent.priority[ai] != u16::MAX;
-                (allowed && listed).then_some(ai as u16)
-            }));
+        for f in 0..m.nfactions() {
+            menu.extend(m.menu(f));
             menu_at.push(menu.len() as u32);
         }
+        let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
         Game {
             m,
             env: Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0)),
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
+            native_opts: vec![Opt::default(); native_opts.unwrap_or(0)],
             menu,
             menu_at,
             ended: None,

@@ -691,6 +691,9 @@ pub enum Stmt {
     /// The faction in scope completes the card in `card`: it leaves the hand and stays out
     /// of the deck.
     Complete,
+    /// Consecutive assignments and conditions that the native engine runs as one machine-code
+    /// function, made by [`crate::native::compile`] (the interpreter never sees one).
+    Native(Box<crate::native::Stmts>),
     /// Set a faction variable to each faction's 1-based position when sorted ascending by the
     /// keys (ties by seat).
     Order {
@@ -725,6 +728,7 @@ impl Stmt {
             Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => body.exprs_mut(f),
             Stmt::Draw(_, cond) | Stmt::Take { cond, .. } => cond.iter_mut().for_each(&mut *f),
             Stmt::Order { keys, .. } => keys.iter_mut().for_each(&mut *f),
+            Stmt::Native(n) => n.stmts.iter_mut().for_each(|s| s.exprs_mut(f)),
             Stmt::Outcome { .. } | Stmt::End(_) | Stmt::Discard | Stmt::Complete => {}
         }
     }

@@ -345,6 +345,9 @@ pub struct Model {
     pub actions: Vec<Action>,
     /// Agent of each faction.
     pub agents: Vec<Agent>,
+    /// Each faction's option scan in machine code (empty on the interpreter, `None` for a
+    /// faction whose policy the native engine leaves to the interpreter).
+    pub menus: Vec<Option<crate::native::Menu>>,
     /// Events.
     pub events: Vec<Event>,
     /// End conditions.
@@ -374,6 +377,17 @@ impl Model {
     /// Number of factions.
     pub fn nfactions(&self) -> usize {
         self.factions.len()
+    }
+
+    /// The actions faction `f` may choose among, in menu order: those allowed to it (and,
+    /// under the priority policy, those its priority list names).
+    pub fn menu(&self, f: usize) -> impl Iterator<Item = u16> + '_ {
+        let agent = &self.agents[f];
+        (0..self.actions.len()).filter_map(move |ai| {
+            let allowed = self.actions[ai].allowed & (1 << f) != 0;
+            let listed = agent.policy != Policy::Priority || agent.priority[ai] != u16::MAX;
+            (allowed && listed).then_some(ai as u16)
+        })
     }
 
     /// `Faction.var` or `var` for a slot write, for traces.

@@ -1,13 +1,22 @@
-//! The native engine: a model's formulas compiled to machine code with Cranelift.
+//! The native engine: a model compiled to machine code with Cranelift.
 //!
 //! Owns the choice of engine (`--engine native|interp`) and the compilation of a loaded
-//! [`Model`]: every formula that is not a constant (conditions, weights, values, chances,
-//! costs, initial values, ranking keys, the right-hand side of every assignment) is lowered
-//! by the `lower` module to one machine-code function and installed in its [`Expr`], which then runs
-//! it instead of the interpreter's closures. The interpreter stays the reference semantics:
-//! the generated code calls the same operation definitions for everything that can fault or
-//! draw a random number (the `helpers` module), so both engines give identical games, faults and
-//! random streams, and the tests hold them to that.
+//! [`Model`] into three kinds of machine-code functions, each lowered by the `lower` module:
+//! - every formula that is not a constant (conditions, weights, values, chances, costs,
+//!   initial values, ranking keys, the right-hand side of every assignment), installed in its
+//!   [`Expr`], which then runs it instead of the interpreter's closures;
+//! - every run of assignments and `if`s in an effect list ([`Stmts`], installed as one
+//!   [`Stmt::Native`]): the stores, with their flooring, overflow checks and bounds, run in
+//!   machine code, which returns to the engine only when a store changes a variable that has
+//!   immediate checks, and resumes after it;
+//! - each agent's option scan ([`Menu`]): availability, targets, costs and weights of its
+//!   whole menu in one straight-line function; the weighted or priority choice among the
+//!   options stays in Rust.
+//!
+//! The interpreter stays the reference semantics: the generated code calls the same
+//! operation definitions for everything that can fault or draw a random number (the
+//! `helpers` module), so both engines give identical games, faults and random streams, and
+//! the tests hold them to that. Traces always interpret statements, so they show every store.
 //!
 //! Where Cranelift cannot target the host, [`prepare`] says so once on stderr and the model
 //! runs on the interpreter.
@@ -25,8 +34,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
-use crate::expr::{Env, Expr};
-use crate::model::Model;
+use crate::expr::{Env, Expr, Stmt};
+use crate::model::{Model, Policy};
 
 /// Which engine plays the games.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -109,20 +118,308 @@ pub fn compile(m: &mut Model) -> Result<Report, String> {
 fn compile_one(m: &mut Model) -> Result<usize, String> {
     let tables = m.tables.clone();
     let slots = m.slots;
-    compile_with(&tables, slots, &mut |f| m.exprs_mut(f))
+    let n = compile_with(&tables, slots, &mut |f| m.exprs_mut(f))?;
+    Ok(n + compile_stmts(m)? + compile_menus(m)?)
+}
+
+/// One option of an agent decision: an action, its target and its score (weight, noisy
+/// value or `-priority`). Laid out for the machine code that writes options.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Opt {
+    /// The weight, value or negated priority.
+    pub score: f64,
+    /// The action's index.
+    pub action: u16,
+    /// The target faction (the acting faction for an untargeted action).
+    pub target: u8,
+}
+
+/// One faction's option scan in machine code: binds the faction, then tests, costs and
+/// scores every action and target of its menu as the engine's scan does.
+#[derive(Clone)]
+pub struct Menu {
+    f: jit::MenuFn,
+    faction: u64,
+    cap: usize,
+    _code: Arc<jit::Code>,
+}
+
+impl Menu {
+    /// The most options one scan can write.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Runs the scan into `out`; returns how many options it wrote, or `None` when a fault
+    /// was recorded in `env`.
+    #[inline]
+    pub(crate) fn call(&self, env: &mut Env<'_>, out: &mut [Opt]) -> Option<usize> {
+        // The code writes at most `cap` options: the buffer must hold them.
+        assert!(out.len() >= self.cap, "option buffer too short");
+        let vals = env.st.vals.as_mut_ptr();
+        match (self.f)(env, vals, out.as_mut_ptr(), self.faction) {
+            lower::FAULTED => None,
+            n => Some(n as usize),
+        }
+    }
+}
+
+impl std::fmt::Debug for Menu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Menu({} options at most)", self.cap)
+    }
+}
+
+/// Compiles the option scan of every faction whose policy is weighted or priority (the
+/// greedy policy draws noise per option and stays on the interpreter). Returns how many
+/// functions were made.
+fn compile_menus(m: &mut Model) -> Result<usize, String> {
+    m.menus = Vec::new();
+    if m.slots == 0 {
+        return Ok(0);
+    }
+    let n = m.nfactions();
+    let mut module = new_module()?;
+    let ptr = module.target_config().pointer_type();
+    let cc = module.isa().default_call_conv();
+    let cfg = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    // Factions with the same menu and scores share one function.
+    // Each function's menu, priorities and capacity.
+    type Made<'m> = (Vec<u16>, Option<&'m [u16]>, usize);
+    let mut made: Vec<Made<'_>> = Vec::new();
+    let mut ids = Vec::new();
+    let mut of_faction = vec![None; n];
+    for (f, slot) in of_faction.iter_mut().enumerate() {
+        let agent = &m.agents[f];
+        let priority = match agent.policy {
+            Policy::Weighted => None,
+            Policy::Priority => Some(&agent.priority[..]),
+            Policy::Greedy => continue,
+        };
+        let menu: Vec<u16> = m.menu(f).collect();
+        if let Some(i) = made
+            .iter()
+            .position(|(k, p, _)| *k == menu && *p == priority)
+        {
+            *slot = Some(i);
+            continue;
+        }
+        let items: Vec<(u16, &crate::model::Action)> = menu
+            .iter()
+            .map(|&ai| (ai, &m.actions[ai as usize]))
+            .collect();
+        let cap = items
+            .iter()
+            .map(|(_, a)| if a.targeted { n - 1 } else { 1 })
+            .sum();
+        let sig = &mut ctx.func.signature;
+        sig.call_conv = cc;
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(ptr));
+        }
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        lower::Lower::new(b, &m.tables, m.slots, 0, cfg).finish_menu(n as u8, &items, priority);
+        let id = define(&mut module, &mut ctx, "an option scan")?;
+        *slot = Some(made.len());
+        ids.push(id);
+        made.push((menu, priority, cap));
+    }
+    let (code, fns) = jit::Code::finish_menus(module, &ids)?;
+    let menus = of_faction
+        .iter()
+        .enumerate()
+        .map(|(f, i)| {
+            i.map(|i| Menu {
+                f: fns[i],
+                faction: f as u64,
+                cap: made[i].2,
+                _code: code.clone(),
+            })
+        })
+        .collect();
+    m.menus = menus;
+    Ok(ids.len())
+}
+
+/// Statements compiled together: a run of assignments and conditions of one effect list.
+pub struct Stmts {
+    /// The statements, as the interpreter runs them (for traces).
+    pub stmts: Box<[Stmt]>,
+    f: Option<(jit::StmtsFn, Arc<jit::Code>)>,
+}
+
+/// How a statement-list function returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Every statement ran.
+    Done,
+    /// A fault was recorded in the environment.
+    Faulted,
+    /// Statement `stmt` changed `var`, which has immediate checks: run them, then resume at
+    /// `stmt + 1`.
+    Changed {
+        /// The statement's index in the list.
+        stmt: u64,
+        /// The variable.
+        var: u16,
+    },
+}
+
+impl Stmts {
+    /// Whether the statements have their machine code (otherwise they are interpreted).
+    pub fn compiled(&self) -> bool {
+        self.f.is_some()
+    }
+
+    /// Runs the statements from index `at`.
+    #[inline(always)]
+    pub(crate) fn call(&self, env: &mut Env<'_>, at: u64) -> Resume {
+        let Some((f, _)) = &self.f else {
+            return Resume::Faulted;
+        };
+        let vals = env.st.vals.as_mut_ptr();
+        match f(env, vals, at) {
+            lower::DONE => Resume::Done,
+            lower::FAULTED => Resume::Faulted,
+            r => Resume::Changed {
+                stmt: (r >> 16) - 1,
+                var: (r & 0xffff) as u16,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for Stmts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.stmts.iter()).finish()
+    }
+}
+
+impl Clone for Stmts {
+    fn clone(&self) -> Self {
+        Stmts {
+            stmts: self.stmts.clone(),
+            f: self.f.clone(),
+        }
+    }
+}
+
+/// Whether the statement-list lowering takes `s`: an assignment without a points-by-source
+/// tag (to a variable or a fixed element), or a condition over such statements.
+fn lowerable(s: &Stmt) -> bool {
+    match s {
+        Stmt::Assign {
+            lv, source: None, ..
+        } => !matches!(lv.elem, crate::expr::Elem::Bound),
+        Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
+        _ => false,
+    }
+}
+
+/// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
+fn group(list: &mut Vec<Stmt>) {
+    let old = std::mem::take(list);
+    let mut run: Vec<Stmt> = Vec::new();
+    let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
+        if !run.is_empty() {
+            list.push(Stmt::Native(Box::new(Stmts {
+                stmts: std::mem::take(run).into_boxed_slice(),
+                f: None,
+            })));
+        }
+    };
+    for s in old {
+        if lowerable(&s) {
+            run.push(s);
+        } else {
+            flush(&mut run, list);
+            list.push(s);
+        }
+    }
+    flush(&mut run, list);
+}
+
+/// The effect lists of phases, actions and events (examples run as written).
+fn effect_lists(m: &mut Model) -> impl Iterator<Item = &mut Vec<Stmt>> {
+    m.phases
+        .iter_mut()
+        .map(|p| &mut p.effects)
+        .chain(m.actions.iter_mut().map(|a| &mut a.effects))
+        .chain(m.events.iter_mut().map(|e| &mut e.effects))
+}
+
+/// Groups the runs of assignments and conditions of every effect list and compiles each run
+/// to one function. Returns how many functions were made.
+fn compile_stmts(m: &mut Model) -> Result<usize, String> {
+    if m.slots == 0 {
+        return Ok(0);
+    }
+    for list in effect_lists(m) {
+        group(list);
+    }
+    let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
+    let (t, slots) = (m.tables.clone(), m.slots);
+    let mut module = new_module()?;
+    let ptr = module.target_config().pointer_type();
+    let cc = module.isa().default_call_conv();
+    let cfg = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ids = Vec::new();
+    for list in effect_lists(m) {
+        for s in list.iter() {
+            let Stmt::Native(n) = s else { continue };
+            let sig = &mut ctx.func.signature;
+            sig.call_conv = cc;
+            sig.params.push(AbiParam::new(ptr));
+            sig.params.push(AbiParam::new(ptr));
+            sig.params.push(AbiParam::new(types::I64));
+            sig.returns.push(AbiParam::new(types::I64));
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            lower::Lower::new(b, &t, slots, 0, cfg).finish_stmts(&n.stmts, &hooked);
+            ids.push(define(&mut module, &mut ctx, "an effect list")?);
+        }
+    }
+    let (code, fns) = jit::Code::finish_stmts(module, &ids)?;
+    let made = fns.len();
+    let mut fns = fns.into_iter();
+    for list in effect_lists(m) {
+        for s in list.iter_mut() {
+            if let Stmt::Native(n) = s {
+                n.f = fns.next().map(|f| (f, code.clone()));
+            }
+        }
+    }
+    Ok(made)
 }
 
 /// A walk over formulas: it calls the function it is given on each one.
 pub(crate) type Visit<'a> = dyn FnMut(&mut dyn FnMut(&mut Expr)) + 'a;
 
-/// Compiles the formulas `visit` presents (twice, in the same order: once to compile, once
-/// to install), over a state of `slots` variables and the static tables `t`. Returns how
-/// many functions were made.
-pub(crate) fn compile_with(
-    t: &crate::state::Tables,
-    slots: usize,
-    visit: &mut Visit<'_>,
-) -> Result<usize, String> {
+/// Defines the function built in `ctx` in `module` and clears `ctx` for the next one;
+/// `what` names it in the error.
+fn define(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    what: &str,
+) -> Result<cranelift_module::FuncId, String> {
+    let id = module
+        .declare_anonymous_function(&ctx.func.signature)
+        .map_err(|e| format!("cannot compile {what}: {e}"))?;
+    module
+        .define_function(id, ctx)
+        .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
+    module.clear_context(ctx);
+    Ok(id)
+}
+
+/// A module for the host, set up the way every function of vpsim is compiled.
+fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
@@ -132,16 +429,32 @@ pub(crate) fn compile_with(
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     // The lowering is tested against the interpreter; verifying every function again at
-    // load time would cost more than compiling it.
-    set(&mut flags, "enable_verifier", "false")?;
+    // load time would cost more than compiling it, so only debug builds (the tests) verify.
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    set(&mut flags, "enable_verifier", verify)?;
     let isa = cranelift_native::builder()
         .map_err(|e| format!("cannot target this machine: {e}"))?
         .finish(settings::Flags::new(flags))
         .map_err(|e| format!("cannot target this machine: {e}"))?;
-    let mut module = JITModule::new(JITBuilder::with_isa(
+    Ok(JITModule::new(JITBuilder::with_isa(
         isa,
         cranelift_module::default_libcall_names(),
-    ));
+    )))
+}
+
+/// Compiles the formulas `visit` presents (twice, in the same order: once to compile, once
+/// to install), over a state of `slots` variables and the static tables `t`. Returns how
+/// many functions were made.
+pub(crate) fn compile_with(
+    t: &crate::state::Tables,
+    slots: usize,
+    visit: &mut Visit<'_>,
+) -> Result<usize, String> {
+    let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
     let cfg = module.isa().frontend_config();
@@ -160,15 +473,10 @@ pub(crate) fn compile_with(
         sig.returns.push(AbiParam::new(types::I64));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         lower::Lower::new(b, t, slots, e.loc, cfg).finish(&e.tree());
-        let made = match module.declare_anonymous_function(&ctx.func.signature) {
-            Ok(id) => module.define_function(id, &mut ctx).map(|()| id),
-            Err(e) => Err(e),
-        };
-        match made {
+        match define(&mut module, &mut ctx, "a formula") {
             Ok(id) => ids.push(id),
-            Err(err) => failed = Some(format!("cannot compile a formula: {err:?}")),
+            Err(err) => failed = Some(err),
         }
-        module.clear_context(&mut ctx);
     });
     if let Some(f) = failed {
         return Err(f);

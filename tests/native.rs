@@ -135,13 +135,23 @@ fn scenario() -> impl Strategy<Value = String> {
         stmts.clone(),
         stmts.clone(),
         stmts,
-        proptest::collection::vec(f.clone(), 6),
+        proptest::collection::vec(f.clone(), 8),
         0usize..4,
+        0usize..3,
     )
-        .prop_map(|(n, p1, p2, a1, fs, timing)| {
+        .prop_map(|(n, p1, p2, a1, fs, timing, policy)| {
             let timings = ["immediate", "turn_start", "round_start", "round_end"];
+            // The last faction's agent: weighted (the default), priority or greedy.
+            let agent = [
+                "",
+                "[faction.agent]\npolicy = \"priority\"\npriority = [\"a3\", \"a2\", \"a1\"]\n",
+                "[faction.agent]\npolicy = \"greedy\"\nnoise = 0.5\n",
+            ][policy];
             let factions: String = (0..n)
-                .map(|i| format!("[[faction]]\nname = \"F{i}\"\n"))
+                .map(|i| {
+                    let agent = if i + 1 == n { agent } else { "" };
+                    format!("[[faction]]\nname = \"F{i}\"\n{agent}")
+                })
                 .collect();
             format!(
                 r#"[scenario]
@@ -198,6 +208,13 @@ target_when = "target.x >= {tw}"
 weight = "abs({w2}) % 4 + 0.5"
 effects = ["target.x -= 1", "y += 1"]
 
+[[action]]
+name = "a3"
+when = "{aw}"
+cost = {{ y = "{c3}" }}
+weight = 1
+effects = ["x += 2"]
+
 [[end]]
 name = "big"
 when = "x >= {e1}"
@@ -228,6 +245,8 @@ tiebreak = ["y", "die"]
                 e1 = fs[3],
                 e2 = fs[4],
                 t = timings[timing],
+                aw = fs[5],
+                c3 = fs[6],
             )
         })
 }
@@ -290,6 +309,43 @@ score = "x"
     let b = Game::new(&native).play(1, 0).unwrap_err();
     assert_eq!(a, b);
     assert!(matches!(a.kind, vpsim::expr::FaultKind::Overflow(..)));
+}
+
+/// A compiled run of statements returns to the engine when a store changes a variable with
+/// immediate checks, and resumes after that store: a store that is the run's last statement
+/// is not run again.
+#[test]
+fn a_checked_store_at_the_end_of_a_run_happens_once() {
+    let text = r#"
+[scenario]
+name = "resume"
+rounds = 5
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "vp"
+max = 1000
+[[var]]
+name = "n"
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["n += 1", "vp += n"]
+[[end]]
+name = "goal"
+when = "max_all(vp) >= 900"
+timing = "immediate"
+[ranking]
+score = "vp"
+"#;
+    let (interp, native) = both(text, "resume.toml").unwrap();
+    same_games(&interp, &native, 3, 4, 1);
+    let mut g = Game::new(&native);
+    let o = g.play(3, 0).unwrap();
+    // 1 + 2 + 3 + 4 + 5 for each faction.
+    assert_eq!(&o.scores[..2], &[15, 15]);
 }
 
 /// `vpsim run --json` at 100,000 games gives the same results on both engines, apart from

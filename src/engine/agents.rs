@@ -5,9 +5,10 @@
 //! value or priority), and the choice among them: weighted random, the best value, or a random
 //! pick among the top priority. Then the chosen action's costs are paid and its effects run.
 
-use super::{Bind, Game, Step, Tracer};
+use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::{AssignOp, Num};
 use crate::model::Policy;
+use crate::native::Opt;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -22,17 +23,26 @@ impl<T: Tracer> Game<'_, T> {
         } else {
             0.0
         };
-        let mut opts = std::mem::take(&mut self.opts);
-        opts.clear();
-        let result = self.options(f, noise, &mut opts);
-        let chosen = match result {
-            Ok(()) => self.choose(agent.policy, &opts),
-            Err(e) => {
-                self.opts = opts;
-                return Err(e);
-            }
+        let chosen = if let Some(Some(menu)) = m.menus.get(f as usize) {
+            let mut opts = std::mem::take(&mut self.native_opts);
+            let n = menu.call(&mut self.env, &mut opts);
+            let chosen = n.map(|n| self.choose(agent.policy, &opts[..n]));
+            self.native_opts = opts;
+            chosen.ok_or(Halt)?
+        } else {
+            let mut opts = std::mem::take(&mut self.opts);
+            opts.clear();
+            let result = self.options(f, noise, &mut opts);
+            let chosen = match result {
+                Ok(()) => self.choose(agent.policy, &opts),
+                Err(e) => {
+                    self.opts = opts;
+                    return Err(e);
+                }
+            };
+            self.opts = opts;
+            chosen
         };
-        self.opts = opts;
         let Some((ai, t)) = chosen else {
             if T::ON {
                 self.tracer.line(format_args!(
@@ -68,7 +78,7 @@ impl<T: Tracer> Game<'_, T> {
     /// weight, noisy value or priority. The acting faction is bound once for the whole list
     /// and only the target changes, so each formula runs without rebinding.
     #[inline]
-    pub(super) fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<(u16, u8, f64)>) -> Step {
+    pub(super) fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<Opt>) -> Step {
         let m = self.m;
         let agent = &m.agents[f as usize];
         let n = m.nfactions() as u8;
@@ -121,7 +131,11 @@ impl<T: Tracer> Game<'_, T> {
                     }
                     Policy::Priority => -(agent.priority[ai as usize] as f64),
                 };
-                opts.push((ai, t, score));
+                opts.push(Opt {
+                    score,
+                    action: ai,
+                    target: t,
+                });
             }
             self.env.cx.target = f;
         }
@@ -159,40 +173,43 @@ impl<T: Tracer> Game<'_, T> {
         self.run(&a.effects, b)
     }
 
-    pub(super) fn choose(&mut self, policy: Policy, opts: &[(u16, u8, f64)]) -> Option<(u16, u8)> {
+    pub(super) fn choose(&mut self, policy: Policy, opts: &[Opt]) -> Option<(u16, u8)> {
         if opts.is_empty() {
             return None;
         }
         match policy {
             Policy::Weighted => {
-                let total: f64 = opts.iter().map(|o| o.2).sum();
+                let total: f64 = opts.iter().map(|o| o.score).sum();
                 let mut x = self.env.rng.random::<f64>() * total;
                 for o in opts {
-                    if x < o.2 {
-                        return Some((o.0, o.1));
+                    if x < o.score {
+                        return Some((o.action, o.target));
                     }
-                    x -= o.2;
+                    x -= o.score;
                 }
-                opts.last().map(|o| (o.0, o.1))
+                opts.last().map(|o| (o.action, o.target))
             }
             Policy::Greedy => {
                 let best = opts
                     .iter()
-                    .fold(opts[0], |a, o| if o.2 > a.2 { *o } else { a });
-                Some((best.0, best.1))
+                    .fold(opts[0], |a, o| if o.score > a.score { *o } else { a });
+                Some((best.action, best.target))
             }
             Policy::Priority => {
-                let top = opts.iter().map(|o| o.2).fold(f64::NEG_INFINITY, f64::max);
-                let count = opts.iter().filter(|o| o.2 == top).count();
+                let top = opts
+                    .iter()
+                    .map(|o| o.score)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let count = opts.iter().filter(|o| o.score == top).count();
                 let pick = if count > 1 {
                     self.env.rng.random_range(0..count)
                 } else {
                     0
                 };
                 opts.iter()
-                    .filter(|o| o.2 == top)
+                    .filter(|o| o.score == top)
                     .nth(pick)
-                    .map(|o| (o.0, o.1))
+                    .map(|o| (o.action, o.target))
             }
         }
     }

@@ -268,8 +268,42 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Discard => self.discard(),
             Stmt::Complete => self.complete(b),
             Stmt::Order { lv, keys } => self.order_stmt(lv, keys, b)?,
+            Stmt::Native(n) => self.native(n, b)?,
         }
         Ok(())
+    }
+
+    /// Runs statements compiled to one machine-code function. The function returns when a
+    /// statement changed a variable that has immediate checks: those run here, in Rust, and
+    /// the function resumes at the next statement. A trace runs the statements one by one,
+    /// as the interpreter does, so that it tells every store.
+    #[inline(never)]
+    pub(super) fn native(&mut self, n: &crate::native::Stmts, b: Bind) -> Step {
+        use crate::native::Resume;
+        if T::ON || !n.compiled() {
+            for s in n.stmts.iter() {
+                if self.ended.is_some() {
+                    break;
+                }
+                self.exec(s, b)?;
+            }
+            return Ok(());
+        }
+        let mut at = 0;
+        loop {
+            self.bind(b);
+            match n.call(&mut self.env, at) {
+                Resume::Done => return Ok(()),
+                Resume::Faulted => return Err(Halt),
+                Resume::Changed { stmt, var } => {
+                    self.after_change(var)?;
+                    if self.ended.is_some() {
+                        return Ok(());
+                    }
+                    at = stmt + 1;
+                }
+            }
+        }
     }
 
     /// `each`: every faction's condition and value are evaluated against the state before any

@@ -84,6 +84,29 @@ pub extern "C" fn abs(env: &mut Env<'_>, a: i64, loc: u32) -> i64 {
     ok(env, r, loc)
 }
 
+/// A real to store in variable `var`, floored: it must have a 64-bit integer value (else the
+/// engine's store fault).
+pub extern "C" fn store_real(env: &mut Env<'_>, r: f64, var: u32, loc: u32) -> i64 {
+    match tree::to_int(r.floor()) {
+        Ok(k) => k,
+        Err(_) => {
+            env.fault_at(FaultKind::NotStorable(r, var as u16), loc);
+            0
+        }
+    }
+}
+
+/// Records the engine's overflow fault of `old += k` (`op` 0) or `old -= k` (`op` 1).
+pub extern "C" fn store_overflow(env: &mut Env<'_>, op: u32, old: i64, k: i64, loc: u32) {
+    let op = if op == 0 { BinOp::Add } else { BinOp::Sub };
+    env.fault_at(FaultKind::Overflow(op, old, k), loc);
+}
+
+/// Whether a fault has been recorded (1) or not (0).
+pub extern "C" fn faulted(env: &mut Env<'_>) -> i64 {
+    env.cx.fault.is_some() as i64
+}
+
 /// Rust's `f64::min`: a NaN operand gives the other one (Cranelift's `fmin` would give NaN).
 pub extern "C" fn fmin(a: f64, b: f64) -> f64 {
     a.min(b)

@@ -17,6 +17,15 @@ use crate::expr::Env;
 /// slots in, the value's bits out (an `i64`, or an `f64`'s bits for a real formula).
 pub type NativeFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64) -> u64;
 
+/// The type of a generated statement list: the environment, the variable slots and the index
+/// of the statement to start at in, a [`super::Resume`] code out.
+pub type StmtsFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64, u64) -> u64;
+
+/// The type of a generated option scan: the environment, the variable slots, the option
+/// buffer and the acting faction in, the number of options written (or
+/// [`super::lower::FAULTED`]) out.
+pub type MenuFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64, *mut super::Opt, u64) -> u64;
+
 /// A model's machine code. It lives as long as any function made from it: every
 /// [`super::Compiled`] holds an `Arc` of it.
 pub struct Code {
@@ -47,22 +56,58 @@ impl Code {
     ///   it in the generated code;
     /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
     ///   (helpers record faults instead of panicking).
-    pub fn finish(
+    pub fn finish(module: JITModule, ids: &[FuncId]) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
+        Code::finish_as(module, ids, |p| {
+            // SAFETY: `p` is the entry of a finished formula function with the signature and
+            // behaviour stated above; `Code` keeps its memory alive as long as the pointer can
+            // be reached (see `Compiled`).
+            unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
+        })
+    }
+
+    /// Like [`Code::finish`], for statement-list functions: the same invariants hold, with
+    /// the signature `(ptr, ptr, i64) -> i64` called only through [`StmtsFn`]; the third
+    /// argument is a statement index the code compares against and never dereferences, and
+    /// every store into `vals` uses an index proven or checked below `slots` like the loads.
+    pub fn finish_stmts(
+        module: JITModule,
+        ids: &[FuncId],
+    ) -> Result<(Arc<Code>, Vec<StmtsFn>), String> {
+        Code::finish_as(module, ids, |p| {
+            // SAFETY: `p` is the entry of a finished statement-list function with the
+            // signature and behaviour stated above; `Code` keeps its memory alive as long as
+            // the pointer can be reached (see `Stmts`).
+            unsafe { std::mem::transmute::<*const u8, StmtsFn>(p) }
+        })
+    }
+
+    /// Like [`Code::finish`], for option scans: the same invariants hold, with the signature
+    /// `(ptr, ptr, ptr, i64) -> i64` called only through [`MenuFn`]; the third argument is a
+    /// buffer of [`super::Opt`] that [`super::Menu::call`] checks holds the scan's capacity,
+    /// and the code writes at most that many options into it, at `Opt`'s own field offsets.
+    pub fn finish_menus(
+        module: JITModule,
+        ids: &[FuncId],
+    ) -> Result<(Arc<Code>, Vec<MenuFn>), String> {
+        Code::finish_as(module, ids, |p| {
+            // SAFETY: `p` is the entry of a finished option-scan function with the signature
+            // and behaviour stated above; `Code` keeps its memory alive as long as the
+            // pointer can be reached (see `Menu`).
+            unsafe { std::mem::transmute::<*const u8, MenuFn>(p) }
+        })
+    }
+
+    fn finish_as<F>(
         mut module: JITModule,
         ids: &[FuncId],
-    ) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
+        as_fn: impl Fn(*const u8) -> F,
+    ) -> Result<(Arc<Code>, Vec<F>), String> {
         module
             .finalize_definitions()
             .map_err(|e| format!("cannot finalize the machine code: {e}"))?;
         let fns = ids
             .iter()
-            .map(|&id| {
-                let p = module.get_finalized_function(id);
-                // SAFETY: `p` is the entry of a finished function with the signature and
-                // behaviour stated above; `Code` keeps its memory alive as long as the
-                // pointer can be reached (see `Compiled`).
-                unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
-            })
+            .map(|&id| as_fn(module.get_finalized_function(id)))
             .collect();
         Ok((
             Arc::new(Code {

@@ -12,14 +12,15 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::FunctionBuilder;
 
 use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
 use crate::expr::tree::{Node, Ty};
-use crate::expr::{Agg, BinOp, Elem, Env, Func, Op, RandFn, Who};
+use crate::expr::{Agg, AssignOp, BinOp, Elem, Env, Expr, Func, LValue, Op, RandFn, Stmt, Who};
+use crate::model::Action;
 use crate::state::{State, Tables};
 
 const I64: Type = types::I64;
@@ -63,7 +64,23 @@ pub(super) struct Lower<'a, 'f> {
     cc: CallConv,
     cfg: TargetFrontendConfig,
     sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+    /// Whether code built since this was last cleared calls a helper (which may record a
+    /// fault).
+    faulty: bool,
+    /// The third parameter, if any: in a statement-list function, the index of the
+    /// statement to start at; in an option scan, the buffer the options are written to.
+    third: Option<Value>,
+    /// The fourth parameter, if any: in an option scan, the acting faction.
+    fourth: Option<Value>,
+    /// In a statement-list function: the block that returns [`FAULTED`].
+    fault_ret: Option<Block>,
 }
+
+/// What a statement-list function returns when every statement ran.
+pub(super) const DONE: u64 = 0;
+/// ... when a fault was recorded (the statement that faulted stored nothing).
+pub(super) const FAULTED: u64 = u64::MAX;
+// Otherwise `((k + 1) << 16) | var`: statement `k` changed `var`, which has immediate checks.
 
 impl<'a, 'f> Lower<'a, 'f> {
     /// Starts the body of a function `(env, vals) -> i64` in `b`.
@@ -81,6 +98,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         b.seal_block(entry);
         let env = b.block_params(entry)[0];
         let vals = b.block_params(entry)[1];
+        let third = b.block_params(entry).get(2).copied();
+        let fourth = b.block_params(entry).get(3).copied();
         Lower {
             b,
             env,
@@ -92,6 +111,10 @@ impl<'a, 'f> Lower<'a, 'f> {
             cc,
             cfg,
             sigs: HashMap::new(),
+            faulty: false,
+            third,
+            fourth,
+            fault_ret: None,
         }
     }
 
@@ -105,6 +128,356 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().return_(&[bits]);
         self.b.seal_all_blocks();
         self.b.finalize(self.cfg);
+    }
+
+    /// Lowers the statements of a statement-list function `(env, vals, at) -> i64` and
+    /// finishes: it runs `stmts[at..]` and returns [`DONE`], [`FAULTED`], or the code of a
+    /// change to a variable that `hooked` says has immediate checks, right after the store.
+    pub fn finish_stmts(mut self, stmts: &[Stmt], hooked: &[bool]) {
+        let n = stmts.len();
+        let starts: Vec<Block> = (0..=n).map(|_| self.b.create_block()).collect();
+        // Resuming after statement k - 1 is rare: a chain of tests is enough. `at == n`
+        // (the last statement changed a hooked variable) resumes at the end.
+        if let Some(at) = self.third {
+            for (k, &start) in starts.iter().enumerate().skip(1) {
+                let here = self.b.ins().icmp_imm_s(IntCC::Equal, at, k as i64);
+                let next = self.b.create_block();
+                self.b.ins().brif(here, start, &[], next, &[]);
+                self.b.switch_to_block(next);
+            }
+        }
+        self.b.ins().jump(starts[0], &[]);
+        for (k, s) in stmts.iter().enumerate() {
+            self.b.switch_to_block(starts[k]);
+            self.stmt(s, k, starts[k + 1], hooked);
+        }
+        self.b.switch_to_block(starts[n]);
+        let done = self.int(DONE as i64);
+        self.b.ins().return_(&[done]);
+        self.end();
+    }
+
+    /// Fills the block that returns [`FAULTED`], if one was made, and finishes.
+    fn end(mut self) {
+        if let Some(f) = self.fault_ret {
+            self.b.switch_to_block(f);
+            let code = self.int(FAULTED as i64);
+            self.b.ins().return_(&[code]);
+        }
+        self.b.seal_all_blocks();
+        self.b.finalize(self.cfg);
+    }
+
+    /// Lowers an option scan `(env, vals, out, f) -> i64` and finishes: it binds faction
+    /// `f`, then for each action of `items` (its index and definition, in menu order) and
+    /// each target, exactly as the engine's scan does, tests `when`, `target_when` and the
+    /// costs, scores the option (its weight, skipped when not positive, or `-priority` when
+    /// `priority` is given) and writes it to `out`; returns how many it wrote, or
+    /// [`FAULTED`]. The targets of `n` factions are unrolled: a scan is a straight line, one
+    /// function for every faction with the same menu.
+    pub fn finish_menu(mut self, n: u8, items: &[(u16, &Action)], priority: Option<&[u16]>) {
+        let out = self.third.expect("an option scan has an output buffer");
+        let f = self.fourth.expect("an option scan has a faction");
+        let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);
+        let fv = self.b.ins().ireduce(types::I8, f);
+        for off in [Off::ME, Off::BOUND, Off::TARGET] {
+            self.env_store(fv, off);
+        }
+        let count = self.b.declare_var(I64);
+        let zero = self.int(0);
+        self.b.def_var(count, zero);
+        for &(ai, a) in items {
+            let next = self.b.create_block();
+            if let Some(w) = &a.when {
+                let c = self.value(w);
+                self.pass_if(c, next);
+            }
+            // An untargeted action's one "target" is the acting faction.
+            let targets: Vec<Option<u8>> = if a.targeted {
+                (0..n).map(Some).collect()
+            } else {
+                vec![None]
+            };
+            for t in targets {
+                let skip = self.b.create_block();
+                let tv = match t {
+                    Some(t) => byte(&mut self, t),
+                    None => fv,
+                };
+                if let Some(t) = t {
+                    let me = self.b.ins().icmp_imm_s(IntCC::Equal, f, t as i64);
+                    let go = self.b.create_block();
+                    self.b.ins().brif(me, skip, &[], go, &[]);
+                    self.b.switch_to_block(go);
+                    self.env_store(tv, Off::TARGET);
+                    if let Some(w) = &a.target_when {
+                        let c = self.value(w);
+                        self.pass_if(c, skip);
+                    }
+                }
+                for (lv, amount) in &a.cost {
+                    let need = self.value(amount);
+                    let addr = self.lv_addr(lv);
+                    let have = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+                    // As the engine compares `Num`s: integers exactly, else as reals.
+                    let short = match need.ty {
+                        Ty::Int => self.b.ins().icmp(IntCC::SignedLessThan, have, need.v),
+                        Ty::Real => {
+                            let h = self.b.ins().fcvt_from_sint(F64, have);
+                            self.b.ins().fcmp(FloatCC::LessThan, h, need.v)
+                        }
+                    };
+                    let go = self.b.create_block();
+                    self.b.ins().brif(short, skip, &[], go, &[]);
+                    self.b.switch_to_block(go);
+                }
+                let score = match priority {
+                    Some(p) => self.real(-(p[ai as usize] as f64)),
+                    None => {
+                        let w = self.value(&a.weight);
+                        let w = self.as_real(w);
+                        let z = self.real(0.0);
+                        let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, w, z);
+                        let go = self.b.create_block();
+                        self.b.ins().brif(none, skip, &[], go, &[]);
+                        self.b.switch_to_block(go);
+                        w
+                    }
+                };
+                let k = self.b.use_var(count);
+                let off = self
+                    .b
+                    .ins()
+                    .imul_imm_s(k, std::mem::size_of::<super::Opt>() as i64);
+                let p = self.b.ins().iadd(out, off);
+                let mem = MemFlagsData::trusted();
+                self.b.ins().store(
+                    mem,
+                    score,
+                    p,
+                    std::mem::offset_of!(super::Opt, score) as i32,
+                );
+                let av = self.b.ins().iconst(types::I16, ai as i64);
+                self.b
+                    .ins()
+                    .store(mem, av, p, std::mem::offset_of!(super::Opt, action) as i32);
+                self.b
+                    .ins()
+                    .store(mem, tv, p, std::mem::offset_of!(super::Opt, target) as i32);
+                let k = self.b.ins().iadd_imm_s(k, 1);
+                self.b.def_var(count, k);
+                self.b.ins().jump(skip, &[]);
+                self.b.switch_to_block(skip);
+            }
+            if a.targeted {
+                self.env_store(fv, Off::TARGET);
+            }
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
+        let k = self.b.use_var(count);
+        self.b.ins().return_(&[k]);
+        self.end();
+    }
+
+    /// Goes on when condition `c` holds, else jumps to `skip`.
+    fn pass_if(&mut self, c: V, skip: Block) {
+        let c = self.truth(c);
+        let go = self.b.create_block();
+        self.b.ins().brif(c, go, &[], skip, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// Lowers statement `k` (or a branch of it), continuing at `next`.
+    fn stmt(&mut self, s: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+        match s {
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source: None,
+            } if !matches!(lv.elem, Elem::Bound) => self.assign(lv, *op, value, k, next, hooked),
+            Stmt::If { cond, then, els } => {
+                let c = self.value(cond);
+                let c = self.truth(c);
+                let yes = self.b.create_block();
+                let no = match els {
+                    Some(_) => self.b.create_block(),
+                    None => next,
+                };
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.stmt(then, k, next, hooked);
+                if let Some(e) = els {
+                    self.b.switch_to_block(no);
+                    self.stmt(e, k, next, hooked);
+                }
+            }
+            // Not taken by the grouping: never reached.
+            _ => {
+                self.b.ins().jump(next, &[]);
+            }
+        }
+    }
+
+    /// The value of formula `e`; when computing it called a helper, a recorded fault returns
+    /// [`FAULTED`] at once.
+    fn value(&mut self, e: &Expr) -> V {
+        self.loc = e.loc;
+        // A constant is the engine's constant (its tree is never run).
+        match e.as_const_num() {
+            Some(crate::expr::Num::Int(c)) => {
+                return V {
+                    v: self.int(c),
+                    ty: Ty::Int,
+                };
+            }
+            Some(crate::expr::Num::Real(c)) => {
+                return V {
+                    v: self.real(c),
+                    ty: Ty::Real,
+                };
+            }
+            None => {}
+        }
+        self.faulty = false;
+        let v = self.node(&e.tree());
+        self.fault_exit();
+        v
+    }
+
+    /// Returns [`FAULTED`] if code built since `faulty` was cleared recorded a fault.
+    fn fault_exit(&mut self) {
+        if !self.faulty {
+            return;
+        }
+        self.faulty = false;
+        let env = self.env;
+        let f = self.call(
+            h::faulted as *const () as usize,
+            &[self.ptr],
+            Some(I64),
+            &[env],
+        );
+        self.faulty = false;
+        let ret = self.fault_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(f, ret, &[], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// The block that returns [`FAULTED`] (filled by [`Lower::finish_stmts`]).
+    fn fault_block(&mut self) -> Block {
+        if let Some(b) = self.fault_ret {
+            return b;
+        }
+        let b = self.b.create_block();
+        self.b.set_cold_block(b);
+        self.fault_ret = Some(b);
+        b
+    }
+
+    /// `lv op value` as the engine stores it: a real floored (and a fault if it has no 64-bit
+    /// integer value), `+=` and `-=` checked, the result clamped to the variable's bounds.
+    fn assign(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        value: &Expr,
+        k: usize,
+        next: Block,
+        hooked: &[bool],
+    ) {
+        let x = self.value(value);
+        let env = self.env;
+        let x = match x.ty {
+            Ty::Int => x.v,
+            Ty::Real => {
+                let (var, loc) = (self.i32c(lv.var as u32), self.i32c(self.loc));
+                let k = self.call(
+                    h::store_real as *const () as usize,
+                    &[self.ptr, F64, I32, I32],
+                    Some(I64),
+                    &[env, x.v, var, loc],
+                );
+                self.fault_exit();
+                k
+            }
+        };
+        let addr = self.lv_addr(lv);
+        let old = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+        let v = match op {
+            AssignOp::Set => x,
+            AssignOp::Add | AssignOp::Sub => {
+                let (r, over) = if op == AssignOp::Add {
+                    self.b.ins().sadd_overflow(old, x)
+                } else {
+                    self.b.ins().ssub_overflow(old, x)
+                };
+                let cold = self.b.create_block();
+                let go = self.b.create_block();
+                self.b.set_cold_block(cold);
+                self.b.ins().brif(over, cold, &[], go, &[]);
+                self.b.switch_to_block(cold);
+                let code = self.i32c((op == AssignOp::Sub) as u32);
+                let loc = self.i32c(self.loc);
+                self.call(
+                    h::store_overflow as *const () as usize,
+                    &[self.ptr, I32, I64, I64, I32],
+                    None,
+                    &[env, code, old, x, loc],
+                );
+                self.faulty = false;
+                let ret = self.fault_block();
+                self.b.ins().jump(ret, &[]);
+                self.b.switch_to_block(go);
+                r
+            }
+        };
+        let (lo, hi) = (
+            self.t.var_min[lv.var as usize],
+            self.t.var_max[lv.var as usize],
+        );
+        let mut v = v;
+        if lo != i64::MIN {
+            let lo = self.int(lo);
+            v = self.b.ins().smax(v, lo);
+        }
+        if hi != i64::MAX {
+            let hi = self.int(hi);
+            v = self.b.ins().smin(v, hi);
+        }
+        self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
+            let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            let ret = self.b.create_block();
+            self.b.ins().brif(changed, ret, &[], next, &[]);
+            self.b.switch_to_block(ret);
+            let code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
+            self.b.ins().return_(&[code]);
+        } else {
+            self.b.ins().jump(next, &[]);
+        }
+    }
+
+    /// The address of the slot `lv` names (an element fixed or none), checked inside the
+    /// buffer like every load.
+    fn lv_addr(&mut self, lv: &LValue) -> Value {
+        let e = match lv.elem {
+            Elem::Fixed(i) => i as i64,
+            _ => 0,
+        };
+        let w = self.who(lv.who);
+        let mut idx = self.b.ins().imul_imm_s(w, lv.fstride as i64);
+        idx = self.b.ins().iadd_imm_s(idx, lv.base as i64 + e);
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
+        let zero = self.int(0);
+        let idx = self.b.ins().select(inside, idx, zero);
+        let off = self.b.ins().ishl_imm_u(idx, 3);
+        self.b.ins().iadd(self.vals, off)
     }
 
     // --- helpers for building -------------------------------------------------------------
@@ -167,6 +540,7 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Calls helper `f` (an `extern "C"` function with these parameter and result types).
     fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
+        self.faulty = true;
         let key = (params.to_vec(), ret);
         let sig = match self.sigs.get(&key) {
             Some(s) => *s,

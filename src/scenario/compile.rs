@@ -786,6 +786,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     Ok(Model {
         warnings,
         max_steps,
+        menus: Vec::new(),
         name: raw.scenario.name.get_ref().clone(),
         title: raw
             .scenario
