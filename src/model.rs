@@ -406,11 +406,27 @@ impl Model {
     /// Calls `f` on every formula of the model, its worked examples included (not on the
     /// examples' setting variants, which are models of their own), in a fixed order.
     pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        self.walk(false, f);
+    }
+
+    /// Calls `f` on every formula that still runs on its own after the native engine's
+    /// compilation of statement runs and option scans: as [`Model::exprs_mut`], without the
+    /// formulas inside a [`Stmt::Native`] and, when every faction has a [`Model::menus`]
+    /// scan, without the actions' availability, target conditions, weights and values. (The
+    /// interpreter's closures still run those for traces.)
+    pub fn loose_exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        self.walk(true, f);
+    }
+
+    fn walk(&mut self, loose: bool, f: &mut dyn FnMut(&mut Expr)) {
         let stmts = |ss: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Expr)| {
             for s in ss {
-                s.exprs_mut(f);
+                if !(loose && matches!(s, Stmt::Native(_))) {
+                    s.exprs_mut(f);
+                }
             }
         };
+        let scanned = loose && !self.menus.is_empty() && self.menus.iter().all(Option::is_some);
         for v in &mut self.vars {
             f(&mut v.init);
             v.init_for.iter_mut().flatten().for_each(&mut *f);
@@ -425,11 +441,13 @@ impl Model {
             stmts(&mut p.effects, f);
         }
         for a in &mut self.actions {
-            a.when.iter_mut().for_each(&mut *f);
             a.cost.iter_mut().for_each(|(_, e)| f(e));
-            f(&mut a.weight);
-            f(&mut a.value);
-            a.target_when.iter_mut().for_each(&mut *f);
+            if !scanned {
+                a.when.iter_mut().for_each(&mut *f);
+                f(&mut a.weight);
+                f(&mut a.value);
+                a.target_when.iter_mut().for_each(&mut *f);
+            }
             stmts(&mut a.effects, f);
         }
         for e in &mut self.events {

@@ -34,7 +34,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
-use crate::expr::{Env, Expr, Stmt};
+use crate::expr::{Elem, Env, Expr, Stmt};
 use crate::model::{Model, Policy};
 
 /// Which engine plays the games.
@@ -72,35 +72,65 @@ impl std::fmt::Debug for Compiled {
 /// What a compilation did.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Report {
-    /// Machine-code functions made (one per formula that is not a constant), examples'
-    /// setting variants included.
+    /// Machine-code functions made: formulas that are not constants and run on their own,
+    /// statement runs and option scans.
     pub functions: usize,
     /// Time spent lowering and compiling.
     pub elapsed: Duration,
 }
 
-/// Prepares `m` for `engine`: compiles it to machine code for the native engine. Returns the
-/// engine the model will run on: the interpreter when the host cannot be targeted (said once
-/// per process on stderr).
+/// Prepares `m` for `engine`: compiles it (not its examples' setting variants, see
+/// [`prepare_examples`]) to machine code for the native engine. Returns the engine the model
+/// will run on: the interpreter when the host cannot be targeted (said once per process on
+/// stderr).
 pub fn prepare(m: &mut Model, engine: Engine) -> Engine {
     if engine == Engine::Interp {
         return Engine::Interp;
     }
-    match compile(m) {
+    match compile_model(m) {
         Ok(_) => Engine::Native,
         Err(why) => {
-            static ONCE: std::sync::Once = std::sync::Once::new();
-            ONCE.call_once(|| {
-                eprintln!(
-                    "vpsim: the native engine is not available here ({why}); using the interpreter"
-                )
-            });
+            unavailable(&why);
             Engine::Interp
         }
     }
 }
 
-/// Compiles every formula of `m` (and of its examples' setting variants) to machine code.
+/// Prepares the setting variants of `m`'s worked examples for `engine` (only running the
+/// examples needs them), as [`prepare`] does the model.
+pub fn prepare_examples(m: &mut Model, engine: Engine) {
+    if engine == Engine::Interp {
+        return;
+    }
+    for ex in &mut m.examples {
+        if let Some(v) = &mut ex.variant
+            && let Err(why) = compile_one(v)
+        {
+            unavailable(&why);
+            return;
+        }
+    }
+}
+
+/// Says once per process that the native engine is not available, and why.
+fn unavailable(why: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        eprintln!("vpsim: the native engine is not available here ({why}); using the interpreter")
+    });
+}
+
+/// Compiles `m` (not its examples' setting variants) to machine code.
+pub fn compile_model(m: &mut Model) -> Result<Report, String> {
+    let start = Instant::now();
+    let functions = compile_one(m)?;
+    Ok(Report {
+        functions,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Compiles `m` and its examples' setting variants to machine code.
 pub fn compile(m: &mut Model) -> Result<Report, String> {
     let start = Instant::now();
     let mut functions = compile_one(m)?;
@@ -118,8 +148,10 @@ pub fn compile(m: &mut Model) -> Result<Report, String> {
 fn compile_one(m: &mut Model) -> Result<usize, String> {
     let tables = m.tables.clone();
     let slots = m.slots;
-    let n = compile_with(&tables, slots, &mut |f| m.exprs_mut(f))?;
-    Ok(n + compile_stmts(m)? + compile_menus(m)?)
+    // Statement runs and option scans first: the formulas they hold need no function of
+    // their own.
+    let n = compile_stmts(m)? + compile_menus(m)?;
+    Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
 /// One option of an agent decision: an action, its target and its score (weight, noisy
@@ -315,8 +347,11 @@ fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign {
             lv, source: None, ..
-        } => !matches!(lv.elem, crate::expr::Elem::Bound),
+        } => !matches!(lv.elem, Elem::Bound),
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
+        // `each` over an assignment (under `if`s): every value planned, then stored.
+        Stmt::Each { body, .. } => crate::engine::statements::simple_assign(body)
+            .is_some_and(|(lv, _, _, source)| source.is_none() && !matches!(lv.elem, Elem::Bound)),
         _ => false,
     }
 }

@@ -361,7 +361,7 @@ impl<T: Tracer> Game<'_, T> {
 /// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is;
 /// with `else`, both branches must assign the same variable the same way (only the value
 /// differs), so that `each` can read every value first and then store them.
-fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
+pub(crate) fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
     match s {
         Stmt::Assign {
             lv,

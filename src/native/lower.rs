@@ -15,7 +15,7 @@ use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
 use crate::expr::tree::{Node, Ty};
@@ -313,6 +313,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     self.stmt(e, k, next, hooked);
                 }
             }
+            Stmt::Each { others, body } => self.each(*others, body, k, next, hooked),
             // Not taken by the grouping: never reached.
             _ => {
                 self.b.ins().jump(next, &[]);
@@ -377,8 +378,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         b
     }
 
-    /// `lv op value` as the engine stores it: a real floored (and a fault if it has no 64-bit
-    /// integer value), `+=` and `-=` checked, the result clamped to the variable's bounds.
+    /// `lv op value` as the engine stores it, then, when `lv`'s variable has immediate
+    /// checks and the value changed, a return that says so; else on to `next`.
     fn assign(
         &mut self,
         lv: &LValue,
@@ -389,10 +390,33 @@ impl<'a, 'f> Lower<'a, 'f> {
         hooked: &[bool],
     ) {
         let x = self.value(value);
-        let env = self.env;
-        let x = match x.ty {
+        let x = self.storable(lv, x);
+        let (v, old) = self.store(lv, op, x);
+        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
+            let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            self.changed_exit(changed, lv, k, next);
+        } else {
+            self.b.ins().jump(next, &[]);
+        }
+    }
+
+    /// Returns "statement `k` changed `lv`'s variable" when `changed` holds, else goes on to
+    /// `next`.
+    fn changed_exit(&mut self, changed: Value, lv: &LValue, k: usize, next: Block) {
+        let ret = self.b.create_block();
+        self.b.ins().brif(changed, ret, &[], next, &[]);
+        self.b.switch_to_block(ret);
+        let code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
+        self.b.ins().return_(&[code]);
+    }
+
+    /// `x` as the integer a store into `lv` reads: a real floored, a fault (at `self.loc`)
+    /// if it has no 64-bit integer value.
+    fn storable(&mut self, lv: &LValue, x: V) -> Value {
+        match x.ty {
             Ty::Int => x.v,
             Ty::Real => {
+                let env = self.env;
                 let (var, loc) = (self.i32c(lv.var as u32), self.i32c(self.loc));
                 let k = self.call(
                     h::store_real as *const () as usize,
@@ -403,7 +427,13 @@ impl<'a, 'f> Lower<'a, 'f> {
                 self.fault_exit();
                 k
             }
-        };
+        }
+    }
+
+    /// Stores `lv op x` as the engine does (`+=` and `-=` checked, a fault at `self.loc`;
+    /// the result clamped to the variable's bounds); returns the new and the old value.
+    fn store(&mut self, lv: &LValue, op: AssignOp, x: Value) -> (Value, Value) {
+        let env = self.env;
         let addr = self.lv_addr(lv);
         let old = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
         let v = match op {
@@ -448,15 +478,133 @@ impl<'a, 'f> Lower<'a, 'f> {
             v = self.b.ins().smin(v, hi);
         }
         self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+        (v, old)
+    }
+
+    /// `each: body` whose body is an assignment, perhaps under `if`s (see
+    /// [`crate::engine::statements::simple_assign`]), as the engine runs it: first every faction's value
+    /// is planned (its conditions and value read against the state before any store), then
+    /// the planned values are stored in seat order; `others` skips the faction bound on
+    /// entry. A change to a variable with immediate checks returns once, after every store.
+    fn each(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+        let Some((lv, op, first, _)) = crate::engine::statements::simple_assign(body) else {
+            self.b.ins().jump(next, &[]);
+            return;
+        };
+        let n = self.t.nfactions;
+        let outer = self.env_load(types::I8, Off::BOUND);
+        // Per faction: what was planned (0 nothing, 1 an integer, 2 a real's bits) and the
+        // value.
+        let mut plans = Vec::with_capacity(n as usize);
+        for f in 0..n {
+            let (kind, bits) = (self.b.declare_var(types::I8), self.b.declare_var(I64));
+            let (z8, z) = (self.b.ins().iconst(types::I8, 0), self.int(0));
+            self.b.def_var(kind, z8);
+            self.b.def_var(bits, z);
+            let done = self.b.create_block();
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            if others {
+                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
+                let go = self.b.create_block();
+                self.b.ins().brif(me, done, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            self.env_store(fv, Off::BOUND);
+            self.plan(body, kind, bits, done);
+            self.b.switch_to_block(done);
+            plans.push((kind, bits));
+        }
+        let changed = self.b.declare_var(types::I8);
+        let z8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(changed, z8);
+        for (f, (kind, bits)) in plans.into_iter().enumerate() {
+            let skip = self.b.create_block();
+            let kv = self.b.use_var(kind);
+            let go = self.b.create_block();
+            self.b.ins().brif(kv, go, &[], skip, &[]);
+            self.b.switch_to_block(go);
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.env_store(fv, Off::BOUND);
+            // A store fault is located at the (first) assignment, as the engine does.
+            self.loc = first.loc;
+            let raw = self.b.use_var(bits);
+            let x = match types_of(body) {
+                (true, false) => raw,
+                (false, true) => {
+                    let r = self.b.ins().bitcast(F64, MemFlagsData::new(), raw);
+                    self.storable(lv, V { v: r, ty: Ty::Real })
+                }
+                _ => {
+                    let real = self.b.create_block();
+                    let int = self.b.create_block();
+                    let join = self.b.create_block();
+                    self.b.append_block_param(join, I64);
+                    let is_real = self.b.ins().icmp_imm_s(IntCC::Equal, kv, 2);
+                    self.b.ins().brif(is_real, real, &[], int, &[]);
+                    self.b.switch_to_block(real);
+                    let r = self.b.ins().bitcast(F64, MemFlagsData::new(), raw);
+                    let x = self.storable(lv, V { v: r, ty: Ty::Real });
+                    self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                    self.b.switch_to_block(int);
+                    self.b.ins().jump(join, &[BlockArg::Value(raw)]);
+                    self.b.switch_to_block(join);
+                    self.b.block_params(join)[0]
+                }
+            };
+            let (v, old) = self.store(lv, op, x);
+            let c = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            let was = self.b.use_var(changed);
+            let now = self.b.ins().bor(was, c);
+            self.b.def_var(changed, now);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        self.env_store(outer, Off::BOUND);
         if hooked.get(lv.var as usize).copied().unwrap_or(false) {
-            let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
-            let ret = self.b.create_block();
-            self.b.ins().brif(changed, ret, &[], next, &[]);
-            self.b.switch_to_block(ret);
-            let code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
-            self.b.ins().return_(&[code]);
+            let c = self.b.use_var(changed);
+            self.changed_exit(c, lv, k, next);
         } else {
             self.b.ins().jump(next, &[]);
+        }
+    }
+
+    /// Plans `s` (an `if` chain ending in assignments) for the bound faction: records the
+    /// value's kind and bits in `kind` and `bits`, then goes on to `done`.
+    fn plan(&mut self, s: &Stmt, kind: Variable, bits: Variable, done: Block) {
+        match s {
+            Stmt::If { cond, then, els } => {
+                let c = self.value(cond);
+                let c = self.truth(c);
+                let yes = self.b.create_block();
+                let no = if els.is_some() {
+                    self.b.create_block()
+                } else {
+                    done
+                };
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.plan(then, kind, bits, done);
+                if let Some(e) = els {
+                    self.b.switch_to_block(no);
+                    self.plan(e, kind, bits, done);
+                }
+            }
+            Stmt::Assign { value, .. } => {
+                let x = self.value(value);
+                // The stores rely on it (see `types_of`).
+                debug_assert_eq!(x.ty, value.ty(), "a formula's static type");
+                let (k, v) = match x.ty {
+                    Ty::Int => (1, x.v),
+                    Ty::Real => (2, self.b.ins().bitcast(I64, MemFlagsData::new(), x.v)),
+                };
+                let k = self.b.ins().iconst(types::I8, k);
+                self.b.def_var(kind, k);
+                self.b.def_var(bits, v);
+                self.b.ins().jump(done, &[]);
+            }
+            _ => {
+                self.b.ins().jump(done, &[]);
+            }
         }
     }
 
@@ -1167,5 +1315,18 @@ impl<'a, 'f> Lower<'a, 'f> {
             l.int_helper(BinOp::Add, a, v);
             a
         })
+    }
+}
+
+/// Whether the assignments at the leaves of an `if` chain store integers, reals.
+fn types_of(s: &Stmt) -> (bool, bool) {
+    match s {
+        Stmt::If { then, els, .. } => {
+            let (a, b) = types_of(then);
+            let (c, d) = els.as_deref().map_or((false, false), types_of);
+            (a || c, b || d)
+        }
+        Stmt::Assign { value, .. } => (value.ty() == Ty::Int, value.ty() == Ty::Real),
+        _ => (false, false),
     }
 }
