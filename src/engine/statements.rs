@@ -181,8 +181,9 @@ impl<T: Tracer> Game<'_, T> {
         }
     }
 
-    /// Runs one statement. Assignments and conditions (nearly every statement a game runs)
-    /// are handled here; the rest in a separate function, so that this one stays small.
+    /// Runs one statement. Assignments, conditions and compiled runs (nearly every statement
+    /// a game runs) are handled here; the rest in a separate function, so that this one stays
+    /// small.
     #[inline]
     pub(super) fn exec(&mut self, s: &Stmt, b: Bind) -> Step {
         match s {
@@ -207,6 +208,8 @@ impl<T: Tracer> Game<'_, T> {
                 }
                 Ok(())
             }
+            // On the native engine, most statements are in one of these.
+            Stmt::Native(n) => self.native(n, b),
             _ => self.exec_more(s, b),
         }
     }
