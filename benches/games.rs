@@ -47,7 +47,7 @@ fn ti4_interp(bencher: Bencher) {
 #[divan::bench(sample_count = 20)]
 fn ti4_native(bencher: Bencher) {
     let mut m = ti4();
-    let r = vpsim::native::compile(&mut m).expect("the host is supported");
+    let r = vpsim::native::compile_model(&mut m).expect("the host is supported");
     eprintln!(
         "(native: {} functions compiled in {:.1} ms)",
         r.functions,

@@ -394,12 +394,13 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     if m.slots == 0 {
         return Ok(0);
     }
+    // A host that cannot be targeted fails here, before the model is changed.
+    let mut module = new_module()?;
     for list in effect_lists(m) {
         group(list);
     }
     let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
     let (t, slots) = (m.tables.clone(), m.slots);
-    let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
     let cfg = module.isa().frontend_config();

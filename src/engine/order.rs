@@ -16,6 +16,21 @@ impl<T: Tracer> Game<'_, T> {
         if keys.is_empty() {
             return Ok(());
         }
+        // One key (the common case): a row of keys, compared directly.
+        if let [key] = keys {
+            let mut k = [Num::Int(0); MAX_FACTIONS];
+            for (f, x) in k.iter_mut().enumerate().take(n) {
+                *x = self.num(key, Bind::faction(f as u8))?;
+            }
+            for i in 1..n {
+                let mut j = i;
+                while j > 0 && k[order[j] as usize] < k[order[j - 1] as usize] {
+                    order.swap(j, j - 1);
+                    j -= 1;
+                }
+            }
+            return Ok(());
+        }
         let mut k = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
         let nk = keys.len().min(MAX_ORDER_KEYS);
         for (f, row) in k.iter_mut().enumerate().take(n) {
