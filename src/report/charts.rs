@@ -70,18 +70,18 @@ mod tests {
     #[test]
     fn long_names_wrap_to_their_slot() {
         assert_eq!(
-            super::wrap("The Barony of Letnev", 100),
-            ["The Barony", "of Letnev"]
+            super::wrap("The Barony of Lorvek", 100),
+            ["The Barony", "of Lorvek"]
         );
         assert_eq!(
-            super::wrap("The Barony of Letnev", 120),
-            ["The Barony of", "Letnev"]
+            super::wrap("The Barony of Lorvek", 120),
+            ["The Barony of", "Lorvek"]
         );
         assert_eq!(
-            super::wrap("The Barony of Letnev", 200),
-            ["The Barony of Letnev"]
+            super::wrap("The Barony of Lorvek", 200),
+            ["The Barony of Lorvek"]
         );
-        assert_eq!(super::wrap("Sol", 40), ["Sol"]);
+        assert_eq!(super::wrap("Ash", 40), ["Ash"]);
     }
 }
 
