@@ -201,7 +201,7 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
             }
         },
         Ast::Name { pos, .. } => {
-            return err(*pos, "metrics take factions as arguments: win_rate(Sol)");
+            return err(*pos, "metrics take factions as arguments: win_rate(First)");
         }
         Ast::Call(name, args, pos) => call(s, name, args, *pos, judge)?,
         Ast::Neg(e, _) => {
