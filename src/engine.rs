@@ -126,8 +126,6 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// State, random stream and bindings: what expressions see.
     env: Env<'m>,
     opts: Vec<Opt>,
-    /// The buffer the native option scans write into (as long as the longest scan).
-    native_opts: Vec<Opt>,
     /// The actions each faction's agent considers, in model order:
     /// `menu[menu_at[f]..menu_at[f + 1]]` (actions it may not take, or that its priority
     /// list leaves out, are not on it).
@@ -174,12 +172,14 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu.extend(m.menu(f));
             menu_at.push(menu.len() as u32);
         }
+        let mut env = Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0));
+        // The buffer machine-code turns write their options into: the longest scan.
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
+        env.opts = vec![Opt::default(); native_opts.unwrap_or(0)];
         Game {
             m,
-            env: Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0)),
+            env,
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
-            native_opts: vec![Opt::default(); native_opts.unwrap_or(0)],
             menu,
             menu_at,
             ended: None,

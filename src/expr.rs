@@ -501,6 +501,9 @@ pub struct Env<'a> {
     pub cx: Ctx,
     /// The arguments of a random draw that machine code passes to its helper.
     pub(crate) args: [u64; STACK],
+    /// The options an agent's turn in machine code writes and chooses among (as long as
+    /// the longest scan; empty when no turn is compiled).
+    pub(crate) opts: Vec<crate::native::Opt>,
 }
 
 impl<'a> Env<'a> {
@@ -512,6 +515,7 @@ impl<'a> Env<'a> {
             rng,
             cx: Ctx::default(),
             args: [0; STACK],
+            opts: Vec::new(),
         }
     }
 

@@ -167,8 +167,10 @@ pub struct Opt {
     pub target: u8,
 }
 
-/// One faction's option scan in machine code: binds the faction, then tests, costs and
-/// scores every action and target of its menu as the engine's scan does.
+/// One faction's turn in machine code: binds the faction, then tests, costs and scores
+/// every action and target of its menu as the engine's scan does, picks one as the engine
+/// does, and runs the chosen action when it has no cost and its effects are one statement
+/// run.
 #[derive(Clone)]
 pub struct Menu {
     f: jit::MenuFn,
@@ -177,22 +179,66 @@ pub struct Menu {
     _code: Arc<jit::Code>,
 }
 
+/// How an agent's turn in machine code returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {
+    /// The chosen action was taken: its effects ran to their end.
+    Done,
+    /// The faction had no option: it passes.
+    Pass,
+    /// A fault was recorded in the environment.
+    Faulted,
+    /// The faction chose `action` against `target`; the engine takes it (pays its costs and
+    /// runs its effects).
+    Chose {
+        /// The action's index.
+        action: u16,
+        /// The target (the acting faction for an untargeted action).
+        target: u8,
+    },
+    /// The chosen action's effects (one statement run) stopped after statement `stmt`,
+    /// which changed `var`, a variable with immediate checks: run them, then resume the run
+    /// at `stmt + 1`.
+    Changed {
+        /// The action's index.
+        action: u16,
+        /// The target.
+        target: u8,
+        /// The statement's index in the run.
+        stmt: u64,
+        /// The variable.
+        var: u16,
+    },
+}
+
 impl Menu {
     /// The most options one scan can write.
     pub fn capacity(&self) -> usize {
         self.cap
     }
 
-    /// Runs the scan into `out`; returns how many options it wrote, or `None` when a fault
-    /// was recorded in `env`.
+    /// Plays the turn, with `env.opts` as the option buffer.
     #[inline]
-    pub(crate) fn call(&self, env: &mut Env<'_>, out: &mut [Opt]) -> Option<usize> {
+    pub(crate) fn call(&self, env: &mut Env<'_>) -> Turn {
         // The code writes at most `cap` options: the buffer must hold them.
-        assert!(out.len() >= self.cap, "option buffer too short");
+        assert!(env.opts.len() >= self.cap, "option buffer too short");
         let vals = env.st.vals.as_mut_ptr();
-        match (self.f)(env, vals, out.as_mut_ptr(), self.faction) {
-            lower::FAULTED => None,
-            n => Some(n as usize),
+        let out = env.opts.as_mut_ptr();
+        let r = (self.f)(env, vals, out, self.faction);
+        match r {
+            lower::DONE => Turn::Done,
+            lower::FAULTED => Turn::Faulted,
+            _ if r & lower::PASS != 0 => Turn::Pass,
+            _ if r & lower::CHOSE != 0 => Turn::Chose {
+                action: (r >> 8) as u16,
+                target: r as u8,
+            },
+            _ => Turn::Changed {
+                action: (r >> 40) as u16,
+                target: (r >> 32) as u8,
+                stmt: ((r >> 16) & 0xffff) - 1,
+                var: r as u16,
+            },
         }
     }
 }
@@ -212,6 +258,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         return Ok(0);
     }
     let n = m.nfactions();
+    let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
     let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
@@ -255,8 +302,9 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         sig.params.push(AbiParam::new(types::I64));
         sig.returns.push(AbiParam::new(types::I64));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, &m.tables, m.slots, 0, cfg).finish_menu(n as u8, &items, priority);
-        let id = define(&mut module, &mut ctx, "an option scan")?;
+        lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
+            .finish_menu(n as u8, &items, priority, &hooked);
+        let id = define(&mut module, &mut ctx, "an agent's turn")?;
         *slot = Some(made.len());
         ids.push(id);
         made.push((menu, priority, cap));

@@ -17,32 +17,28 @@ impl<T: Tracer> Game<'_, T> {
     #[inline(never)]
     pub(super) fn decide(&mut self, f: u8) -> Step {
         let m = self.m;
+        if !T::ON
+            && let Some(Some(turn)) = m.menus.get(f as usize)
+        {
+            return self.turn(turn, f);
+        }
         let agent = &m.agents[f as usize];
         let noise = if agent.policy == Policy::Greedy {
             self.eval(&agent.noise, Bind::faction(f))?
         } else {
             0.0
         };
-        let chosen = if let Some(Some(menu)) = m.menus.get(f as usize) {
-            let mut opts = std::mem::take(&mut self.native_opts);
-            let n = menu.call(&mut self.env, &mut opts);
-            let chosen = n.map(|n| self.choose(agent.policy, &opts[..n]));
-            self.native_opts = opts;
-            chosen.ok_or(Halt)?
-        } else {
-            let mut opts = std::mem::take(&mut self.opts);
-            opts.clear();
-            let result = self.options(f, noise, &mut opts);
-            let chosen = match result {
-                Ok(()) => self.choose(agent.policy, &opts),
-                Err(e) => {
-                    self.opts = opts;
-                    return Err(e);
-                }
-            };
-            self.opts = opts;
-            chosen
+        let mut opts = std::mem::take(&mut self.opts);
+        opts.clear();
+        let result = self.options(f, noise, &mut opts);
+        let chosen = match result {
+            Ok(()) => self.choose(agent.policy, &opts),
+            Err(e) => {
+                self.opts = opts;
+                return Err(e);
+            }
         };
+        self.opts = opts;
         let Some((ai, t)) = chosen else {
             if T::ON {
                 self.tracer.line(format_args!(
@@ -72,6 +68,46 @@ impl<T: Tracer> Game<'_, T> {
                 target: t,
             },
         )
+    }
+
+    /// Faction `f`'s turn in machine code (no trace): the scan, the choice and, when they
+    /// are lowered, the chosen action's effects; the engine takes over where the code
+    /// returns.
+    fn turn(&mut self, turn: &crate::native::Menu, f: u8) -> Step {
+        use crate::native::Turn;
+        match turn.call(&mut self.env) {
+            Turn::Done | Turn::Pass => Ok(()),
+            Turn::Faulted => Err(Halt),
+            Turn::Chose { action, target } => self.act(
+                action as usize,
+                Bind {
+                    me: f,
+                    bound: f,
+                    target,
+                },
+            ),
+            Turn::Changed {
+                action,
+                target,
+                stmt,
+                var,
+            } => {
+                let b = Bind {
+                    me: f,
+                    bound: f,
+                    target,
+                };
+                self.after_change(var)?;
+                if self.ended.is_none()
+                    && let [crate::expr::Stmt::Native(run)] =
+                        &self.m.actions[action as usize].effects[..]
+                {
+                    self.native_from(run, b, stmt + 1)?;
+                }
+                self.resolve();
+                Ok(())
+            }
+        }
     }
 
     /// Lists faction `f`'s options (action, target, score) in menu order, each with its
@@ -174,43 +210,56 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     pub(super) fn choose(&mut self, policy: Policy, opts: &[Opt]) -> Option<(u16, u8)> {
-        if opts.is_empty() {
-            return None;
-        }
-        match policy {
-            Policy::Weighted => {
-                let total: f64 = opts.iter().map(|o| o.score).sum();
-                let mut x = self.env.rng.random::<f64>() * total;
-                for o in opts {
-                    if x < o.score {
-                        return Some((o.action, o.target));
-                    }
-                    x -= o.score;
+        let i = pick(policy, &mut self.env.rng, opts)?;
+        Some((opts[i].action, opts[i].target))
+    }
+}
+
+/// The index of the option an agent with `policy` picks among `opts` (`None` when there is
+/// none): weighted picks draw one real and walk the weights in order; greedy takes the first
+/// best value; priority draws a uniform index among the top priority only when it is tied.
+/// Machine-code turns call this same function ([`crate::native`]), so both engines draw alike.
+pub(crate) fn pick(policy: Policy, rng: &mut crate::rng::Rng, opts: &[Opt]) -> Option<usize> {
+    if opts.is_empty() {
+        return None;
+    }
+    match policy {
+        Policy::Weighted => {
+            let total: f64 = opts.iter().map(|o| o.score).sum();
+            let mut x = rng.random::<f64>() * total;
+            for (i, o) in opts.iter().enumerate() {
+                if x < o.score {
+                    return Some(i);
                 }
-                opts.last().map(|o| (o.action, o.target))
+                x -= o.score;
             }
-            Policy::Greedy => {
-                let best = opts
-                    .iter()
-                    .fold(opts[0], |a, o| if o.score > a.score { *o } else { a });
-                Some((best.action, best.target))
+            Some(opts.len() - 1)
+        }
+        Policy::Greedy => {
+            let mut best = 0;
+            for (i, o) in opts.iter().enumerate() {
+                if o.score > opts[best].score {
+                    best = i;
+                }
             }
-            Policy::Priority => {
-                let top = opts
-                    .iter()
-                    .map(|o| o.score)
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let count = opts.iter().filter(|o| o.score == top).count();
-                let pick = if count > 1 {
-                    self.env.rng.random_range(0..count)
-                } else {
-                    0
-                };
-                opts.iter()
-                    .filter(|o| o.score == top)
-                    .nth(pick)
-                    .map(|o| (o.action, o.target))
-            }
+            Some(best)
+        }
+        Policy::Priority => {
+            let top = opts
+                .iter()
+                .map(|o| o.score)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let count = opts.iter().filter(|o| o.score == top).count();
+            let pick = if count > 1 {
+                rng.random_range(0..count)
+            } else {
+                0
+            };
+            opts.iter()
+                .enumerate()
+                .filter(|(_, o)| o.score == top)
+                .nth(pick)
+                .map(|(i, _)| i)
         }
     }
 }

@@ -282,9 +282,15 @@ impl<T: Tracer> Game<'_, T> {
     /// as the interpreter does, so that it tells every store.
     #[inline(never)]
     pub(super) fn native(&mut self, n: &crate::native::Stmts, b: Bind) -> Step {
+        self.native_from(n, b, 0)
+    }
+
+    /// Runs the statements of `n` from index `at` (in machine code unless tracing).
+    #[inline]
+    pub(super) fn native_from(&mut self, n: &crate::native::Stmts, b: Bind, mut at: u64) -> Step {
         use crate::native::Resume;
         if T::ON || !n.compiled() {
-            for s in n.stmts.iter() {
+            for s in n.stmts.iter().skip(at as usize) {
                 if self.ended.is_some() {
                     break;
                 }
@@ -292,7 +298,6 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         }
-        let mut at = 0;
         loop {
             self.bind(b);
             match n.call(&mut self.env, at) {

@@ -213,3 +213,16 @@ pub extern "C" fn deck_leaf(env: &mut Env<'_>, kind: u32, arg: u32) -> i64 {
 pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
     tree::has_completed(env, deck as u16, id) as i64
 }
+
+/// An agent's choice among the first `n` options of `env.opts`, as the engine makes it
+/// ([`crate::engine::agents::pick`]): weighted (`priority == 0`) or among the top priority.
+/// Returns the chosen option's index.
+pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
+    let policy = if priority == 0 {
+        crate::model::Policy::Weighted
+    } else {
+        crate::model::Policy::Priority
+    };
+    let opts = &env.opts[..(n as usize).min(env.opts.len())];
+    crate::engine::agents::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
+}

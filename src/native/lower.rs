@@ -74,6 +74,9 @@ pub(super) struct Lower<'a, 'f> {
     fourth: Option<Value>,
     /// In a statement-list function: the block that returns [`FAULTED`].
     fault_ret: Option<Block>,
+    /// In an agent's turn, while the chosen action's statements are lowered: the bits that
+    /// mark a change exit as one of that action's ([`CHANGED`], the action and the target).
+    exit_tag: Option<Value>,
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -81,6 +84,16 @@ pub(super) const DONE: u64 = 0;
 /// ... when a fault was recorded (the statement that faulted stored nothing).
 pub(super) const FAULTED: u64 = u64::MAX;
 // Otherwise `((k + 1) << 16) | var`: statement `k` changed `var`, which has immediate checks.
+
+/// What an agent's turn returns when the faction had no option (it passes). A turn also
+/// returns [`DONE`] (the chosen action ran to its end) and [`FAULTED`].
+pub(super) const PASS: u64 = 1 << 62;
+/// ... `CHOSE | action << 8 | target` when the chosen action is not lowered: the engine
+/// takes it.
+pub(super) const CHOSE: u64 = 1 << 61;
+/// ... `CHANGED | action << 40 | target << 32 | (k + 1) << 16 | var` when statement `k` of
+/// the chosen action's effects changed `var`, which has immediate checks.
+pub(super) const CHANGED: u64 = 1 << 60;
 
 impl<'a, 'f> Lower<'a, 'f> {
     /// Starts the body of a function `(env, vals) -> i64` in `b`.
@@ -115,6 +128,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             third,
             fourth,
             fault_ret: None,
+            exit_tag: None,
         }
     }
 
@@ -168,14 +182,27 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.finalize(self.cfg);
     }
 
-    /// Lowers an option scan `(env, vals, out, f) -> i64` and finishes: it binds faction
-    /// `f`, then for each action of `items` (its index and definition, in menu order) and
-    /// each target, exactly as the engine's scan does, tests `when`, `target_when` and the
-    /// costs, scores the option (its weight, skipped when not positive, or `-priority` when
-    /// `priority` is given) and writes it to `out`; returns how many it wrote, or
-    /// [`FAULTED`]. The targets of `n` factions are unrolled: a scan is a straight line, one
-    /// function for every faction with the same menu.
-    pub fn finish_menu(mut self, n: u8, items: &[(u16, &Action)], priority: Option<&[u16]>) {
+    /// Lowers an agent's turn `(env, vals, out, f) -> i64` and finishes.
+    ///
+    /// The option scan binds faction `f`, then for each action of `items` (its index and
+    /// definition, in menu order) and each target, exactly as the engine's scan does, tests
+    /// `when`, `target_when` and the costs, scores the option (its weight, skipped when not
+    /// positive, or `-priority` when `priority` is given) and writes it to `out`. The
+    /// targets of `n` factions are unrolled: a scan is a straight line, one function for
+    /// every faction with the same menu.
+    ///
+    /// With no option it returns [`PASS`]. Otherwise the engine's own choice
+    /// ([`h::pick`], the same random draw) picks one, its target is bound, and an action
+    /// with no cost whose effects are one statement run ([`Stmt::Native`]) runs here,
+    /// its changes to variables with immediate checks (`hooked`) returning [`CHANGED`]
+    /// codes; any other action returns [`CHOSE`] for the engine to take.
+    pub fn finish_menu(
+        mut self,
+        n: u8,
+        items: &[(u16, &Action)],
+        priority: Option<&[u16]>,
+        hooked: &[bool],
+    ) {
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
         let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);
@@ -276,8 +303,83 @@ impl<'a, 'f> Lower<'a, 'f> {
             self.b.switch_to_block(next);
         }
         let k = self.b.use_var(count);
-        self.b.ins().return_(&[k]);
+        let (pass, chosen) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(k, chosen, &[], pass, &[]);
+        self.b.switch_to_block(pass);
+        let code = self.int(PASS as i64);
+        self.b.ins().return_(&[code]);
+        self.b.switch_to_block(chosen);
+        self.choice(out, k, priority.is_some(), items, hooked);
         self.end();
+    }
+
+    /// The choice among the `k` options in `out` and the chosen action (see
+    /// [`Lower::finish_menu`]).
+    fn choice(
+        &mut self,
+        out: Value,
+        k: Value,
+        priority: bool,
+        items: &[(u16, &Action)],
+        hooked: &[bool],
+    ) {
+        let env = self.env;
+        let policy = self.int(priority as i64);
+        let i = self.call(
+            h::pick as *const () as usize,
+            &[self.ptr, I64, I64],
+            Some(I64),
+            &[env, k, policy],
+        );
+        // The choice records no fault.
+        self.faulty = false;
+        let off = self
+            .b
+            .ins()
+            .imul_imm_s(i, std::mem::size_of::<super::Opt>() as i64);
+        let p = self.b.ins().iadd(out, off);
+        let mem = MemFlagsData::trusted();
+        let action = std::mem::offset_of!(super::Opt, action) as i32;
+        let av = self.b.ins().uload16(I64, mem, p, action);
+        let target = std::mem::offset_of!(super::Opt, target) as i32;
+        let tv = self.b.ins().load(types::I8, mem, p, target);
+        self.env_store(tv, Off::TARGET);
+        let t64 = self.b.ins().uextend(I64, tv);
+        let mut sw = cranelift_frontend::Switch::new();
+        let mut bodies = Vec::new();
+        for &(ai, a) in items {
+            if let (true, [Stmt::Native(run)]) = (a.cost.is_empty(), &a.effects[..]) {
+                let body = self.b.create_block();
+                sw.set_entry(ai as u128, body);
+                bodies.push((ai, &run.stmts[..], body));
+            }
+        }
+        let other = self.b.create_block();
+        sw.emit(&mut self.b, av, other);
+        self.b.switch_to_block(other);
+        let code = self.b.ins().ishl_imm_u(av, 8);
+        let code = self.b.ins().bor(code, t64);
+        let code = self.b.ins().bor_imm_s(code, CHOSE as i64);
+        self.b.ins().return_(&[code]);
+        for (ai, stmts, body) in bodies {
+            self.b.switch_to_block(body);
+            let tag = self.b.ins().ishl_imm_u(t64, 32);
+            let tag = self
+                .b
+                .ins()
+                .bor_imm_s(tag, (CHANGED | (ai as u64) << 40) as i64);
+            self.exit_tag = Some(tag);
+            let starts: Vec<Block> = (0..=stmts.len()).map(|_| self.b.create_block()).collect();
+            self.b.ins().jump(starts[0], &[]);
+            for (k, s) in stmts.iter().enumerate() {
+                self.b.switch_to_block(starts[k]);
+                self.stmt(s, k, starts[k + 1], hooked);
+            }
+            self.b.switch_to_block(starts[stmts.len()]);
+            let done = self.int(DONE as i64);
+            self.b.ins().return_(&[done]);
+            self.exit_tag = None;
+        }
     }
 
     /// Goes on when condition `c` holds, else jumps to `skip`.
@@ -406,7 +508,10 @@ impl<'a, 'f> Lower<'a, 'f> {
         let ret = self.b.create_block();
         self.b.ins().brif(changed, ret, &[], next, &[]);
         self.b.switch_to_block(ret);
-        let code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
+        let mut code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
+        if let Some(tag) = self.exit_tag {
+            code = self.b.ins().bor(code, tag);
+        }
         self.b.ins().return_(&[code]);
     }
 
