@@ -232,7 +232,7 @@ impl<'m, T: Tracer> Game<'m, T> {
 
     /// The fault that halted the game.
     fn take_fault(&mut self) -> Fault {
-        self.env.cx.fault.take().unwrap_or(Fault {
+        self.env.cx.take_fault().unwrap_or(Fault {
             loc: 0,
             kind: FaultKind::BadScore(f64::NAN),
         })
@@ -241,9 +241,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Records a fault found by the engine itself (the first one wins) and halts.
     #[cold]
     fn halt(&mut self, f: Fault) -> Halt {
-        if self.env.cx.fault.is_none() {
-            self.env.cx.fault = Some(f);
-        }
+        self.env.cx.raise(f);
         Halt
     }
 

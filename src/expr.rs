@@ -483,8 +483,28 @@ pub struct Ctx {
     pub target: u8,
     /// The element bound by the innermost set aggregation.
     pub elem: u16,
-    /// The first fault raised, if any.
-    pub fault: Option<Fault>,
+    /// The first fault raised, if any (set by [`Ctx::raise`]).
+    pub(crate) fault: Option<Fault>,
+    /// Whether `fault` is set (1) or not (0): the flag machine code tests after a helper
+    /// call, since an `Option`'s layout is not stable. Only `Ctx`'s methods change either.
+    pub(crate) faulted: u8,
+}
+
+impl Ctx {
+    /// Records fault `f` unless one is already recorded (the first one wins).
+    #[inline]
+    pub(crate) fn raise(&mut self, f: Fault) {
+        if self.fault.is_none() {
+            self.fault = Some(f);
+            self.faulted = 1;
+        }
+    }
+
+    /// Takes the recorded fault, leaving none.
+    pub(crate) fn take_fault(&mut self) -> Option<Fault> {
+        self.faulted = 0;
+        self.fault.take()
+    }
 }
 
 /// Everything an expression can see while it runs: the game's state, random stream and
@@ -551,9 +571,7 @@ impl<'a> Env<'a> {
     /// Records a fault at source location `loc` (the first one wins).
     #[cold]
     pub fn fault_at(&mut self, kind: FaultKind, loc: u32) {
-        if self.cx.fault.is_none() {
-            self.cx.fault = Some(Fault { loc, kind });
-        }
+        self.cx.raise(Fault { loc, kind });
     }
 }
 
@@ -851,7 +869,7 @@ mod tests {
             5,
         );
         e.eval_num(&mut env);
-        let f = env.cx.fault.take().unwrap();
+        let f = env.cx.take_fault().unwrap();
         assert_eq!(
             (f.loc, f.kind),
             (5, FaultKind::Overflow(BinOp::Add, i64::MAX, 1))
@@ -859,7 +877,7 @@ mod tests {
         let e = Expr::new(vec![Op::Round, Op::Round, Op::Bin(BinOp::Mod)], 6);
         e.eval_num(&mut env);
         assert_eq!(
-            env.cx.fault.take().unwrap().kind,
+            env.cx.take_fault().unwrap().kind,
             FaultKind::DivisionByZero(Num::Int(0))
         );
     }

@@ -68,12 +68,13 @@ fn runnable(block: &str) -> String {
         .join("\n")
 }
 
-/// `vpsim watch` runs until Ctrl-C: the test presses it (SIGINT) after a few seconds, and the
+/// `vpsim watch` runs until Ctrl-C: the test presses it (SIGINT) after 20 seconds (a loaded
+/// machine running the debug build needed more than 8), and the
 /// example must then have run its first version and stopped with exit 0.
 fn watch_briefly(line: &str) -> String {
     match line.trim_start().strip_prefix("vpsim watch ") {
         Some(rest) => format!(
-            "timeout --preserve-status -s INT 8 vpsim watch {rest} | grep '^version 1: ' > /dev/null"
+            "timeout --preserve-status -s INT 20 vpsim watch {rest} | grep '^version 1: ' > /dev/null"
         ),
         None => line.to_string(),
     }

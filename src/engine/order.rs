@@ -2,7 +2,8 @@
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::compile::MAX_ORDER_KEYS;
-use crate::expr::{AssignOp, Expr, LValue, Num};
+use crate::expr::tree::Ty;
+use crate::expr::{AssignOp, Elem, Expr, LValue, Num, Op, Who};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -16,19 +17,40 @@ impl<T: Tracer> Game<'_, T> {
         if keys.is_empty() {
             return Ok(());
         }
-        // One key (the common case): a row of keys, compared directly.
+        // One key (the common case): a row of keys of its static type (every value has it,
+        // see `Expr::eval_num`), compared directly.
         if let [key] = keys {
-            let mut k = [Num::Int(0); MAX_FACTIONS];
-            for (f, x) in k.iter_mut().enumerate().take(n) {
-                *x = self.num(key, Bind::faction(f as u8))?;
+            if key.ty() == Ty::Real {
+                let mut k = [0.0f64; MAX_FACTIONS];
+                for (f, x) in k.iter_mut().enumerate().take(n) {
+                    *x = self.eval(key, Bind::faction(f as u8))?;
+                }
+                insertion_sort(&k[..n], order);
+                return Ok(());
             }
-            for i in 1..n {
-                let mut j = i;
-                while j > 0 && k[order[j] as usize] < k[order[j - 1] as usize] {
-                    order.swap(j, j - 1);
-                    j -= 1;
+            let mut k = [0i64; MAX_FACTIONS];
+            if let [
+                Op::Load {
+                    base,
+                    fstride,
+                    who: Who::Bound,
+                    elem: Elem::None,
+                },
+            ] = key.code()
+            {
+                // A faction's own variable: read from the state, as the formula would.
+                for (f, x) in k.iter_mut().enumerate().take(n) {
+                    *x = self.env.st.vals[crate::expr::slot(f, *base, *fstride, 0)];
+                }
+            } else {
+                for (f, x) in k.iter_mut().enumerate().take(n) {
+                    *x = match self.num(key, Bind::faction(f as u8))? {
+                        Num::Int(i) => i,
+                        Num::Real(r) => r as i64,
+                    };
                 }
             }
+            insertion_sort(&k[..n], order);
             return Ok(());
         }
         let mut k = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
@@ -73,6 +95,19 @@ impl<T: Tracer> Game<'_, T> {
             ));
         }
         self.after_change(lv.var)
+    }
+}
+
+/// Sorts `order` (faction indices) ascending by `key[f]`, stably: insertion sort, no
+/// allocation, n <= 32.
+#[inline(always)]
+fn insertion_sort<K: PartialOrd + Copy>(key: &[K], order: &mut [u8]) {
+    for i in 1..order.len() {
+        let mut j = i;
+        while j > 0 && key[order[j] as usize] < key[order[j - 1] as usize] {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
     }
 }
 

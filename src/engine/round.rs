@@ -24,7 +24,7 @@ impl<T: Tracer> Game<'_, T> {
     /// A fresh game: game `game`'s random stream of master seed `seed`, the state before
     /// setup, nothing settled, counted or recorded.
     pub(super) fn reset(&mut self, seed: u64, game: u64) {
-        self.env.cx.fault = None;
+        self.env.cx.take_fault();
         self.env.rng = game_rng(seed, game);
         self.env.st.reset(&self.m.tables);
         self.ended = None;

@@ -102,11 +102,6 @@ pub extern "C" fn store_overflow(env: &mut Env<'_>, op: u32, old: i64, k: i64, l
     env.fault_at(FaultKind::Overflow(op, old, k), loc);
 }
 
-/// Whether a fault has been recorded (1) or not (0).
-pub extern "C" fn faulted(env: &mut Env<'_>) -> i64 {
-    env.cx.fault.is_some() as i64
-}
-
 /// Rust's `f64::min`: a NaN operand gives the other one (Cranelift's `fmin` would give NaN).
 pub extern "C" fn fmin(a: f64, b: f64) -> f64 {
     a.min(b)
@@ -225,4 +220,9 @@ pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     };
     let opts = &env.opts[..(n as usize).min(env.opts.len())];
     crate::engine::agents::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
+}
+
+/// The uniform real in [0, 1) a weighted choice draws ([`crate::engine::agents::pick`]).
+pub extern "C" fn unit(env: &mut Env<'_>) -> f64 {
+    rand::RngExt::random::<f64>(&mut env.rng)
 }

@@ -42,8 +42,22 @@ impl Off {
     const BOUND: i32 = std::mem::offset_of!(Env<'static>, cx.bound) as i32;
     const TARGET: i32 = std::mem::offset_of!(Env<'static>, cx.target) as i32;
     const ELEM: i32 = std::mem::offset_of!(Env<'static>, cx.elem) as i32;
+    const FAULTED: i32 = std::mem::offset_of!(Env<'static>, cx.faulted) as i32;
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
 }
+
+/// A binding (acting faction, bound faction or target) the code being built knows without
+/// loading it from the environment: a constant, or an `i64` value computed earlier.
+#[derive(Clone, Copy)]
+enum Known {
+    Const(u8),
+    Val(Value),
+}
+
+/// The index in [`Lower::known`] of a binding.
+const ME: usize = 0;
+const BOUND: usize = 1;
+const TARGET: usize = 2;
 
 /// A value and its static type.
 #[derive(Clone, Copy)]
@@ -77,6 +91,9 @@ pub(super) struct Lower<'a, 'f> {
     /// In an agent's turn, while the chosen action's statements are lowered: the bits that
     /// mark a change exit as one of that action's ([`CHANGED`], the action and the target).
     exit_tag: Option<Value>,
+    /// The bindings this point of the code knows (each also stored in the environment,
+    /// which helpers read): `[me, bound, target]`.
+    known: [Option<Known>; 3],
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -129,6 +146,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             fourth,
             fault_ret: None,
             exit_tag: None,
+            known: [None; 3],
         }
     }
 
@@ -210,9 +228,14 @@ impl<'a, 'f> Lower<'a, 'f> {
         for off in [Off::ME, Off::BOUND, Off::TARGET] {
             self.env_store(fv, off);
         }
+        self.known = [Some(Known::Val(f)); 3];
         let count = self.b.declare_var(I64);
         let zero = self.int(0);
         self.b.def_var(count, zero);
+        // The sum of the weights, in option order (as the engine's choice sums them).
+        let total = self.b.declare_var(F64);
+        let z = self.real(0.0);
+        self.b.def_var(total, z);
         for &(ai, a) in items {
             let next = self.b.create_block();
             if let Some(w) = &a.when {
@@ -237,6 +260,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     self.b.ins().brif(me, skip, &[], go, &[]);
                     self.b.switch_to_block(go);
                     self.env_store(tv, Off::TARGET);
+                    self.known[TARGET] = Some(Known::Const(t));
                     if let Some(w) = &a.target_when {
                         let c = self.value(w);
                         self.pass_if(c, skip);
@@ -268,6 +292,9 @@ impl<'a, 'f> Lower<'a, 'f> {
                         let go = self.b.create_block();
                         self.b.ins().brif(none, skip, &[], go, &[]);
                         self.b.switch_to_block(go);
+                        let sum = self.b.use_var(total);
+                        let sum = self.b.ins().fadd(sum, w);
+                        self.b.def_var(total, sum);
                         w
                     }
                 };
@@ -295,10 +322,13 @@ impl<'a, 'f> Lower<'a, 'f> {
                 self.b.def_var(count, k);
                 self.b.ins().jump(skip, &[]);
                 self.b.switch_to_block(skip);
+                // Reached with or without this target stored.
+                self.known[TARGET] = None;
             }
             if a.targeted {
                 self.env_store(fv, Off::TARGET);
             }
+            self.known[TARGET] = Some(Known::Val(f));
             self.b.ins().jump(next, &[]);
             self.b.switch_to_block(next);
         }
@@ -309,30 +339,81 @@ impl<'a, 'f> Lower<'a, 'f> {
         let code = self.int(PASS as i64);
         self.b.ins().return_(&[code]);
         self.b.switch_to_block(chosen);
-        self.choice(out, k, priority.is_some(), items, hooked);
+        let total = self.b.use_var(total);
+        let i = match priority {
+            Some(_) => {
+                let (env, policy) = (self.env, self.int(1));
+                self.call(
+                    h::pick as *const () as usize,
+                    &[self.ptr, I64, I64],
+                    Some(I64),
+                    &[env, k, policy],
+                )
+            }
+            None => self.weighted(out, k, total),
+        };
+        // The choice records no fault.
+        self.faulty = false;
+        self.choice(out, i, items, hooked);
         self.end();
     }
 
-    /// The choice among the `k` options in `out` and the chosen action (see
-    /// [`Lower::finish_menu`]).
-    fn choice(
-        &mut self,
-        out: Value,
-        k: Value,
-        priority: bool,
-        items: &[(u16, &Action)],
-        hooked: &[bool],
-    ) {
+    /// The weighted choice among the `k > 0` options in `out`, whose weights sum to
+    /// `total`, exactly as [`crate::engine::agents::pick`] makes it: one uniform real in
+    /// [0, 1) times the total, then the first option whose weight exceeds what is left
+    /// (the last one if none does). Returns the option's index.
+    fn weighted(&mut self, out: Value, k: Value, total: Value) -> Value {
         let env = self.env;
-        let policy = self.int(priority as i64);
-        let i = self.call(
-            h::pick as *const () as usize,
-            &[self.ptr, I64, I64],
-            Some(I64),
-            &[env, k, policy],
+        let u = self.call(
+            h::unit as *const () as usize,
+            &[self.ptr],
+            Some(F64),
+            &[env],
         );
-        // The choice records no fault.
-        self.faulty = false;
+        let x0 = self.b.ins().fmul(u, total);
+        let (head, test, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        self.b.append_block_param(head, F64);
+        self.b.append_block_param(done, I64);
+        let zero = self.int(0);
+        self.b
+            .ins()
+            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(x0)]);
+        self.b.switch_to_block(head);
+        let (i, x) = (self.b.block_params(head)[0], self.b.block_params(head)[1]);
+        let last = self.b.ins().iadd_imm_s(k, -1);
+        let at_last = self.b.ins().icmp(IntCC::Equal, i, last);
+        self.b
+            .ins()
+            .brif(at_last, done, &[BlockArg::Value(i)], test, &[]);
+        self.b.switch_to_block(test);
+        let off = self
+            .b
+            .ins()
+            .imul_imm_s(i, std::mem::size_of::<super::Opt>() as i64);
+        let p = self.b.ins().iadd(out, off);
+        let score = std::mem::offset_of!(super::Opt, score) as i32;
+        let w = self.b.ins().load(F64, MemFlagsData::trusted(), p, score);
+        let hit = self.b.ins().fcmp(FloatCC::LessThan, x, w);
+        let rest = self.b.ins().fsub(x, w);
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().brif(
+            hit,
+            done,
+            &[BlockArg::Value(i)],
+            head,
+            &[BlockArg::Value(i1), BlockArg::Value(rest)],
+        );
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// The chosen option `i` of `out` and its action (see [`Lower::finish_menu`]).
+    fn choice(&mut self, out: Value, i: Value, items: &[(u16, &Action)], hooked: &[bool]) {
         let off = self
             .b
             .ins()
@@ -345,6 +426,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         let tv = self.b.ins().load(types::I8, mem, p, target);
         self.env_store(tv, Off::TARGET);
         let t64 = self.b.ins().uextend(I64, tv);
+        self.known[TARGET] = Some(Known::Val(t64));
         let mut sw = cranelift_frontend::Switch::new();
         let mut bodies = Vec::new();
         for &(ai, a) in items {
@@ -455,14 +537,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             return;
         }
         self.faulty = false;
-        let env = self.env;
-        let f = self.call(
-            h::faulted as *const () as usize,
-            &[self.ptr],
-            Some(I64),
-            &[env],
-        );
-        self.faulty = false;
+        let f = self.env_load(types::I8, Off::FAULTED);
         let ret = self.fault_block();
         let go = self.b.create_block();
         self.b.ins().brif(f, ret, &[], go, &[]);
@@ -598,6 +673,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         };
         let n = self.t.nfactions;
         let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
         // Per faction: what was planned (0 nothing, 1 an integer, 2 a real's bits) and the
         // value.
         let mut plans = Vec::with_capacity(n as usize);
@@ -615,6 +691,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 self.b.switch_to_block(go);
             }
             self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f));
             self.plan(body, kind, bits, done);
             self.b.switch_to_block(done);
             plans.push((kind, bits));
@@ -630,6 +707,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             self.b.switch_to_block(go);
             let fv = self.b.ins().iconst(types::I8, f as i64);
             self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f as u8));
             // A store fault is located at the (first) assignment, as the engine does.
             self.loc = first.loc;
             let raw = self.b.use_var(bits);
@@ -665,6 +743,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             self.b.switch_to_block(skip);
         }
         self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
         if hooked.get(lv.var as usize).copied().unwrap_or(false) {
             let c = self.b.use_var(changed);
             self.changed_exit(c, lv, k, next);
@@ -816,13 +895,18 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// The faction index `w` names, as an `i64`.
     fn who(&mut self, w: Who) -> Value {
-        let off = match w {
+        let (off, k) = match w {
             Who::None => return self.int(0),
             Who::Fixed(f) => return self.int(f as i64),
-            Who::Bound => Off::BOUND,
-            Who::Me => Off::ME,
-            Who::Target => Off::TARGET,
+            Who::Bound => (Off::BOUND, BOUND),
+            Who::Me => (Off::ME, ME),
+            Who::Target => (Off::TARGET, TARGET),
         };
+        match self.known[k] {
+            Some(Known::Const(c)) => return self.int(c as i64),
+            Some(Known::Val(v)) => return v,
+            None => {}
+        }
         let v = self.env_load(types::I8, off);
         self.b.ins().uextend(I64, v)
     }
@@ -858,10 +942,16 @@ impl<'a, 'f> Lower<'a, 'f> {
             Elem::Fixed(i) => Some(i as u64),
             Elem::Bound => None,
         };
+        let known = |k: usize| match self.known[k] {
+            Some(Known::Const(c)) => Some(c as u64),
+            _ => None,
+        };
         let fixed_who = match who {
             Who::None => Some(0u64),
             Who::Fixed(f) => Some(f as u64),
-            _ => None,
+            Who::Bound => known(BOUND),
+            Who::Me => known(ME),
+            Who::Target => known(TARGET),
         };
         let idx = match (fixed_who, fixed_elem) {
             (Some(f), Some(e)) if base as u64 + f * fs as u64 + e < self.slots => {
@@ -1297,6 +1387,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             None => (Off::ELEM, types::I16, count as i64),
         };
         let outer = self.env_load(bty, off);
+        let known = self.known[BOUND];
         let int = ty == Ty::Int || kind == Agg::Count;
         let acc_ty = if int { I64 } else { F64 };
         let start = if int {
@@ -1338,7 +1429,11 @@ impl<'a, 'f> Lower<'a, 'f> {
         }
         let narrow = self.b.ins().ireduce(bty, iv);
         self.env_store(narrow, off);
+        if others.is_some() {
+            self.known[BOUND] = Some(Known::Val(iv));
+        }
         let v = self.node(body);
+        self.known[BOUND] = known;
         let a = self.b.use_var(acc);
         let new = if int {
             let v = match v.ty {
