@@ -141,6 +141,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     steps: u64,
     /// Setting up a worked example: changes do not trigger immediate checks.
     quiet: bool,
+    /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
+    timings: u8,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
     rule_reasons: [Option<u16>; 3],
     /// Points by source, `faction * sources + source` (wide: one game's changes can exceed
@@ -188,6 +190,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             forced: None,
             pending_reason: 0,
             quiet: false,
+            timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
             steps: 0,
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),

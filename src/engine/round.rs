@@ -197,7 +197,16 @@ impl<T: Tracer> Game<'_, T> {
                     self.decide(f)?;
                 }
             }
-            self.run(&p.effects, b)?;
+            match &p.effects[..] {
+                // One statement run (a faction phase on the native engine): no list to walk.
+                [crate::expr::Stmt::Native(n)] if !T::ON => {
+                    if self.ended.is_none() {
+                        self.native(n, b)?;
+                    }
+                    self.resolve();
+                }
+                list => self.run(list, b)?,
+            }
         }
         Ok(())
     }

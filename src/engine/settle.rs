@@ -17,6 +17,11 @@ impl<T: Tracer> Game<'_, T> {
     /// end the game, the first game-ending condition that held ends it. At turn start `b` is
     /// the faction whose turn starts.
     pub(super) fn checks(&mut self, timing: Timing, b: Bind) -> Step {
+        if self.timings & (1 << timing as u8) == 0 {
+            // No condition at this timing: nothing to evaluate.
+            self.resolve();
+            return Ok(());
+        }
         let m = self.m;
         let mut end = None;
         for c in m.checks.iter().filter(|c| c.timing == timing) {

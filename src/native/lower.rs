@@ -284,14 +284,24 @@ impl<'a, 'f> Lower<'a, 'f> {
                 }
                 let score = match priority {
                     Some(p) => self.real(-(p[ai as usize] as f64)),
+                    // A constant weight's test is made here: a weight that is not positive
+                    // (NaN is) leaves the option out.
+                    None if a.weight.as_const().is_some_and(|c| c <= 0.0) => {
+                        self.b.ins().jump(skip, &[]);
+                        self.b.switch_to_block(skip);
+                        self.known[TARGET] = None;
+                        continue;
+                    }
                     None => {
                         let w = self.value(&a.weight);
                         let w = self.as_real(w);
-                        let z = self.real(0.0);
-                        let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, w, z);
-                        let go = self.b.create_block();
-                        self.b.ins().brif(none, skip, &[], go, &[]);
-                        self.b.switch_to_block(go);
+                        if a.weight.as_const().is_none() {
+                            let z = self.real(0.0);
+                            let none = self.b.ins().fcmp(FloatCC::LessThanOrEqual, w, z);
+                            let go = self.b.create_block();
+                            self.b.ins().brif(none, skip, &[], go, &[]);
+                            self.b.switch_to_block(go);
+                        }
                         let sum = self.b.use_var(total);
                         let sum = self.b.ins().fadd(sum, w);
                         self.b.def_var(total, sum);
