@@ -1411,37 +1411,95 @@ impl<'a, 'f> Lower<'a, 'f> {
         };
         let acc = self.b.declare_var(acc_ty);
         let seen = self.b.declare_var(I64);
-        let i = self.b.declare_var(I64);
         self.b.def_var(acc, start);
         let zero = self.int(0);
         self.b.def_var(seen, zero);
-        self.b.def_var(i, zero);
-        let (head, member, next, exit) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let iv = self.b.use_var(i);
-        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
-        self.b.ins().brif(more, member, &[], exit, &[]);
+        if others.is_some() && n <= UNROLL_FACTIONS && small(body, &mut 24) {
+            // A few factions and a small body: one copy per faction, each with its faction
+            // known (its loads at fixed slots), in seat order as the loop would run them.
+            for f in 0..n as u8 {
+                let next = self.b.create_block();
+                if others == Some(true) {
+                    let fv = self.b.ins().iconst(types::I8, f as i64);
+                    let skip = self.b.ins().icmp(IntCC::Equal, outer, fv);
+                    let go = self.b.create_block();
+                    self.b.ins().brif(skip, next, &[], go, &[]);
+                    self.b.switch_to_block(go);
+                }
+                let fv = self.b.ins().iconst(types::I8, f as i64);
+                self.env_store(fv, off);
+                self.known[BOUND] = Some(Known::Const(f));
+                self.agg_member(kind, int, acc, seen, body, known);
+                self.b.ins().jump(next, &[]);
+                self.b.switch_to_block(next);
+            }
+        } else {
+            let i = self.b.declare_var(I64);
+            self.b.def_var(i, zero);
+            let (head, member, next, exit) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(head);
+            let iv = self.b.use_var(i);
+            let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
+            self.b.ins().brif(more, member, &[], exit, &[]);
 
-        self.b.switch_to_block(member);
-        let iv = self.b.use_var(i);
-        if others == Some(true) {
-            let o = self.b.ins().uextend(I64, outer);
-            let skip = self.b.ins().icmp(IntCC::Equal, iv, o);
-            let go = self.b.create_block();
-            self.b.ins().brif(skip, next, &[], go, &[]);
-            self.b.switch_to_block(go);
+            self.b.switch_to_block(member);
+            let iv = self.b.use_var(i);
+            if others == Some(true) {
+                let o = self.b.ins().uextend(I64, outer);
+                let skip = self.b.ins().icmp(IntCC::Equal, iv, o);
+                let go = self.b.create_block();
+                self.b.ins().brif(skip, next, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            let narrow = self.b.ins().ireduce(bty, iv);
+            self.env_store(narrow, off);
+            if others.is_some() {
+                self.known[BOUND] = Some(Known::Val(iv));
+            }
+            self.agg_member(kind, int, acc, seen, body, known);
+            self.b.ins().jump(next, &[]);
+
+            self.b.switch_to_block(next);
+            let iv = self.b.use_var(i);
+            let iv = self.b.ins().iadd_imm_s(iv, 1);
+            self.b.def_var(i, iv);
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(exit);
         }
-        let narrow = self.b.ins().ireduce(bty, iv);
-        self.env_store(narrow, off);
-        if others.is_some() {
-            self.known[BOUND] = Some(Known::Val(iv));
+        self.env_store(outer, off);
+        self.known[BOUND] = known;
+        let a = self.b.use_var(acc);
+        if int {
+            return V { v: a, ty: Ty::Int };
         }
+        // An aggregate over nothing is 0, not infinity.
+        let mag = self.b.ins().fabs(a);
+        let inf = self.real(f64::INFINITY);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, mag, inf);
+        let z = self.real(0.0);
+        V {
+            v: self.b.ins().select(finite, a, z),
+            ty: Ty::Real,
+        }
+    }
+
+    /// One member of an aggregation (bound already): its value, folded into `acc`; `seen`
+    /// set. `known` is the bound faction outside the aggregation, restored after the body.
+    fn agg_member(
+        &mut self,
+        kind: Agg,
+        int: bool,
+        acc: Variable,
+        seen: Variable,
+        body: &Node,
+        known: Option<Known>,
+    ) {
         let v = self.node(body);
         self.known[BOUND] = known;
         let a = self.b.use_var(acc);
@@ -1492,29 +1550,6 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.def_var(acc, new);
         let one = self.int(1);
         self.b.def_var(seen, one);
-        self.b.ins().jump(next, &[]);
-
-        self.b.switch_to_block(next);
-        let iv = self.b.use_var(i);
-        let iv = self.b.ins().iadd_imm_s(iv, 1);
-        self.b.def_var(i, iv);
-        self.b.ins().jump(head, &[]);
-
-        self.b.switch_to_block(exit);
-        self.env_store(outer, off);
-        let a = self.b.use_var(acc);
-        if int {
-            return V { v: a, ty: Ty::Int };
-        }
-        // An aggregate over nothing is 0, not infinity.
-        let mag = self.b.ins().fabs(a);
-        let inf = self.real(f64::INFINITY);
-        let finite = self.b.ins().fcmp(FloatCC::LessThan, mag, inf);
-        let z = self.real(0.0);
-        V {
-            v: self.b.ins().select(finite, a, z),
-            ty: Ty::Real,
-        }
     }
 
     /// `acc + v` for a sum; on overflow the fault is recorded and the sum keeps `acc`, as
@@ -1525,6 +1560,24 @@ impl<'a, 'f> Lower<'a, 'f> {
             l.int_helper(BinOp::Add, a, v);
             a
         })
+    }
+}
+
+/// Aggregations over at most this many factions are unrolled (when their body is small).
+const UNROLL_FACTIONS: i64 = 8;
+
+/// Whether `n` has at most `budget` nodes.
+fn small(n: &Node, budget: &mut i32) -> bool {
+    *budget -= 1;
+    if *budget < 0 {
+        return false;
+    }
+    match n {
+        Node::Int(_) | Node::Real(_) | Node::Load(..) | Node::Leaf(_) => true,
+        Node::Un(_, a) | Node::AggF(_, _, a) | Node::AggS(_, _, a) => small(a, budget),
+        Node::Bin(_, a, b) => small(a, budget) && small(b, budget),
+        Node::If(c, a, b) => small(c, budget) && small(a, budget) && small(b, budget),
+        Node::Call(_, args) | Node::Rand(_, args) => args.iter().all(|a| small(a, budget)),
     }
 }
 
