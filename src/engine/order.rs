@@ -3,8 +3,9 @@
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::compile::MAX_ORDER_KEYS;
 use crate::expr::tree::Ty;
-use crate::expr::{AssignOp, Elem, Expr, LValue, Num, Op, Who};
+use crate::expr::{AssignOp, Elem, Expr, LValue, Num, Op, RandFn, Who};
 use crate::state::MAX_FACTIONS;
+use rand::RngExt;
 
 impl<T: Tracer> Game<'_, T> {
     /// Fills `order` with faction indices sorted ascending by `keys` (ties by seat).
@@ -22,8 +23,15 @@ impl<T: Tracer> Game<'_, T> {
         if let [key] = keys {
             if key.ty() == Ty::Real {
                 let mut k = [0.0f64; MAX_FACTIONS];
-                for (f, x) in k.iter_mut().enumerate().take(n) {
-                    *x = self.eval(key, Bind::faction(f as u8))?;
+                if let [Op::Rand(RandFn::Random, 0)] = key.code() {
+                    // `random()`: the formula's one draw, made here.
+                    for x in k.iter_mut().take(n) {
+                        *x = self.env.rng.random::<f64>();
+                    }
+                } else {
+                    for (f, x) in k.iter_mut().enumerate().take(n) {
+                        *x = self.eval(key, Bind::faction(f as u8))?;
+                    }
                 }
                 insertion_sort(&k[..n], order);
                 return Ok(());

@@ -133,11 +133,6 @@ pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
     )
 }
 
-/// `random()`.
-pub extern "C" fn random(env: &mut Env<'_>) -> f64 {
-    f64::from_bits(draw(env, RandFn::Random, &[], Ty::Real, 0) as u64)
-}
-
 /// Any random draw: its `n` arguments are in `env.args`, bit `i` of `reals` set when
 /// argument `i` is a real; `real` says the result's type. Returns the value's bits.
 pub extern "C" fn rand(env: &mut Env<'_>, f: u32, n: u32, reals: u64, real: u32, loc: u32) -> u64 {
@@ -222,7 +217,8 @@ pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     crate::engine::agents::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
 }
 
-/// The uniform real in [0, 1) a weighted choice draws ([`crate::engine::agents::pick`]).
+/// `random()`, and the uniform real in [0, 1) a weighted choice draws
+/// ([`crate::engine::agents::pick`]).
 pub extern "C" fn unit(env: &mut Env<'_>) -> f64 {
     rand::RngExt::random::<f64>(&mut env.rng)
 }

@@ -1349,7 +1349,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             RandFn::Random => {
                 let v = self.call(
-                    h::random as *const () as usize,
+                    h::unit as *const () as usize,
                     &[self.ptr],
                     Some(F64),
                     &[env],
