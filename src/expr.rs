@@ -562,10 +562,19 @@ impl<'a> Env<'a> {
 
     #[inline]
     pub(crate) fn count_owned(&self, deck: u16, code: u8) -> usize {
-        self.t
-            .deck_cards(deck)
-            .filter(|&c| self.st.owner[c] == code)
-            .count()
+        let walk = || {
+            self.t
+                .deck_cards(deck)
+                .filter(|&c| self.st.owner[c] == code)
+                .count()
+        };
+        match crate::state::owned_slot(deck as usize, code).and_then(|i| self.st.owned.get(i)) {
+            Some(&n) => {
+                debug_assert_eq!(n as usize, walk(), "the count of deck {deck}, owner {code}");
+                n as usize
+            }
+            None => walk(),
+        }
     }
 
     /// Records a fault at source location `loc` (the first one wins).
@@ -771,6 +780,7 @@ mod tests {
             deck_left: vec![],
             pool: vec![],
             owner: vec![],
+            owned: vec![],
         };
         let t = Tables {
             nfactions: 3,

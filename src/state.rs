@@ -82,7 +82,24 @@ pub struct State {
     /// Working copy of the pool (drawn cards are swapped to the back of their deck's range).
     pub pool: Vec<u16>,
     /// Where each card is: [`IN_POOL`], [`REVEALED`], held or completed by a faction.
+    /// Changed only through [`State::set_owner`], which keeps `owned` in step.
     pub owner: Vec<u8>,
+    /// How many cards of each deck each faction holds and has completed (see
+    /// [`owned_slot`]): `held(d)` and `completed(d)` read it instead of walking the deck.
+    pub owned: Vec<u32>,
+}
+
+/// Where [`State::owned`] counts the cards of deck `deck` with owner code `code`: a hand or a
+/// faction's completed cards (`None` for the pool and face-up cards).
+#[inline]
+pub fn owned_slot(deck: usize, code: u8) -> Option<usize> {
+    let (code, f) = (code as usize, MAX_FACTIONS);
+    let i = match code {
+        c if (1..=f).contains(&c) => c - 1,
+        c if (101..=100 + f).contains(&c) => f + c - 101,
+        _ => return None,
+    };
+    Some(deck * 2 * f + i)
 }
 
 impl State {
@@ -98,6 +115,7 @@ impl State {
             deck_left: t.deck_len.clone(),
             pool: t.pool.clone(),
             owner: vec![IN_POOL; t.pool.len()],
+            owned: vec![0; t.deck_start.len() * 2 * MAX_FACTIONS],
         }
     }
 
@@ -113,6 +131,7 @@ impl State {
             deck_left: Vec::new(),
             pool: Vec::new(),
             owner: Vec::new(),
+            owned: Vec::new(),
         }
     }
 
@@ -127,5 +146,18 @@ impl State {
         self.deck_left.copy_from_slice(&t.deck_len);
         self.pool.copy_from_slice(&t.pool);
         self.owner.fill(IN_POOL);
+        self.owned.fill(0);
+    }
+
+    /// Moves card `c` of deck `deck` to owner `code`, keeping the per-owner counts.
+    #[inline]
+    pub fn set_owner(&mut self, deck: usize, c: usize, code: u8) {
+        if let Some(i) = owned_slot(deck, self.owner[c]) {
+            self.owned[i] -= 1;
+        }
+        if let Some(i) = owned_slot(deck, code) {
+            self.owned[i] += 1;
+        }
+        self.owner[c] = code;
     }
 }

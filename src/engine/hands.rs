@@ -52,7 +52,7 @@ impl<T: Tracer> Game<'_, T> {
             self.env.st.pool.swap(j, start + left);
             self.env.st.deck_left[d] += 1;
         }
-        self.env.st.owner[c] = crate::state::IN_POOL;
+        self.env.st.set_owner(d, c, crate::state::IN_POOL);
         if T::ON {
             self.tracer.line(format_args!(
                 "    {} goes back to its deck",
@@ -110,7 +110,7 @@ impl<T: Tracer> Game<'_, T> {
                 let card = self.env.st.pool[start + j];
                 self.env.st.pool.swap(start + j, start + left - 1);
                 self.env.st.deck_left[d as usize] -= 1;
-                self.env.st.owner[card as usize] = owner;
+                self.env.st.set_owner(d as usize, card as usize, owner);
                 self.env.st.card = Some(card);
                 if T::ON {
                     let who = if owner == crate::state::REVEALED {
@@ -162,7 +162,8 @@ impl<T: Tracer> Game<'_, T> {
             if self.env.st.owner[c as usize] == IN_POOL {
                 self.remove_from_pool(c as usize);
             }
-            self.env.st.owner[c as usize] = completed_by(b.bound);
+            let d = self.deck_of(c as usize);
+            self.env.st.set_owner(d, c as usize, completed_by(b.bound));
             if T::ON {
                 self.tracer.line(format_args!(
                     "    {} completes {}",
