@@ -9,6 +9,9 @@ use crate::expr::{Expr, Stmt};
 use crate::state::{IN_POOL, completed_by, held_by};
 use rand::RngExt;
 
+/// The most cards a deck holds (the scenario compiler rejects larger decks).
+const POOL_CAP: usize = crate::scenario::MAX_DECK_CARDS;
+
 impl<T: Tracer> Game<'_, T> {
     pub(super) fn card_name(&self, c: u16) -> String {
         let d = self.deck_of(c as usize);
@@ -73,24 +76,29 @@ impl<T: Tracer> Game<'_, T> {
         if let Some(cond) = cond {
             // Count the eligible cards, then draw the k-th: one random number per take.
             let saved = self.env.st.card;
-            let mut ok = [false; 1024];
-            for j in 0..left.min(ok.len()) {
+            // One bit per card of the pool (a bit set, not a `[bool; N]`: clearing it is a
+            // per-take cost).
+            let mut ok = [0u64; POOL_CAP / 64];
+            let left = left.min(POOL_CAP);
+            for j in 0..left {
                 self.env.st.card = Some(self.env.st.pool[start + j]);
-                ok[j] = self.test(cond, b)?;
-                eligible += ok[j] as usize;
+                let yes = self.test(cond, b)?;
+                ok[j / 64] |= (yes as u64) << (j % 64);
+                eligible += yes as usize;
             }
             self.env.st.card = saved;
             if eligible > 0 {
                 let mut k = self.env.rng.random_range(0..eligible);
-                for (j, &o) in ok.iter().enumerate().take(left) {
+                pick = (0..left).find(|&j| {
+                    let o = ok[j / 64] >> (j % 64) & 1 == 1;
                     if o {
                         if k == 0 {
-                            pick = Some(j);
-                            break;
+                            return true;
                         }
                         k -= 1;
                     }
-                }
+                    false
+                });
             }
         } else if left > 0 {
             eligible = left;

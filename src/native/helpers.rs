@@ -185,18 +185,37 @@ pub extern "C" fn player(env: &mut Env<'_>, f: i64) -> i64 {
     env.t.player.get(f as usize).copied().unwrap_or(0)
 }
 
-/// `drawn`, `card.ATTR`, `left(deck)`, `held(deck)`, `completed(deck)`: the builtins that
-/// read the decks, through the reference definition (`op` is the instruction's index in
-/// the model's table of deck builtins).
-pub extern "C" fn deck_leaf(env: &mut Env<'_>, kind: u32, arg: u32) -> i64 {
-    let op = match kind {
-        0 => crate::expr::Op::Drawn,
-        1 => crate::expr::Op::CardAttr(arg as u16),
-        2 => crate::expr::Op::DeckLeft(arg as u16),
-        3 => crate::expr::Op::Held(arg as u16),
-        _ => crate::expr::Op::Completed(arg as u16),
-    };
-    tree::leaf(op, env)
+/// `drawn`: whether the last `draw` succeeded.
+pub extern "C" fn drawn(env: &mut Env<'_>) -> i64 {
+    env.st.card.is_some() as i64
+}
+
+/// `card.ATTR` of the card most recently drawn (0 when none is).
+pub extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
+    match env.st.card {
+        Some(c) => env
+            .t
+            .card_attrs
+            .get(c as usize * env.t.n_attrs + a as usize)
+            .copied()
+            .unwrap_or(0),
+        None => 0,
+    }
+}
+
+/// `left(deck)`: the cards left in a deck's pool.
+pub extern "C" fn deck_left(env: &mut Env<'_>, d: u32) -> i64 {
+    env.st.deck_left.get(d as usize).copied().unwrap_or(0) as i64
+}
+
+/// `held(deck)`: the cards of a deck the bound faction holds.
+pub extern "C" fn held(env: &mut Env<'_>, d: u32) -> i64 {
+    env.count_owned(d as u16, crate::state::held_by(env.cx.bound)) as i64
+}
+
+/// `completed(deck)`: the cards of a deck the bound faction has completed.
+pub extern "C" fn completed(env: &mut Env<'_>, d: u32) -> i64 {
+    env.count_owned(d as u16, crate::state::completed_by(env.cx.bound)) as i64
 }
 
 /// `has_completed(deck, id)` for the bound faction.

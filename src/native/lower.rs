@@ -903,6 +903,14 @@ impl<'a, 'f> Lower<'a, 'f> {
         }
     }
 
+    /// Like [`Lower::call`] for a helper that returns an `i64` and can record no fault.
+    fn call_pure(&mut self, f: usize, params: &[Type], args: &[Value]) -> Value {
+        let faulty = self.faulty;
+        let v = self.call(f, params, Some(I64), args);
+        self.faulty = faulty;
+        v
+    }
+
     /// The faction index `w` names, as an `i64`.
     fn who(&mut self, w: Who) -> Value {
         let (off, k) = match w {
@@ -999,7 +1007,6 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn leaf(&mut self, op: Op) -> Value {
-        let deck = |kind: u32, arg: u16| (kind, arg as u32);
         let d = match op {
             Op::Round => return self.env_load(I64, Off::ROUND),
             Op::Age => return self.env_load(I64, Off::AGE),
@@ -1034,7 +1041,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 } else {
                     h::player as *const () as usize
                 };
-                return self.call(fun, &[self.ptr, I64], Some(I64), &[env, f]);
+                return self.call_pure(fun, &[self.ptr, I64], &[env, f]);
             }
             Op::Dice(n, s) => {
                 let (n, s) = (self.i32c(n), self.i32c(s));
@@ -1046,21 +1053,19 @@ impl<'a, 'f> Lower<'a, 'f> {
                     &[env, n, s],
                 );
             }
-            Op::Drawn => deck(0, 0),
-            Op::CardAttr(a) => deck(1, a),
-            Op::DeckLeft(x) => deck(2, x),
-            Op::Held(x) => deck(3, x),
-            Op::Completed(x) => deck(4, x),
+            Op::Drawn => {
+                let env = self.env;
+                return self.call_pure(h::drawn as *const () as usize, &[self.ptr], &[env]);
+            }
+            Op::CardAttr(a) => (h::card_attr as *const () as usize, a),
+            Op::DeckLeft(x) => (h::deck_left as *const () as usize, x),
+            Op::Held(x) => (h::held as *const () as usize, x),
+            Op::Completed(x) => (h::completed as *const () as usize, x),
             _ => return self.int(0),
         };
-        let (k, a) = (self.i32c(d.0), self.i32c(d.1));
+        let a = self.i32c(d.1 as u32);
         let env = self.env;
-        self.call(
-            h::deck_leaf as *const () as usize,
-            &[self.ptr, I32, I32],
-            Some(I64),
-            &[env, k, a],
-        )
+        self.call_pure(d.0, &[self.ptr, I32], &[env, a])
     }
 
     fn unary(&mut self, op: Op, a: &Node) -> V {

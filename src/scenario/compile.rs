@@ -353,13 +353,14 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     if cards.len() > u16::MAX as usize {
         return Err(src.fail(0, "too many cards (at most 65535 in all decks)"));
     }
-    if let Some(d) = decks.iter().find(|d| d.1.len() > 1024) {
+    if let Some(d) = decks.iter().find(|d| d.1.len() > super::MAX_DECK_CARDS) {
         return Err(src.fail(
             0,
             format!(
-                "deck `{}` has {} cards; a deck holds at most 1024",
+                "deck `{}` has {} cards; a deck holds at most {}",
                 d.0,
-                d.1.len()
+                d.1.len(),
+                super::MAX_DECK_CARDS
             ),
         ));
     }
