@@ -588,6 +588,10 @@ pub(crate) fn real_agg_finish(acc: f64) -> f64 {
 /// Whether the bound faction has completed the card of `deck` whose `id` attribute is `id`.
 pub(crate) fn has_completed(e: &Env<'_>, deck: u16, id: i64) -> bool {
     let code = crate::state::completed_by(e.cx.bound);
+    // The kept count answers at once for a faction that has completed none.
+    if e.count_owned(deck, code) == 0 {
+        return false;
+    }
     let t = e.t;
     t.deck_cards(deck).any(|c| {
         e.st.owner[c] == code
