@@ -9,9 +9,11 @@
 //!   [`Stmt::Native`]): the stores, with their flooring, overflow checks and bounds, run in
 //!   machine code, which returns to the engine only when a store changes a variable that has
 //!   immediate checks, and resumes after it;
-//! - each agent's option scan ([`Menu`]): availability, targets, costs and weights of its
-//!   whole menu in one straight-line function; the weighted or priority choice among the
-//!   options stays in Rust.
+//! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
+//!   menu in one straight-line function, then the choice among the options (a weighted
+//!   choice inline, with one helper call for its uniform draw; a priority choice by one
+//!   helper), then, for an action with no cost whose effects are one statement run, that
+//!   run inline; any other chosen action returns to the engine to take.
 //!
 //! The interpreter stays the reference semantics: the generated code calls the same
 //! operation definitions for everything that can fault or draw a random number (the
