@@ -379,15 +379,20 @@ pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> 
 
 /// Writes to stdout; a closed pipe (`vpsim ... | head`) ends quietly.
 pub fn out(text: &str) -> Result<()> {
+    out_open(text).map(|_| ())
+}
+
+/// Writes to stdout and says whether it is still open: false once it is a closed pipe.
+pub fn out_open(text: &str) -> Result<bool> {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(source) => Err(crate::Error::Write {
             what: "standard output".into(),
             source,
         }),
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(true),
     }
 }
 

@@ -74,7 +74,7 @@ fn runnable(block: &str) -> String {
 fn watch_briefly(line: &str) -> String {
     match line.trim_start().strip_prefix("vpsim watch ") {
         Some(rest) => format!(
-            "timeout --preserve-status -s INT 20 vpsim watch {rest} | grep '^version 1: ' > /dev/null"
+            "timeout --foreground --preserve-status -s INT 20 vpsim watch {rest} | grep '^version 1: ' > /dev/null"
         ),
         None => line.to_string(),
     }

@@ -5,6 +5,7 @@
 //! into one save, and what is printed. The statistics are [`crate::watch`]'s.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -84,12 +85,12 @@ pub fn run(a: Args) -> Result<()> {
     watcher
         .watch(&folder, RecursiveMode::NonRecursive)
         .map_err(cannot)?;
-    println!(
-        "watching {}: {} games a version, seed {}; Ctrl-C stops",
+    say(&format!(
+        "watching {}: {} games a version, seed {}; Ctrl-C stops\n",
         path.display(),
         thousands(a.games),
         a.seed
-    );
+    ))?;
     let mut w = Watch {
         args: &a,
         baseline: None,
@@ -97,7 +98,7 @@ pub fn run(a: Args) -> Result<()> {
         versions: 0,
     };
     let mut pending = Some(Instant::now() - SETTLE);
-    while !crate::signal::stopped() {
+    while !crate::signal::stopped() && !CLOSED.load(Ordering::Relaxed) {
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
                 let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
@@ -130,7 +131,7 @@ pub fn run(a: Args) -> Result<()> {
             }
         }
     }
-    println!("stopped watching {}", path.display());
+    say(&format!("stopped watching {}\n", path.display()))?;
     Ok(())
 }
 
@@ -175,29 +176,29 @@ impl Watch<'_> {
                 threads,
             };
             let r = crate::runner::run(&model, &spec, &|_| {})?;
-            println!(
-                "\nversion {version}: {} games in {:.2} s",
+            say(&format!(
+                "\nversion {version}: {} games in {:.2} s\n",
                 thousands(a.games),
                 r.elapsed.as_secs_f64()
-            );
-            print_lines(&overview(&self.summary(&model, &r.tally)));
+            ))?;
+            print_lines(&overview(&self.summary(&model, &r.tally)))?;
             return self.accept(model);
         };
         let t = run_pair(&base.model, &model, a.seed, 0, a.games, threads, &|_| {})?;
-        println!(
-            "\nversion {version} against version {}: {} games each on the same seeds, {:.2} s",
+        say(&format!(
+            "\nversion {version} against version {}: {} games each on the same seeds, {:.2} s\n",
             base.version,
             thousands(a.games),
             start.elapsed().as_secs_f64()
-        );
+        ))?;
         if !same_factions(&base.model, &model) {
-            println!("  the factions changed, so win rates are this version's own:");
-            print_lines(&overview(&self.summary(&model, &t.b))[..1]);
+            say("  the factions changed, so win rates are this version's own:\n")?;
+            print_lines(&overview(&self.summary(&model, &t.b))[..1])?;
         }
         print_lines(&change_lines(
             &changes(&base.model, &model, &t, a.alpha),
             a.alpha,
-        ));
+        ))?;
         self.accept(model)
     }
 
@@ -217,8 +218,20 @@ impl Watch<'_> {
     }
 }
 
-fn print_lines(lines: &[String]) {
+fn print_lines(lines: &[String]) -> Result<()> {
     for l in lines {
-        println!("{l}");
+        say(&format!("{l}\n"))?;
     }
+    Ok(())
+}
+
+/// Set once standard output is a closed pipe (`vpsim watch ... | head`): the watch stops.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to stdout at once; a closed pipe stops the watch quietly.
+fn say(text: &str) -> Result<()> {
+    if !super::out_open(text)? {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+    Ok(())
 }
