@@ -132,11 +132,7 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     menu: Vec<u16>,
     menu_at: Vec<u32>,
     ended: Option<u16>,
-    /// Factions that won, lost or drew by rule, waiting for the end of the statement.
-    pending_win: u32,
-    pending_lose: u32,
     forced: Option<Result>,
-    pending_reason: u16,
     /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
     steps: u64,
     /// Setting up a worked example: changes do not trigger immediate checks.
@@ -185,10 +181,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu,
             menu_at,
             ended: None,
-            pending_win: 0,
-            pending_lose: 0,
             forced: None,
-            pending_reason: 0,
             quiet: false,
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
             steps: 0,

@@ -524,6 +524,41 @@ pub struct Env<'a> {
     /// The options an agent's turn in machine code writes and chooses among (as long as
     /// the longest scan; empty when no turn is compiled).
     pub(crate) opts: Vec<crate::native::Opt>,
+    /// The `win` and `lose` marks of the statement list being run.
+    pub(crate) marks: Marks,
+}
+
+/// Factions that won or lost by rule, waiting for the end of the statement list being run
+/// (one effect is one moment); kept here so that machine code marks them as the engine does.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Marks {
+    /// Bit `f` set when faction `f` won.
+    pub win: u32,
+    /// Bit `f` set when faction `f` lost.
+    pub lose: u32,
+    /// The reason of the first win, or of the first loss when nobody won.
+    pub reason: u16,
+}
+
+impl Marks {
+    /// `win` or `lose` for faction `f` with `reason`.
+    #[inline]
+    pub(crate) fn mark(&mut self, kind: OutcomeKind, reason: u16, f: u8) {
+        match kind {
+            OutcomeKind::Win => {
+                if self.win == 0 {
+                    self.reason = reason;
+                }
+                self.win |= 1 << f;
+            }
+            OutcomeKind::Lose => {
+                if self.win == 0 && self.lose == 0 {
+                    self.reason = reason;
+                }
+                self.lose |= 1 << f;
+            }
+        }
+    }
 }
 
 impl<'a> Env<'a> {
@@ -536,6 +571,7 @@ impl<'a> Env<'a> {
             cx: Ctx::default(),
             args: [0; STACK],
             opts: Vec::new(),
+            marks: Marks::default(),
         }
     }
 

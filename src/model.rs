@@ -348,6 +348,8 @@ pub struct Model {
     /// Each faction's option scan in machine code (empty on the interpreter, `None` for a
     /// faction whose policy the native engine leaves to the interpreter).
     pub menus: Vec<Option<crate::native::Menu>>,
+    /// The end conditions in machine code (empty on the interpreter).
+    pub check_fns: crate::native::CheckFns,
     /// Events.
     pub events: Vec<Event>,
     /// End conditions.

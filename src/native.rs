@@ -1,14 +1,17 @@
 //! The native engine: a model compiled to machine code with Cranelift.
 //!
 //! Owns the choice of engine (`--engine native|interp`) and the compilation of a loaded
-//! [`Model`] into three kinds of machine-code functions, each lowered by the `lower` module:
+//! [`Model`] into four kinds of machine-code functions, each lowered by the `lower` module:
 //! - every formula that is not a constant (conditions, weights, values, chances, costs,
 //!   initial values, ranking keys, the right-hand side of every assignment), installed in its
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
-//! - every run of assignments and `if`s in an effect list ([`Stmts`], installed as one
-//!   [`Stmt::Native`]): the stores, with their flooring, overflow checks and bounds, run in
-//!   machine code, which returns to the engine only when a store changes a variable that has
-//!   immediate checks, and resumes after it;
+//! - every run of assignments, `if`s, `each` and `win`/`lose` marks in an effect list
+//!   ([`Stmts`], installed as one [`Stmt::Native`]): the stores, with their flooring,
+//!   overflow checks and bounds, run in machine code, which returns to the engine only when a
+//!   store changes a variable that has immediate checks, and resumes after it; marks go to
+//!   the environment, where the engine settles them when the list ends;
+//! - the end conditions ([`Checks`]): those of each timing checked at one moment in one
+//!   function, each immediate condition in its own;
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
 //!   menu in one straight-line function, then the choice among the options (a weighted
 //!   choice inline, with one helper call for its uniform draw; a priority choice by one
@@ -37,7 +40,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
 use crate::expr::{Elem, Env, Expr, Stmt};
-use crate::model::{Model, Policy};
+use crate::model::{Model, Policy, Timing};
 
 /// Which engine plays the games.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -152,7 +155,7 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     let slots = m.slots;
     // Statement runs and option scans first: the formulas they hold need no function of
     // their own.
-    let n = compile_stmts(m)? + compile_menus(m)?;
+    let n = compile_stmts(m)? + compile_menus(m)? + compile_checks(m)?;
     Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
@@ -328,6 +331,109 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     Ok(ids.len())
 }
 
+/// End conditions compiled together: those of one timing, or one immediate condition.
+#[derive(Clone)]
+pub struct Checks {
+    f: jit::NativeFn,
+    _code: Arc<jit::Code>,
+}
+
+/// How compiled end conditions came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// A fault was recorded in the environment.
+    Faulted,
+    /// No game-ending condition held (`win` and `lose` marks may have been made).
+    Nothing,
+    /// The first game-ending condition that held has this reason.
+    End(u16),
+}
+
+impl Checks {
+    /// Evaluates the conditions with the binding in `env`.
+    #[inline]
+    pub(crate) fn call(&self, env: &mut Env<'_>) -> Held {
+        let vals = env.st.vals.as_mut_ptr();
+        match (self.f)(env, vals) {
+            lower::FAULTED => Held::Faulted,
+            0 => Held::Nothing,
+            r => Held::End((r - 1) as u16),
+        }
+    }
+}
+
+impl std::fmt::Debug for Checks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checks")
+    }
+}
+
+/// A model's end conditions in machine code.
+#[derive(Debug, Clone, Default)]
+pub struct CheckFns {
+    /// The conditions of each timing but `immediate`, by `Timing as usize`.
+    pub timing: [Option<Checks>; 4],
+    /// Each immediate condition on its own, by its index in `Model::checks`.
+    pub immediate: Vec<Option<Checks>>,
+}
+
+/// Compiles the end conditions: one function for the conditions of each timing checked at
+/// one moment (turn start, round start, round end), one for each immediate condition.
+/// Returns how many functions were made.
+fn compile_checks(m: &mut Model) -> Result<usize, String> {
+    m.check_fns = CheckFns::default();
+    if m.slots == 0 || m.checks.is_empty() {
+        return Ok(0);
+    }
+    let mut module = new_module()?;
+    let ptr = module.target_config().pointer_type();
+    let cc = module.isa().default_call_conv();
+    let cfg = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    // Each function's conditions, and where it goes: `Ok(timing)` or `Err(check index)`.
+    let mut lists: Vec<(Vec<&crate::model::Check>, Result<usize, usize>)> = Vec::new();
+    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
+        let list: Vec<_> = m.checks.iter().filter(|c| c.timing == t).collect();
+        if !list.is_empty() {
+            lists.push((list, Ok(t as usize)));
+        }
+    }
+    for (i, c) in m.checks.iter().enumerate() {
+        if c.timing == Timing::Immediate {
+            lists.push((vec![c], Err(i)));
+        }
+    }
+    let mut ids = Vec::new();
+    for (list, _) in &lists {
+        let sig = &mut ctx.func.signature;
+        sig.call_conv = cc;
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(types::I64));
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        lower::Lower::new(b, &m.tables, m.slots, 0, cfg).finish_checks(list);
+        ids.push(define(&mut module, &mut ctx, "end conditions")?);
+    }
+    let (code, fns) = jit::Code::finish(module, &ids)?;
+    let mut made = CheckFns {
+        immediate: vec![None; m.checks.len()],
+        ..CheckFns::default()
+    };
+    for ((_, at), f) in lists.iter().zip(fns) {
+        let c = Some(Checks {
+            f,
+            _code: code.clone(),
+        });
+        match *at {
+            Ok(t) => made.timing[t] = c,
+            Err(i) => made.immediate[i] = c,
+        }
+    }
+    m.check_fns = made;
+    Ok(ids.len())
+}
+
 /// Statements compiled together: a run of assignments and conditions of one effect list.
 pub struct Stmts {
     /// The statements, as the interpreter runs them (for traces).
@@ -392,7 +498,8 @@ impl Clone for Stmts {
 }
 
 /// Whether the statement-list lowering takes `s`: an assignment without a points-by-source
-/// tag (to a variable or a fixed element), or a condition over such statements.
+/// tag (to a variable or a fixed element), a `win` or `lose` mark, a condition over such
+/// statements, or an `each` over an assignment or over marks.
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign {
@@ -400,8 +507,15 @@ fn lowerable(s: &Stmt) -> bool {
         } => !matches!(lv.elem, Elem::Bound),
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
         // `each` over an assignment (under `if`s): every value planned, then stored.
-        Stmt::Each { body, .. } => crate::engine::statements::simple_assign(body)
-            .is_some_and(|(lv, _, _, source)| source.is_none() && !matches!(lv.elem, Elem::Bound)),
+        Stmt::Each { body, .. } => {
+            lower::marks_only(body)
+                || crate::engine::statements::simple_assign(body).is_some_and(
+                    |(lv, _, _, source)| source.is_none() && !matches!(lv.elem, Elem::Bound),
+                )
+        }
+        // `win` and `lose` mark the bound faction; the engine settles the marks when the list
+        // ends, as it does after an interpreted statement.
+        Stmt::Outcome { .. } => true,
         _ => false,
     }
 }

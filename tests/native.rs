@@ -94,6 +94,10 @@ fn formula() -> impl Strategy<Value = String> + Clone {
             inner
                 .clone()
                 .prop_map(|a| format!("bernoulli(clamp({a} / 10, 0, 1))")),
+            // Unclamped: a probability outside [0, 1] faults, at the same place on both.
+            inner
+                .clone()
+                .prop_map(|a| format!("bernoulli((x + {a}) / 4)")),
             inner.clone().prop_map(|a| format!("sum_others(x * {a})")),
             inner.prop_map(|a| format!("floor({a} * 0.75)")),
         ]
@@ -101,7 +105,9 @@ fn formula() -> impl Strategy<Value = String> + Clone {
 }
 
 /// One effect statement using formulas from `f`.
-fn statement(f: impl Strategy<Value = String> + Clone) -> impl Strategy<Value = String> + Clone {
+fn statement(
+    f: impl Strategy<Value = String> + Clone + 'static,
+) -> impl Strategy<Value = String> + Clone {
     prop_oneof![
         f.clone().prop_map(|a| format!("x += {a}")),
         f.clone().prop_map(|a| format!("y = {a}")),
@@ -113,6 +119,10 @@ fn statement(f: impl Strategy<Value = String> + Clone) -> impl Strategy<Value = 
         f.clone()
             .prop_map(|c| format!("race done cnt if {c} by seat award y 2, 1")),
         f.clone().prop_map(|c| format!("take d if card.v <= {c}")),
+        f.clone().prop_map(|c| format!("each: if {c}: lose low")),
+        f.clone()
+            .prop_map(|c| format!("each others: if {c}: win big")),
+        (f.clone(), f.clone()).prop_map(|(c, d)| format!("if {c}: win big else: if {d}: lose low")),
         f.prop_map(|c| format!("draw d if card.v > {c}")),
         Just("discard".to_string()),
     ]
@@ -232,6 +242,18 @@ name = "limit"
 when = "g < -50"
 timing = "round_end"
 
+# Two game-ending conditions that hold together, after the win and lose conditions of the
+# same timing: the first one declared gives the reason.
+[[end]]
+name = "stall"
+when = "max_all(x - ({e3})) > 0"
+timing = "{t}"
+
+[[end]]
+name = "stall_too"
+when = "max_all(x - ({e3})) > 0 and round > 0"
+timing = "{t}"
+
 [ranking]
 score = "x"
 tiebreak = ["y", "die"]
@@ -247,6 +269,7 @@ tiebreak = ["y", "die"]
                 t = timings[timing],
                 aw = fs[5],
                 c3 = fs[6],
+                e3 = fs[7],
             )
         })
 }

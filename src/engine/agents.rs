@@ -76,7 +76,12 @@ impl<T: Tracer> Game<'_, T> {
     fn turn(&mut self, turn: &crate::native::Menu, f: u8) -> Step {
         use crate::native::Turn;
         match turn.call(&mut self.env) {
-            Turn::Done | Turn::Pass => Ok(()),
+            Turn::Pass => Ok(()),
+            // The chosen action ran in machine code: settle its marks.
+            Turn::Done => {
+                self.resolve();
+                Ok(())
+            }
             Turn::Faulted => Err(Halt),
             Turn::Chose { action, target } => self.act(
                 action as usize,

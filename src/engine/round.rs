@@ -28,8 +28,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.rng = game_rng(seed, game);
         self.env.st.reset(&self.m.tables);
         self.ended = None;
-        self.pending_win = 0;
-        self.pending_lose = 0;
+        self.env.marks = Default::default();
         self.forced = None;
         self.steps = 0;
         self.points.fill(0);

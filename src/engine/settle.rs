@@ -7,7 +7,7 @@
 //! once is a draw; with teams the last side standing wins with all its members; otherwise the
 //! last faction standing wins.
 
-use super::{Bind, Game, Result, Step, Tracer};
+use super::{Bind, Game, Halt, Result, Step, Tracer};
 use crate::expr::OutcomeKind;
 use crate::model::{Check, CheckKind, Timing};
 
@@ -23,6 +23,27 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(());
         }
         let m = self.m;
+        if !T::ON
+            && let Some(f) = &m.check_fns.timing[timing as usize]
+        {
+            if self.ended.is_some() {
+                self.resolve();
+                return Ok(());
+            }
+            self.bind(b);
+            let end = match f.call(&mut self.env) {
+                crate::native::Held::Faulted => return Err(Halt),
+                crate::native::Held::Nothing => None,
+                crate::native::Held::End(r) => Some(r),
+            };
+            self.resolve();
+            if let Some(r) = end
+                && self.ended.is_none()
+            {
+                self.ended = Some(r);
+            }
+            return Ok(());
+        }
         let mut end = None;
         for c in m.checks.iter().filter(|c| c.timing == timing) {
             if self.ended.is_some() {
@@ -99,7 +120,19 @@ impl<T: Tracer> Game<'_, T> {
         if self.ended.is_some() {
             return Ok(());
         }
-        let c = &self.m.checks[i as usize];
+        let m = self.m;
+        if !T::ON
+            && let Some(Some(f)) = m.check_fns.immediate.get(i as usize)
+        {
+            self.bind(Bind::global());
+            match f.call(&mut self.env) {
+                crate::native::Held::Faulted => return Err(Halt),
+                crate::native::Held::Nothing => {}
+                crate::native::Held::End(r) => self.ended = Some(r),
+            }
+            return Ok(());
+        }
+        let c = &m.checks[i as usize];
         if self.holds(c, Bind::global())? {
             self.ended = Some(c.reason);
         }
@@ -130,7 +163,7 @@ impl<T: Tracer> Game<'_, T> {
     /// the last faction standing wins.
     #[inline]
     pub(super) fn resolve(&mut self) {
-        if self.pending_win | self.pending_lose != 0 {
+        if self.env.marks.win | self.env.marks.lose != 0 {
             self.settle();
         }
     }
@@ -140,10 +173,9 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn settle(&mut self) {
         let n = self.m.nfactions();
         let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let lose = self.pending_lose & !self.env.st.out;
-        let win = self.pending_win & !lose & !self.env.st.out;
-        self.pending_win = 0;
-        self.pending_lose = 0;
+        let marks = std::mem::take(&mut self.env.marks);
+        let lose = marks.lose & !self.env.st.out;
+        let win = marks.win & !lose & !self.env.st.out;
         self.env.st.out |= lose;
         if T::ON && lose != 0 {
             let names: Vec<&str> = (0..n)
@@ -164,7 +196,7 @@ impl<T: Tracer> Game<'_, T> {
         };
         if win != 0 {
             self.forced = Some(winners(win));
-            self.ended = Some(self.pending_reason);
+            self.ended = Some(marks.reason);
             return;
         }
         if lose == 0 {
@@ -174,7 +206,7 @@ impl<T: Tracer> Game<'_, T> {
         let [last_standing, all_lost, last_team] = self.rule_reasons;
         if remaining == 0 {
             self.forced = Some(Result::Draw);
-            self.ended = all_lost.or(Some(self.pending_reason));
+            self.ended = all_lost.or(Some(marks.reason));
         } else if self.m.teams {
             let t = &self.m.tables;
             let first = remaining.trailing_zeros() as usize;
@@ -185,30 +217,17 @@ impl<T: Tracer> Game<'_, T> {
                     .filter(|&f| t.side[f] == side)
                     .fold(0u32, |m, f| m | 1 << f);
                 self.forced = Some(winners(team));
-                self.ended = last_team.or(Some(self.pending_reason));
+                self.ended = last_team.or(Some(marks.reason));
             }
         } else if remaining.count_ones() == 1 && n > 1 {
             self.forced = Some(winners(remaining));
-            self.ended = last_standing.or(Some(self.pending_reason));
+            self.ended = last_standing.or(Some(marks.reason));
         }
     }
 
     /// `win` or `lose` for the bound faction: a mark settled at the end of the moment.
     pub(super) fn mark(&mut self, kind: OutcomeKind, reason: u16, b: Bind) {
-        match kind {
-            OutcomeKind::Win => {
-                if self.pending_win == 0 {
-                    self.pending_reason = reason;
-                }
-                self.pending_win |= 1 << b.bound;
-            }
-            OutcomeKind::Lose => {
-                if self.pending_win == 0 && self.pending_lose == 0 {
-                    self.pending_reason = reason;
-                }
-                self.pending_lose |= 1 << b.bound;
-            }
-        }
+        self.env.marks.mark(kind, reason, b.bound);
         if T::ON {
             let verb = if kind == OutcomeKind::Win {
                 "wins"

@@ -122,6 +122,23 @@ pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     }
 }
 
+/// `win` (`kind` 0) or `lose` (1) with `reason` for the bound faction: a mark the engine
+/// settles at the end of the statement list.
+pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
+    let kind = if kind == 0 {
+        crate::expr::OutcomeKind::Win
+    } else {
+        crate::expr::OutcomeKind::Lose
+    };
+    let f = env.cx.bound;
+    env.marks.mark(kind, reason as u16, f);
+}
+
+/// The next 64-bit word of the game's stream, as `rand`'s `Bernoulli` draws it.
+pub extern "C" fn word(env: &mut Env<'_>) -> i64 {
+    rand::Rng::next_u64(&mut env.rng) as i64
+}
+
 /// `uniform(a, b)` of two integers.
 pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
     draw(

@@ -19,8 +19,10 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
 use crate::expr::tree::{Node, Ty};
-use crate::expr::{Agg, AssignOp, BinOp, Elem, Env, Expr, Func, LValue, Op, RandFn, Stmt, Who};
-use crate::model::Action;
+use crate::expr::{
+    Agg, AssignOp, BinOp, Elem, Env, Expr, Func, LValue, Op, OutcomeKind, RandFn, Stmt, Who,
+};
+use crate::model::{Action, Check, CheckKind, Timing};
 use crate::state::{State, Tables};
 
 const I64: Type = types::I64;
@@ -186,6 +188,95 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.switch_to_block(starts[n]);
         let done = self.int(DONE as i64);
         self.b.ins().return_(&[done]);
+        self.end();
+    }
+
+    /// Lowers the end conditions `checks` of one timing, in declaration order, as one
+    /// function `(env, vals) -> i64` and finishes, exactly as the engine's `checks` evaluates
+    /// them with the binding it finds in `env`: a `win` or `lose` condition marks each
+    /// faction still in the game it holds for (only the bound faction at the start of its
+    /// turn, unless `all`); a game-ending condition is skipped once one held. Returns the
+    /// reason of the first game-ending condition that held plus one, 0 when none did, or
+    /// [`FAULTED`].
+    pub fn finish_checks(mut self, checks: &[&Check]) {
+        let n = self.t.nfactions;
+        let at = [Off::ME, Off::BOUND, Off::TARGET];
+        let given: Vec<Value> = at.iter().map(|&o| self.env_load(types::I8, o)).collect();
+        let end = self.b.declare_var(I64);
+        let zero = self.int(0);
+        self.b.def_var(end, zero);
+        for c in checks {
+            let next = self.b.create_block();
+            match c.kind {
+                CheckKind::End => {
+                    let go = self.b.create_block();
+                    let found = self.b.use_var(end);
+                    self.b.ins().brif(found, next, &[], go, &[]);
+                    self.b.switch_to_block(go);
+                    for (&v, &o) in given.iter().zip(&at) {
+                        self.env_store(v, o);
+                    }
+                    self.known = [None; 3];
+                    let v = self.value(&c.when);
+                    let held = self.truth(v);
+                    let reason = self.int(c.reason as i64 + 1);
+                    let was = self.b.use_var(end);
+                    let now = self.b.ins().select(held, reason, was);
+                    self.b.def_var(end, now);
+                    self.b.ins().jump(next, &[]);
+                }
+                CheckKind::Win | CheckKind::Lose => {
+                    let kind = if c.kind == CheckKind::Win {
+                        OutcomeKind::Win
+                    } else {
+                        OutcomeKind::Lose
+                    };
+                    let mark = Stmt::Outcome {
+                        kind,
+                        reason: c.reason,
+                    };
+                    let only_bound = c.timing == Timing::TurnStart && !c.all;
+                    let factions: Vec<Option<u8>> = if only_bound {
+                        vec![None]
+                    } else {
+                        (0..n).map(Some).collect()
+                    };
+                    for f in factions {
+                        let skip = self.b.create_block();
+                        let fv = match f {
+                            Some(f) => self.b.ins().iconst(types::I8, f as i64),
+                            None => given[ME],
+                        };
+                        let out = self.env_load(I32, Off::OUT);
+                        let out = self.b.ins().uextend(I64, out);
+                        let wide = self.b.ins().uextend(I64, fv);
+                        let bit = self.b.ins().ushr(out, wide);
+                        let bit = self.b.ins().band_imm_s(bit, 1);
+                        let go = self.b.create_block();
+                        self.b.ins().brif(bit, skip, &[], go, &[]);
+                        self.b.switch_to_block(go);
+                        for &o in &at {
+                            self.env_store(fv, o);
+                        }
+                        self.known = match f {
+                            Some(f) => [Some(Known::Const(f)); 3],
+                            None => [Some(Known::Val(wide)); 3],
+                        };
+                        let v = self.value(&c.when);
+                        let held = self.truth(v);
+                        let yes = self.b.create_block();
+                        self.b.ins().brif(held, yes, &[], skip, &[]);
+                        self.b.switch_to_block(yes);
+                        self.stmt(&mark, 0, skip, &[]);
+                        self.b.switch_to_block(skip);
+                    }
+                    self.b.ins().jump(next, &[]);
+                }
+            }
+            self.b.switch_to_block(next);
+        }
+        let r = self.b.use_var(end);
+        self.b.ins().return_(&[r]);
         self.end();
     }
 
@@ -507,7 +598,25 @@ impl<'a, 'f> Lower<'a, 'f> {
                     self.stmt(e, k, next, hooked);
                 }
             }
+            Stmt::Each { others, body } if marks_only(body) => {
+                self.each_marks(*others, body, k, next, hooked)
+            }
             Stmt::Each { others, body } => self.each(*others, body, k, next, hooked),
+            Stmt::Outcome { kind, reason } => {
+                let env = self.env;
+                let kind = self.i32c(matches!(kind, OutcomeKind::Lose) as u32);
+                let reason = self.i32c(*reason as u32);
+                // A mark cannot fault.
+                let faulty = self.faulty;
+                self.call(
+                    h::mark as *const () as usize,
+                    &[self.ptr, I32, I32],
+                    None,
+                    &[env, kind, reason],
+                );
+                self.faulty = faulty;
+                self.b.ins().jump(next, &[]);
+            }
             // Not taken by the grouping: never reached.
             _ => {
                 self.b.ins().jump(next, &[]);
@@ -676,6 +785,31 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// is planned (its conditions and value read against the state before any store), then
     /// the planned values are stored in seat order; `others` skips the faction bound on
     /// entry. A change to a variable with immediate checks returns once, after every store.
+    /// `each` over `if`s that end in `win` or `lose`: the body runs for each faction in
+    /// turn (marks change no variable, so nothing is planned), then the outer binding is
+    /// restored.
+    fn each_marks(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        for f in 0..self.t.nfactions {
+            let done = self.b.create_block();
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            if others {
+                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
+                let go = self.b.create_block();
+                self.b.ins().brif(me, done, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f));
+            self.stmt(body, k, done, hooked);
+            self.b.switch_to_block(done);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        self.b.ins().jump(next, &[]);
+    }
+
     fn each(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
         let Some((lv, op, first, _)) = crate::engine::statements::simple_assign(body) else {
             self.b.ins().jump(next, &[]);
@@ -1328,6 +1462,45 @@ impl<'a, 'f> Lower<'a, 'f> {
         V { v, ty }
     }
 
+    /// `bernoulli(p)`, exactly as the reference draws it (`rand`'s `Bernoulli`): for `p` in
+    /// [0, 1), one 64-bit word below `p * 2^64` (truncated) is a success. That common case
+    /// runs inline with one call for the word; `p` of 1 (true without a draw) and the
+    /// faulting cases call the reference helper.
+    fn bernoulli(&mut self, p: Value, loc: Value) -> Value {
+        let env = self.env;
+        let (draw, other, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(done, I64);
+        let (zero, one) = (self.real(0.0), self.real(1.0));
+        let lo = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, p, zero);
+        let hi = self.b.ins().fcmp(FloatCC::LessThan, p, one);
+        let inside = self.b.ins().band(lo, hi);
+        self.b.ins().brif(inside, draw, &[], other, &[]);
+        self.b.set_cold_block(other);
+        self.b.switch_to_block(other);
+        let v = self.call(
+            h::bernoulli as *const () as usize,
+            &[self.ptr, F64, I32],
+            Some(I64),
+            &[env, p, loc],
+        );
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(draw);
+        // 2^64, the scale `rand` uses.
+        let scale = self.real(2.0 * (1u64 << 63) as f64);
+        let scaled = self.b.ins().fmul(p, scale);
+        let bound = self.b.ins().fcvt_to_uint_sat(I64, scaled);
+        let word = self.call_pure(h::word as *const () as usize, &[self.ptr], &[env]);
+        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound);
+        let v = self.b.ins().uextend(I64, hit);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
     fn rand(&mut self, f: RandFn, args: &[Node], ty: Ty) -> V {
         let vs: Vec<V> = args.iter().map(|a| self.node(a)).collect();
         let env = self.env;
@@ -1335,13 +1508,10 @@ impl<'a, 'f> Lower<'a, 'f> {
         match f {
             RandFn::Bernoulli if vs.len() == 1 => {
                 let p = self.as_real(vs[0]);
-                let v = self.call(
-                    h::bernoulli as *const () as usize,
-                    &[self.ptr, F64, I32],
-                    Some(I64),
-                    &[env, p, l],
-                );
-                return V { v, ty: Ty::Int };
+                return V {
+                    v: self.bernoulli(p, l),
+                    ty: Ty::Int,
+                };
             }
             RandFn::Uniform if vs.len() == 2 && vs.iter().all(|v| v.ty == Ty::Int) => {
                 let v = self.call(
@@ -1583,6 +1753,15 @@ fn small(n: &Node, budget: &mut i32) -> bool {
         Node::Bin(_, a, b) => small(a, budget) && small(b, budget),
         Node::If(c, a, b) => small(c, budget) && small(a, budget) && small(b, budget),
         Node::Call(_, args) | Node::Rand(_, args) => args.iter().all(|a| small(a, budget)),
+    }
+}
+
+/// Whether `s` is an `if` chain whose leaves are all `win` or `lose`.
+pub(super) fn marks_only(s: &Stmt) -> bool {
+    match s {
+        Stmt::Outcome { .. } => true,
+        Stmt::If { then, els, .. } => marks_only(then) && els.as_deref().is_none_or(marks_only),
+        _ => false,
     }
 }
 

@@ -788,6 +788,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         warnings,
         max_steps,
         menus: Vec::new(),
+        check_fns: Default::default(),
         name: raw.scenario.name.get_ref().clone(),
         title: raw
             .scenario
