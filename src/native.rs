@@ -498,30 +498,45 @@ impl Clone for Stmts {
 }
 
 /// Whether the statement-list lowering takes `s`: an assignment without a points-by-source
-/// tag (to a variable or a fixed element), a `win` or `lose` mark, a condition over such
-/// statements, or an `each` over an assignment or over marks.
-fn lowerable(s: &Stmt) -> bool {
+/// tag (to a variable or a fixed element), a `win` or `lose` mark, `discard`, a condition
+/// over such statements, an `each` over an assignment (planned, then stored), or an `each`
+/// or `for held` over such statements that store no variable with immediate checks
+/// (`hooked`), so that nothing in the loop can end the game.
+fn lowerable(s: &Stmt, hooked: &[bool]) -> bool {
     match s {
         Stmt::Assign {
             lv, source: None, ..
         } => !matches!(lv.elem, Elem::Bound),
-        Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
-        // `each` over an assignment (under `if`s): every value planned, then stored.
-        Stmt::Each { body, .. } => {
-            lower::marks_only(body)
-                || crate::engine::statements::simple_assign(body).is_some_and(
-                    |(lv, _, _, source)| source.is_none() && !matches!(lv.elem, Elem::Bound),
-                )
+        Stmt::If { then, els, .. } => {
+            lowerable(then, hooked) && els.as_deref().is_none_or(|e| lowerable(e, hooked))
         }
+        Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
+            Some((lv, _, _, source)) => source.is_none() && !matches!(lv.elem, Elem::Bound),
+            None => lowerable(body, hooked) && !stores_hooked(body, hooked),
+        },
+        Stmt::ForHeld { body, .. } => lowerable(body, hooked) && !stores_hooked(body, hooked),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
-        Stmt::Outcome { .. } => true,
+        Stmt::Outcome { .. } | Stmt::Discard => true,
         _ => false,
     }
 }
 
+/// Whether `s` may store a variable that has immediate checks.
+fn stores_hooked(s: &Stmt, hooked: &[bool]) -> bool {
+    match s {
+        Stmt::Assign { lv, .. } => hooked.get(lv.var as usize).copied().unwrap_or(true),
+        Stmt::If { then, els, .. } => {
+            stores_hooked(then, hooked) || els.as_deref().is_some_and(|e| stores_hooked(e, hooked))
+        }
+        Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => stores_hooked(body, hooked),
+        Stmt::Outcome { .. } | Stmt::Discard => false,
+        _ => true,
+    }
+}
+
 /// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
-fn group(list: &mut Vec<Stmt>) {
+fn group(list: &mut Vec<Stmt>, hooked: &[bool]) {
     let old = std::mem::take(list);
     let mut run: Vec<Stmt> = Vec::new();
     let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
@@ -533,7 +548,7 @@ fn group(list: &mut Vec<Stmt>) {
         }
     };
     for s in old {
-        if lowerable(&s) {
+        if lowerable(&s, hooked) {
             run.push(s);
         } else {
             flush(&mut run, list);
@@ -560,10 +575,10 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     }
     // A host that cannot be targeted fails here, before the model is changed.
     let mut module = new_module()?;
-    for list in effect_lists(m) {
-        group(list);
-    }
     let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
+    for list in effect_lists(m) {
+        group(list, &hooked);
+    }
     let (t, slots) = (m.tables.clone(), m.slots);
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();

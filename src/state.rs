@@ -43,6 +43,14 @@ impl Tables {
         let start = self.deck_start[deck as usize] as usize;
         start..start + self.deck_len[deck as usize] as usize
     }
+
+    /// The deck card `c` belongs to.
+    pub fn deck_of(&self, c: usize) -> usize {
+        (0..self.deck_start.len())
+            .rev()
+            .find(|&d| self.deck_start[d] as usize <= c)
+            .unwrap_or(0)
+    }
 }
 
 /// Owner code of a card in its deck's pool.
@@ -147,6 +155,32 @@ impl State {
         self.pool.copy_from_slice(&t.pool);
         self.owner.fill(IN_POOL);
         self.owned.fill(0);
+    }
+
+    /// `discard`: card `c` goes back to its deck's pool (nothing happens if it is there).
+    pub fn return_card(&mut self, t: &Tables, c: usize) {
+        if self.owner[c] == IN_POOL {
+            return;
+        }
+        let d = t.deck_of(c);
+        let start = t.deck_start[d] as usize;
+        let len = t.deck_len[d] as usize;
+        let left = self.deck_left[d] as usize;
+        if let Some(j) = (start + left..start + len).find(|&j| self.pool[j] as usize == c) {
+            self.pool.swap(j, start + left);
+            self.deck_left[d] += 1;
+        }
+        self.set_owner(d, c, IN_POOL);
+    }
+
+    /// The first card of `deck` at or after index `from` that `code` owns; it becomes the
+    /// current card (`card.ATTR`). `for held` walks a hand with it.
+    #[inline]
+    pub fn next_owned(&mut self, t: &Tables, deck: u16, from: usize, code: u8) -> Option<usize> {
+        let r = t.deck_cards(deck);
+        let c = (from.max(r.start)..r.end).find(|&c| self.owner[c] == code)?;
+        self.card = Some(c as u16);
+        Some(c)
     }
 
     /// Moves card `c` of deck `deck` to owner `code`, keeping the per-owner counts.

@@ -121,6 +121,11 @@ fn statement(
         f.clone().prop_map(|c| format!("take d if card.v <= {c}")),
         f.clone().prop_map(|c| format!("each: if {c}: lose low")),
         f.clone()
+            .prop_map(|c| format!("for held d: if card.v > {c}: x += card.v else: discard")),
+        f.clone()
+            .prop_map(|c| format!("each others: for held d: if card.v <= {c}: g += card.v")),
+        f.clone().prop_map(|c| format!("each: for held d: y += {c}")),
+        f.clone()
             .prop_map(|c| format!("each others: if {c}: win big")),
         (f.clone(), f.clone()).prop_map(|(c, d)| format!("if {c}: win big else: if {d}: lose low")),
         f.prop_map(|c| format!("draw d if card.v > {c}")),

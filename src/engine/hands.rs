@@ -24,11 +24,7 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     pub(super) fn deck_of(&self, c: usize) -> usize {
-        let t = &self.m.tables;
-        (0..t.deck_start.len())
-            .rev()
-            .find(|&d| t.deck_start[d] as usize <= c)
-            .unwrap_or(0)
+        self.m.tables.deck_of(c)
     }
 
     /// Takes card `c` out of its deck's pool (it must be there).
@@ -47,15 +43,7 @@ impl<T: Tracer> Game<'_, T> {
         if self.env.st.owner[c] == crate::state::IN_POOL {
             return;
         }
-        let d = self.deck_of(c);
-        let start = self.m.tables.deck_start[d] as usize;
-        let len = self.m.tables.deck_len[d] as usize;
-        let left = self.env.st.deck_left[d] as usize;
-        if let Some(j) = (start + left..start + len).find(|&j| self.env.st.pool[j] as usize == c) {
-            self.env.st.pool.swap(j, start + left);
-            self.env.st.deck_left[d] += 1;
-        }
-        self.env.st.set_owner(d, c, crate::state::IN_POOL);
+        self.env.st.return_card(&self.m.tables, c);
         if T::ON {
             self.tracer.line(format_args!(
                 "    {} goes back to its deck",
@@ -145,14 +133,12 @@ impl<T: Tracer> Game<'_, T> {
     /// holds, each card looked at once, even if the body discards or completes it.
     pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, b: Bind) -> Step {
         let code = held_by(b.bound);
-        for c in self.m.tables.deck_cards(deck) {
-            if self.ended.is_some() {
-                break;
-            }
-            if self.env.st.owner[c] == code {
-                self.env.st.card = Some(c as u16);
-                self.exec(body, b)?;
-            }
+        let mut from = 0;
+        while self.ended.is_none()
+            && let Some(c) = self.env.st.next_owned(&self.m.tables, deck, from, code)
+        {
+            self.exec(body, b)?;
+            from = c + 1;
         }
         Ok(())
     }

@@ -122,6 +122,22 @@ pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     }
 }
 
+/// `for held DECK`: the first card of the deck at or after index `from` that the bound
+/// faction holds, made the current card; -1 when there is none.
+pub extern "C" fn next_held(env: &mut Env<'_>, deck: u32, from: i64) -> i64 {
+    let code = crate::state::held_by(env.cx.bound);
+    env.st
+        .next_owned(env.t, deck as u16, from as usize, code)
+        .map_or(-1, |c| c as i64)
+}
+
+/// `discard`: the current card goes back to its deck.
+pub extern "C" fn discard(env: &mut Env<'_>) {
+    if let Some(c) = env.st.card {
+        env.st.return_card(env.t, c as usize);
+    }
+}
+
 /// `win` (`kind` 0) or `lose` (1) with `reason` for the bound faction: a mark the engine
 /// settles at the end of the statement list.
 pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {

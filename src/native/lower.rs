@@ -598,8 +598,18 @@ impl<'a, 'f> Lower<'a, 'f> {
                     self.stmt(e, k, next, hooked);
                 }
             }
-            Stmt::Each { others, body } if marks_only(body) => {
-                self.each_marks(*others, body, k, next, hooked)
+            Stmt::Each { others, body }
+                if crate::engine::statements::simple_assign(body).is_none() =>
+            {
+                self.each_in_turn(*others, body, k, next, hooked)
+            }
+            Stmt::ForHeld { deck, body } => self.for_held(*deck, body, k, next, hooked),
+            Stmt::Discard => {
+                let env = self.env;
+                let faulty = self.faulty;
+                self.call(h::discard as *const () as usize, &[self.ptr], None, &[env]);
+                self.faulty = faulty;
+                self.b.ins().jump(next, &[]);
             }
             Stmt::Each { others, body } => self.each(*others, body, k, next, hooked),
             Stmt::Outcome { kind, reason } => {
@@ -785,10 +795,41 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// is planned (its conditions and value read against the state before any store), then
     /// the planned values are stored in seat order; `others` skips the faction bound on
     /// entry. A change to a variable with immediate checks returns once, after every store.
-    /// `each` over `if`s that end in `win` or `lose`: the body runs for each faction in
-    /// turn (marks change no variable, so nothing is planned), then the outer binding is
-    /// restored.
-    fn each_marks(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+    /// `for held DECK: body` for the bound faction: the body runs for each card of the deck
+    /// it holds, in card order, each card looked at once (the engine's walk, one helper call
+    /// a card); the body stores no variable with immediate checks.
+    fn for_held(&mut self, deck: u16, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+        let (head, run, cont) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        let zero = self.int(0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let from = self.b.block_params(head)[0];
+        let env = self.env;
+        let d = self.i32c(deck as u32);
+        let c = self.call_pure(
+            h::next_held as *const () as usize,
+            &[self.ptr, I32, I64],
+            &[env, d, from],
+        );
+        let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+        self.b.ins().brif(none, next, &[], run, &[]);
+        self.b.switch_to_block(run);
+        self.stmt(body, k, cont, hooked);
+        self.b.switch_to_block(cont);
+        let after = self.b.ins().iadd_imm_s(c, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(after)]);
+    }
+
+    /// `each` over statements that are not one planned assignment (marks, `for held`,
+    /// several kinds): the body runs for each faction in turn, as the engine runs it, then
+    /// the outer binding is restored. The body stores no variable with immediate checks, so
+    /// nothing in it can end the game.
+    fn each_in_turn(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
         let outer = self.env_load(types::I8, Off::BOUND);
         let known = self.known[BOUND];
         for f in 0..self.t.nfactions {
@@ -1753,15 +1794,6 @@ fn small(n: &Node, budget: &mut i32) -> bool {
         Node::Bin(_, a, b) => small(a, budget) && small(b, budget),
         Node::If(c, a, b) => small(c, budget) && small(a, budget) && small(b, budget),
         Node::Call(_, args) | Node::Rand(_, args) => args.iter().all(|a| small(a, budget)),
-    }
-}
-
-/// Whether `s` is an `if` chain whose leaves are all `win` or `lose`.
-pub(super) fn marks_only(s: &Stmt) -> bool {
-    match s {
-        Stmt::Outcome { .. } => true,
-        Stmt::If { then, els, .. } => marks_only(then) && els.as_deref().is_none_or(marks_only),
-        _ => false,
     }
 }
 
