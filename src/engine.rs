@@ -141,9 +141,6 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     timings: u8,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
     rule_reasons: [Option<u16>; 3],
-    /// Points by source, `faction * sources + source` (wide: one game's changes can exceed
-    /// the 64-bit range of the values).
-    points: Vec<i128>,
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
@@ -174,6 +171,8 @@ impl<'m, T: Tracer> Game<'m, T> {
         // The buffer machine-code turns write their options into: the longest scan.
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
         env.opts = vec![Opt::default(); native_opts.unwrap_or(0)];
+        env.points = vec![0; m.nfactions() * m.sources.len()];
+        env.sources = m.sources.len();
         Game {
             m,
             env,
@@ -187,7 +186,6 @@ impl<'m, T: Tracer> Game<'m, T> {
             steps: 0,
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
-            points: vec![0; m.nfactions() * m.sources.len()],
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
@@ -223,7 +221,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Points each faction gained from each source in the last game,
     /// `faction * sources + source`.
     pub fn points(&self) -> &[i128] {
-        &self.points
+        &self.env.points
     }
 
     /// The fault that halted the game.

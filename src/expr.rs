@@ -526,6 +526,12 @@ pub struct Env<'a> {
     pub(crate) opts: Vec<crate::native::Opt>,
     /// The `win` and `lose` marks of the statement list being run.
     pub(crate) marks: Marks,
+    /// Points each faction gained from each source this game, `faction * sources + source`
+    /// (wide: one game's changes can exceed the 64-bit range of the values); kept here so
+    /// that machine code credits them as the engine does.
+    pub(crate) points: Vec<i128>,
+    /// The number of point sources (the row length of `points`).
+    pub(crate) sources: usize,
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -572,7 +578,16 @@ impl<'a> Env<'a> {
             args: [0; STACK],
             opts: Vec::new(),
             marks: Marks::default(),
+            points: Vec::new(),
+            sources: 0,
         }
+    }
+
+    /// Credits the change of a store into faction `f`'s variable, from `old` to `new`, to
+    /// its points from source `src`.
+    #[inline]
+    pub(crate) fn credit(&mut self, f: usize, src: u8, old: i64, new: i64) {
+        self.points[f * self.sources + src as usize] += new as i128 - old as i128;
     }
 
     #[inline]

@@ -497,27 +497,25 @@ impl Clone for Stmts {
     }
 }
 
-/// Whether the statement-list lowering takes `s`: an assignment without a points-by-source
-/// tag (to a variable or a fixed element), a `win` or `lose` mark, `discard`, a condition
-/// over such statements, an `each` over an assignment (planned, then stored), or an `each`
-/// or `for held` over such statements that store no variable with immediate checks
-/// (`hooked`), so that nothing in the loop can end the game.
+/// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
+/// element; a points-by-source tag is credited as the engine does), a `win` or `lose` mark,
+/// `discard`, `complete`, a condition over such statements, an `each` over an assignment
+/// (planned, then stored), or an `each` or `for held` over such statements that store no
+/// variable with immediate checks (`hooked`), so that nothing in the loop can end the game.
 fn lowerable(s: &Stmt, hooked: &[bool]) -> bool {
     match s {
-        Stmt::Assign {
-            lv, source: None, ..
-        } => !matches!(lv.elem, Elem::Bound),
+        Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
         Stmt::If { then, els, .. } => {
             lowerable(then, hooked) && els.as_deref().is_none_or(|e| lowerable(e, hooked))
         }
         Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
-            Some((lv, _, _, source)) => source.is_none() && !matches!(lv.elem, Elem::Bound),
+            Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),
             None => lowerable(body, hooked) && !stores_hooked(body, hooked),
         },
         Stmt::ForHeld { body, .. } => lowerable(body, hooked) && !stores_hooked(body, hooked),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
-        Stmt::Outcome { .. } | Stmt::Discard => true,
+        Stmt::Outcome { .. } | Stmt::Discard | Stmt::Complete => true,
         _ => false,
     }
 }
@@ -530,7 +528,7 @@ fn stores_hooked(s: &Stmt, hooked: &[bool]) -> bool {
             stores_hooked(then, hooked) || els.as_deref().is_some_and(|e| stores_hooked(e, hooked))
         }
         Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => stores_hooked(body, hooked),
-        Stmt::Outcome { .. } | Stmt::Discard => false,
+        Stmt::Outcome { .. } | Stmt::Discard | Stmt::Complete => false,
         _ => true,
     }
 }

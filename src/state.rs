@@ -173,6 +173,21 @@ impl State {
         self.set_owner(d, c, IN_POOL);
     }
 
+    /// `complete` by faction `f`: card `c` leaves its deck's pool (if it is there) for good,
+    /// completed by `f`.
+    pub fn complete_card(&mut self, t: &Tables, c: usize, f: u8) {
+        let d = t.deck_of(c);
+        if self.owner[c] == IN_POOL {
+            let start = t.deck_start[d] as usize;
+            let left = self.deck_left[d] as usize;
+            if let Some(j) = (start..start + left).find(|&j| self.pool[j] as usize == c) {
+                self.pool.swap(j, start + left - 1);
+                self.deck_left[d] -= 1;
+            }
+        }
+        self.set_owner(d, c, completed_by(f));
+    }
+
     /// The first card of `deck` at or after index `from` that `code` owns; it becomes the
     /// current card (`card.ATTR`). `for held` walks a hand with it.
     #[inline]

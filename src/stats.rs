@@ -76,8 +76,9 @@ impl Histogram {
         self.width.max(1) as i128
     }
 
+    #[inline(always)]
     fn add_n(&mut self, v: i64, n: u64, max_bins: i128) {
-        // The common case, once per game and faction: an exact histogram already covering v.
+        // The common case, many times per game: an exact histogram already covering v.
         if self.width == 1
             && let Some(c) = v
                 .checked_sub(self.offset)
@@ -87,6 +88,12 @@ impl Histogram {
             *c += n;
             return;
         }
+        self.add_new(v, n, max_bins);
+    }
+
+    /// Counts a value the bins do not cover yet (or into wider bins).
+    #[inline(never)]
+    fn add_new(&mut self, v: i64, n: u64, max_bins: i128) {
         if self.counts.is_empty() {
             self.width = self.width.max(1);
             self.offset = ((v as i128).div_euclid(self.width()) * self.width()) as i64;

@@ -124,7 +124,15 @@ fn statement(
             .prop_map(|c| format!("for held d: if card.v > {c}: x += card.v else: discard")),
         f.clone()
             .prop_map(|c| format!("each others: for held d: if card.v <= {c}: g += card.v")),
-        f.clone().prop_map(|c| format!("each: for held d: y += {c}")),
+        f.clone()
+            .prop_map(|c| format!("each: for held d: y += {c}")),
+        // Points by source: a tagged store credits its change, on both engines alike.
+        f.clone().prop_map(|a| format!("x += {a} as pts")),
+        (f.clone(), f.clone()).prop_map(|(c, a)| format!("each: if {c}: x -= {a} as pts")),
+        f.clone()
+            .prop_map(|c| format!("for held d: if card.v < {c}: complete")),
+        f.clone()
+            .prop_map(|c| format!("each: for held d: if card.v >= {c}: y += card.v as bonus")),
         f.clone()
             .prop_map(|c| format!("each others: if {c}: win big")),
         (f.clone(), f.clone()).prop_map(|(c, d)| format!("if {c}: win big else: if {d}: lose low")),

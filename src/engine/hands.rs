@@ -6,7 +6,7 @@
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::{Expr, Stmt};
-use crate::state::{IN_POOL, completed_by, held_by};
+use crate::state::held_by;
 use rand::RngExt;
 
 /// The most cards a deck holds (the scenario compiler rejects larger decks).
@@ -25,17 +25,6 @@ impl<T: Tracer> Game<'_, T> {
 
     pub(super) fn deck_of(&self, c: usize) -> usize {
         self.m.tables.deck_of(c)
-    }
-
-    /// Takes card `c` out of its deck's pool (it must be there).
-    pub(super) fn remove_from_pool(&mut self, c: usize) {
-        let d = self.deck_of(c);
-        let start = self.m.tables.deck_start[d] as usize;
-        let left = self.env.st.deck_left[d] as usize;
-        if let Some(j) = (start..start + left).find(|&j| self.env.st.pool[j] as usize == c) {
-            self.env.st.pool.swap(j, start + left - 1);
-            self.env.st.deck_left[d] -= 1;
-        }
     }
 
     /// Puts card `c` back into its deck's pool.
@@ -153,11 +142,9 @@ impl<T: Tracer> Game<'_, T> {
     /// `complete`: the bound faction completes the current card (it leaves the pool for good).
     pub(super) fn complete(&mut self, b: Bind) {
         if let Some(c) = self.env.st.card {
-            if self.env.st.owner[c as usize] == IN_POOL {
-                self.remove_from_pool(c as usize);
-            }
-            let d = self.deck_of(c as usize);
-            self.env.st.set_owner(d, c as usize, completed_by(b.bound));
+            self.env
+                .st
+                .complete_card(&self.m.tables, c as usize, b.bound);
             if T::ON {
                 self.tracer.line(format_args!(
                     "    {} completes {}",

@@ -21,19 +21,22 @@ impl<T: Tracer> Game<'_, T> {
         // One key (the common case): a row of keys of its static type (every value has it,
         // see `Expr::eval_num`), compared directly.
         if let [key] = keys {
-            if key.ty() == Ty::Real {
+            if let [Op::Rand(RandFn::Random, 0)] = key.code() {
+                // `random()`: the formula's one draw, made here.
                 let mut k = [0.0f64; MAX_FACTIONS];
-                if let [Op::Rand(RandFn::Random, 0)] = key.code() {
-                    // `random()`: the formula's one draw, made here.
-                    for x in k.iter_mut().take(n) {
-                        *x = self.env.rng.random::<f64>();
-                    }
-                } else {
-                    for (f, x) in k.iter_mut().enumerate().take(n) {
-                        *x = self.eval(key, Bind::faction(f as u8))?;
-                    }
+                for x in k.iter_mut().take(n) {
+                    *x = self.env.rng.random::<f64>();
                 }
-                insertion_sort(&k[..n], order);
+                sort_by_keys(&mut k[..n], order);
+                return Ok(());
+            }
+            if key.ty() == Ty::Real {
+                // Any real (a key may be negative): compared as reals.
+                let mut k = [0.0f64; MAX_FACTIONS];
+                for (f, x) in k.iter_mut().enumerate().take(n) {
+                    *x = self.eval(key, Bind::faction(f as u8))?;
+                }
+                sort_by_keys(&mut k[..n], order);
                 return Ok(());
             }
             let mut k = [0i64; MAX_FACTIONS];
@@ -58,7 +61,7 @@ impl<T: Tracer> Game<'_, T> {
                     };
                 }
             }
-            insertion_sort(&k[..n], order);
+            sort_by_keys(&mut k[..n], order);
             return Ok(());
         }
         let mut k = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
@@ -106,16 +109,22 @@ impl<T: Tracer> Game<'_, T> {
     }
 }
 
-/// Sorts `order` (faction indices) ascending by `key[f]`, stably: insertion sort, no
-/// allocation, n <= 32.
+/// Sorts `keys` ascending, moving `order` (faction indices, seat order on entry) along
+/// with them: an insertion sort that shifts rather than swaps, with the keys beside the
+/// factions rather than behind an index, n <= 16. A key moves only past a strictly greater
+/// one, so ties stay in seat order.
 #[inline(always)]
-fn insertion_sort<K: PartialOrd + Copy>(key: &[K], order: &mut [u8]) {
-    for i in 1..order.len() {
+fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
+    for i in 1..keys.len().min(order.len()) {
+        let (x, o) = (keys[i], order[i]);
         let mut j = i;
-        while j > 0 && key[order[j] as usize] < key[order[j - 1] as usize] {
-            order.swap(j, j - 1);
+        while j > 0 && x < keys[j - 1] {
+            keys[j] = keys[j - 1];
+            order[j] = order[j - 1];
             j -= 1;
         }
+        keys[j] = x;
+        order[j] = o;
     }
 }
 

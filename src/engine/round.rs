@@ -31,7 +31,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.marks = Default::default();
         self.forced = None;
         self.steps = 0;
-        self.points.fill(0);
+        self.env.points.fill(0);
         self.leaders.clear();
         self.round_scores.clear();
     }

@@ -132,7 +132,7 @@ impl<T: Tracer> Game<'_, T> {
             && lv.fstride != 0
         {
             let f = (slot - lv.base as usize) / lv.fstride as usize;
-            self.points[f * self.m.sources.len() + src as usize] += new as i128 - old as i128;
+            self.env.credit(f, src, old, new);
         }
         if T::ON {
             let who = match lv.who {

@@ -131,6 +131,19 @@ pub extern "C" fn next_held(env: &mut Env<'_>, deck: u32, from: i64) -> i64 {
         .map_or(-1, |c| c as i64)
 }
 
+/// A store tagged `as SOURCE` into faction `f`'s variable changed it from `old` to `new`:
+/// the change is credited to `f`'s points from source `src`.
+pub extern "C" fn credit(env: &mut Env<'_>, f: i64, src: u32, old: i64, new: i64) {
+    env.credit(f as usize, src as u8, old, new);
+}
+
+/// `complete`: the bound faction completes the current card.
+pub extern "C" fn complete(env: &mut Env<'_>) {
+    if let Some(c) = env.st.card {
+        env.st.complete_card(env.t, c as usize, env.cx.bound);
+    }
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card {

@@ -580,8 +580,10 @@ impl<'a, 'f> Lower<'a, 'f> {
                 lv,
                 op,
                 value,
-                source: None,
-            } if !matches!(lv.elem, Elem::Bound) => self.assign(lv, *op, value, k, next, hooked),
+                source,
+            } if !matches!(lv.elem, Elem::Bound) => {
+                self.assign(lv, *op, value, *source, k, next, hooked)
+            }
             Stmt::If { cond, then, els } => {
                 let c = self.value(cond);
                 let c = self.truth(c);
@@ -604,10 +606,15 @@ impl<'a, 'f> Lower<'a, 'f> {
                 self.each_in_turn(*others, body, k, next, hooked)
             }
             Stmt::ForHeld { deck, body } => self.for_held(*deck, body, k, next, hooked),
-            Stmt::Discard => {
+            // Neither can fault.
+            Stmt::Discard | Stmt::Complete => {
                 let env = self.env;
                 let faulty = self.faulty;
-                self.call(h::discard as *const () as usize, &[self.ptr], None, &[env]);
+                let f = match s {
+                    Stmt::Discard => h::discard as *const () as usize,
+                    _ => h::complete as *const () as usize,
+                };
+                self.call(f, &[self.ptr], None, &[env]);
                 self.faulty = faulty;
                 self.b.ins().jump(next, &[]);
             }
@@ -684,13 +691,16 @@ impl<'a, 'f> Lower<'a, 'f> {
         b
     }
 
-    /// `lv op value` as the engine stores it, then, when `lv`'s variable has immediate
-    /// checks and the value changed, a return that says so; else on to `next`.
+    /// `lv op value` as the engine stores it (a change credited to `source`, if tagged),
+    /// then, when `lv`'s variable has immediate checks and the value changed, a return that
+    /// says so; else on to `next`.
+    #[allow(clippy::too_many_arguments)]
     fn assign(
         &mut self,
         lv: &LValue,
         op: AssignOp,
         value: &Expr,
+        source: Option<u8>,
         k: usize,
         next: Block,
         hooked: &[bool],
@@ -698,12 +708,40 @@ impl<'a, 'f> Lower<'a, 'f> {
         let x = self.value(value);
         let x = self.storable(lv, x);
         let (v, old) = self.store(lv, op, x);
+        self.credit(lv, source, v, old);
         if hooked.get(lv.var as usize).copied().unwrap_or(false) {
             let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
             self.changed_exit(changed, lv, k, next);
         } else {
             self.b.ins().jump(next, &[]);
         }
+    }
+
+    /// A store into `lv` tagged `as SOURCE` that changed the value from `old` to `v`: the
+    /// change is credited to the faction's points from that source, as the engine's
+    /// `record` does (a global variable earns no points).
+    fn credit(&mut self, lv: &LValue, source: Option<u8>, v: Value, old: Value) {
+        let Some(src) = source else { return };
+        if lv.fstride == 0 {
+            return;
+        }
+        let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
+        let (yes, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(changed, yes, &[], go, &[]);
+        self.b.switch_to_block(yes);
+        let f = self.who(lv.who);
+        let (env, src) = (self.env, self.i32c(src as u32));
+        // A credit cannot fault.
+        let faulty = self.faulty;
+        self.call(
+            h::credit as *const () as usize,
+            &[self.ptr, I64, I32, I64, I64],
+            None,
+            &[env, f, src, old, v],
+        );
+        self.faulty = faulty;
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// Returns "statement `k` changed `lv`'s variable" when `changed` holds, else goes on to
@@ -852,7 +890,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn each(&mut self, others: bool, body: &Stmt, k: usize, next: Block, hooked: &[bool]) {
-        let Some((lv, op, first, _)) = crate::engine::statements::simple_assign(body) else {
+        let Some((lv, op, first, source)) = crate::engine::statements::simple_assign(body) else {
             self.b.ins().jump(next, &[]);
             return;
         };
@@ -920,6 +958,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 }
             };
             let (v, old) = self.store(lv, op, x);
+            self.credit(lv, source, v, old);
             let c = self.b.ins().icmp(IntCC::NotEqual, v, old);
             let was = self.b.use_var(changed);
             let now = self.b.ins().bor(was, c);
