@@ -5,11 +5,12 @@
 //! - every formula that is not a constant (conditions, weights, values, chances, costs,
 //!   initial values, ranking keys, the right-hand side of every assignment), installed in its
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
-//! - every run of assignments, `if`s, `each` and `win`/`lose` marks in an effect list
-//!   ([`Stmts`], installed as one [`Stmt::Native`]): the stores, with their flooring,
-//!   overflow checks and bounds, run in machine code, which returns to the engine only when a
-//!   store changes a variable that has immediate checks, and resumes after it; marks go to
-//!   the environment, where the engine settles them when the list ends;
+//! - every run of assignments, `if`s, `each`, `for held`, `discard`, `complete` and
+//!   `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
+//!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
+//!   machine code, which returns to the engine only when a store changes a variable that has
+//!   immediate checks, and resumes after it; marks go to the environment, where the engine
+//!   settles them when the list ends;
 //! - the end conditions ([`Checks`]): those of each timing checked at one moment in one
 //!   function, each immediate condition in its own;
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
