@@ -172,7 +172,6 @@ impl<'m, T: Tracer> Game<'m, T> {
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
         env.opts = vec![Opt::default(); native_opts.unwrap_or(0)];
         env.points = vec![0; m.nfactions() * m.sources.len()];
-        env.sources = m.sources.len();
         Game {
             m,
             env,

@@ -530,8 +530,6 @@ pub struct Env<'a> {
     /// (wide: one game's changes can exceed the 64-bit range of the values); kept here so
     /// that machine code credits them as the engine does.
     pub(crate) points: Vec<i128>,
-    /// The number of point sources (the row length of `points`).
-    pub(crate) sources: usize,
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -579,7 +577,6 @@ impl<'a> Env<'a> {
             opts: Vec::new(),
             marks: Marks::default(),
             points: Vec::new(),
-            sources: 0,
         }
     }
 
@@ -587,7 +584,9 @@ impl<'a> Env<'a> {
     /// its points from source `src`.
     #[inline]
     pub(crate) fn credit(&mut self, f: usize, src: u8, old: i64, new: i64) {
-        self.points[f * self.sources + src as usize] += new as i128 - old as i128;
+        // A credit needs a source, so `points` has a row per faction.
+        let sources = self.points.len() / self.t.nfactions as usize;
+        self.points[f * sources + src as usize] += new as i128 - old as i128;
     }
 
     #[inline]

@@ -14,17 +14,13 @@ const POOL_CAP: usize = crate::scenario::MAX_DECK_CARDS;
 
 impl<T: Tracer> Game<'_, T> {
     pub(super) fn card_name(&self, c: u16) -> String {
-        let d = self.deck_of(c as usize);
+        let d = self.m.tables.deck_of(c as usize);
         let deck = &self.m.decks[d];
         format!(
             "{} ({})",
             deck.1[c as usize - self.m.tables.deck_start[d] as usize],
             deck.0
         )
-    }
-
-    pub(super) fn deck_of(&self, c: usize) -> usize {
-        self.m.tables.deck_of(c)
     }
 
     /// Puts card `c` back into its deck's pool.

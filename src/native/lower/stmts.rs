@@ -1,0 +1,442 @@
+//! Lowering statements: stores with their flooring, overflow checks, bounds and
+//! points-by-source credit, `if`, `each` (planned, or faction by faction), `for held`,
+//! `discard`, `complete` and `win`/`lose` marks, each as the engine runs it.
+
+use super::*;
+
+impl Lower<'_, '_> {
+    /// Lowers statement `k` (or a branch of it), continuing at `next`.
+    pub(super) fn stmt(&mut self, s: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+        match s {
+            Stmt::Assign {
+                lv,
+                op,
+                value,
+                source,
+            } if !matches!(lv.elem, Elem::Bound) => {
+                self.assign(lv, *op, value, *source, k, next, hooked)
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.value(cond);
+                let c = self.truth(c);
+                let yes = self.b.create_block();
+                let no = match els {
+                    Some(_) => self.b.create_block(),
+                    None => next,
+                };
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.stmt(then, k, next, hooked);
+                if let Some(e) = els {
+                    self.b.switch_to_block(no);
+                    self.stmt(e, k, next, hooked);
+                }
+            }
+            Stmt::Each { others, body }
+                if crate::engine::statements::simple_assign(body).is_none() =>
+            {
+                self.each_in_turn(*others, body, k, next, hooked)
+            }
+            Stmt::ForHeld { deck, body } => self.for_held(*deck, body, k, next, hooked),
+            Stmt::Discard => {
+                self.call_quiet(h::discard as *const () as usize, &[self.ptr], &[self.env]);
+                self.b.ins().jump(next, &[]);
+            }
+            Stmt::Complete => {
+                self.call_quiet(h::complete as *const () as usize, &[self.ptr], &[self.env]);
+                self.b.ins().jump(next, &[]);
+            }
+            Stmt::Each { others, body } => self.each(*others, body, k, next, hooked),
+            Stmt::Outcome { kind, reason } => {
+                let env = self.env;
+                let kind = self.i32c(matches!(kind, OutcomeKind::Lose) as u32);
+                let reason = self.i32c(*reason as u32);
+                self.call_quiet(
+                    h::mark as *const () as usize,
+                    &[self.ptr, I32, I32],
+                    &[env, kind, reason],
+                );
+                self.b.ins().jump(next, &[]);
+            }
+            // Not taken by the grouping: never reached.
+            _ => {
+                self.b.ins().jump(next, &[]);
+            }
+        }
+    }
+
+    /// `lv op value` as the engine stores it (a change credited to `source`, if tagged),
+    /// then, when `lv`'s variable has immediate checks and the value changed, a return that
+    /// says so; else on to `next`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn assign(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        value: &Expr,
+        source: Option<u8>,
+        k: usize,
+        next: Block,
+        hooked: &[bool],
+    ) {
+        let x = self.value(value);
+        let x = self.storable(lv, x);
+        let (v, old) = self.store(lv, op, x);
+        self.credit(lv, source, v, old);
+        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
+            let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            self.changed_exit(changed, lv, k, next);
+        } else {
+            self.b.ins().jump(next, &[]);
+        }
+    }
+
+    /// A store into `lv` tagged `as SOURCE` that changed the value from `old` to `v`: the
+    /// change is credited to the faction's points from that source, as the engine's
+    /// `record` does (a global variable earns no points).
+    pub(super) fn credit(&mut self, lv: &LValue, source: Option<u8>, v: Value, old: Value) {
+        let Some(src) = source else { return };
+        if lv.fstride == 0 {
+            return;
+        }
+        let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
+        let (yes, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(changed, yes, &[], go, &[]);
+        self.b.switch_to_block(yes);
+        let f = self.who(lv.who);
+        let (env, src) = (self.env, self.i32c(src as u32));
+        self.call_quiet(
+            h::credit as *const () as usize,
+            &[self.ptr, I64, I32, I64, I64],
+            &[env, f, src, old, v],
+        );
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// Returns "statement `k` changed `lv`'s variable" when `changed` holds, else goes on to
+    /// `next`.
+    pub(super) fn changed_exit(&mut self, changed: Value, lv: &LValue, k: usize, next: Block) {
+        let ret = self.b.create_block();
+        self.b.ins().brif(changed, ret, &[], next, &[]);
+        self.b.switch_to_block(ret);
+        let mut code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
+        if let Some(tag) = self.exit_tag {
+            code = self.b.ins().bor(code, tag);
+        }
+        self.b.ins().return_(&[code]);
+    }
+
+    /// `x` as the integer a store into `lv` reads: a real floored, a fault (at `self.loc`)
+    /// if it has no 64-bit integer value.
+    pub(super) fn storable(&mut self, lv: &LValue, x: V) -> Value {
+        match x.ty {
+            Ty::Int => x.v,
+            Ty::Real => {
+                let env = self.env;
+                let (var, loc) = (self.i32c(lv.var as u32), self.i32c(self.loc));
+                let k = self.call(
+                    h::store_real as *const () as usize,
+                    &[self.ptr, F64, I32, I32],
+                    Some(I64),
+                    &[env, x.v, var, loc],
+                );
+                self.fault_exit();
+                k
+            }
+        }
+    }
+
+    /// Stores `lv op x` as the engine does (`+=` and `-=` checked, a fault at `self.loc`;
+    /// the result clamped to the variable's bounds); returns the new and the old value.
+    pub(super) fn store(&mut self, lv: &LValue, op: AssignOp, x: Value) -> (Value, Value) {
+        let env = self.env;
+        let addr = self.lv_addr(lv);
+        let old = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+        let v = match op {
+            AssignOp::Set => x,
+            AssignOp::Add | AssignOp::Sub => {
+                let (r, over) = if op == AssignOp::Add {
+                    self.b.ins().sadd_overflow(old, x)
+                } else {
+                    self.b.ins().ssub_overflow(old, x)
+                };
+                let cold = self.b.create_block();
+                let go = self.b.create_block();
+                self.b.set_cold_block(cold);
+                self.b.ins().brif(over, cold, &[], go, &[]);
+                self.b.switch_to_block(cold);
+                let code = self.i32c((op == AssignOp::Sub) as u32);
+                let loc = self.i32c(self.loc);
+                self.call(
+                    h::store_overflow as *const () as usize,
+                    &[self.ptr, I32, I64, I64, I32],
+                    None,
+                    &[env, code, old, x, loc],
+                );
+                self.faulty = false;
+                let ret = self.fault_block();
+                self.b.ins().jump(ret, &[]);
+                self.b.switch_to_block(go);
+                r
+            }
+        };
+        let (lo, hi) = (
+            self.t.var_min[lv.var as usize],
+            self.t.var_max[lv.var as usize],
+        );
+        let mut v = v;
+        if lo != i64::MIN {
+            let lo = self.int(lo);
+            v = self.b.ins().smax(v, lo);
+        }
+        if hi != i64::MAX {
+            let hi = self.int(hi);
+            v = self.b.ins().smin(v, hi);
+        }
+        self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+        (v, old)
+    }
+
+    /// `each: body` whose body is an assignment, perhaps under `if`s (see
+    /// [`crate::engine::statements::simple_assign`]), as the engine runs it: first every faction's value
+    /// is planned (its conditions and value read against the state before any store), then
+    /// the planned values are stored in seat order; `others` skips the faction bound on
+    /// entry. A change to a variable with immediate checks returns once, after every store.
+    /// `for held DECK: body` for the bound faction: the body runs for each card of the deck
+    /// it holds, in card order, each card looked at once (the engine's walk, one helper call
+    /// a card); the body stores no variable with immediate checks.
+    pub(super) fn for_held(
+        &mut self,
+        deck: u16,
+        body: &Stmt,
+        k: usize,
+        next: Block,
+        hooked: &[bool],
+    ) {
+        let (head, run, cont) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        let zero = self.int(0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let from = self.b.block_params(head)[0];
+        let env = self.env;
+        let d = self.i32c(deck as u32);
+        let c = self.call_pure(
+            h::next_held as *const () as usize,
+            &[self.ptr, I32, I64],
+            &[env, d, from],
+        );
+        let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+        self.b.ins().brif(none, next, &[], run, &[]);
+        self.b.switch_to_block(run);
+        self.stmt(body, k, cont, hooked);
+        self.b.switch_to_block(cont);
+        let after = self.b.ins().iadd_imm_s(c, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(after)]);
+    }
+
+    /// `each` over statements that are not one planned assignment (marks, `for held`,
+    /// several kinds): the body runs for each faction in turn, as the engine runs it, then
+    /// the outer binding is restored. The body stores no variable with immediate checks, so
+    /// nothing in it can end the game.
+    pub(super) fn each_in_turn(
+        &mut self,
+        others: bool,
+        body: &Stmt,
+        k: usize,
+        next: Block,
+        hooked: &[bool],
+    ) {
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        for f in 0..self.t.nfactions {
+            let done = self.b.create_block();
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            if others {
+                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
+                let go = self.b.create_block();
+                self.b.ins().brif(me, done, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f));
+            self.stmt(body, k, done, hooked);
+            self.b.switch_to_block(done);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        self.b.ins().jump(next, &[]);
+    }
+
+    pub(super) fn each(
+        &mut self,
+        others: bool,
+        body: &Stmt,
+        k: usize,
+        next: Block,
+        hooked: &[bool],
+    ) {
+        let Some((lv, op, first, source)) = crate::engine::statements::simple_assign(body) else {
+            self.b.ins().jump(next, &[]);
+            return;
+        };
+        let n = self.t.nfactions;
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        // Per faction: what was planned (0 nothing, 1 an integer, 2 a real's bits) and the
+        // value.
+        let mut plans = Vec::with_capacity(n as usize);
+        for f in 0..n {
+            let (kind, bits) = (self.b.declare_var(types::I8), self.b.declare_var(I64));
+            let (z8, z) = (self.b.ins().iconst(types::I8, 0), self.int(0));
+            self.b.def_var(kind, z8);
+            self.b.def_var(bits, z);
+            let done = self.b.create_block();
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            if others {
+                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
+                let go = self.b.create_block();
+                self.b.ins().brif(me, done, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f));
+            self.plan(body, kind, bits, done);
+            self.b.switch_to_block(done);
+            plans.push((kind, bits));
+        }
+        let changed = self.b.declare_var(types::I8);
+        let z8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(changed, z8);
+        for (f, (kind, bits)) in plans.into_iter().enumerate() {
+            let skip = self.b.create_block();
+            let kv = self.b.use_var(kind);
+            let go = self.b.create_block();
+            self.b.ins().brif(kv, go, &[], skip, &[]);
+            self.b.switch_to_block(go);
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f as u8));
+            // A store fault is located at the (first) assignment, as the engine does.
+            self.loc = first.loc;
+            let raw = self.b.use_var(bits);
+            let x = match types_of(body) {
+                (true, false) => raw,
+                (false, true) => {
+                    let r = self.b.ins().bitcast(F64, MemFlagsData::new(), raw);
+                    self.storable(lv, V { v: r, ty: Ty::Real })
+                }
+                _ => {
+                    let real = self.b.create_block();
+                    let int = self.b.create_block();
+                    let join = self.b.create_block();
+                    self.b.append_block_param(join, I64);
+                    let is_real = self.b.ins().icmp_imm_s(IntCC::Equal, kv, 2);
+                    self.b.ins().brif(is_real, real, &[], int, &[]);
+                    self.b.switch_to_block(real);
+                    let r = self.b.ins().bitcast(F64, MemFlagsData::new(), raw);
+                    let x = self.storable(lv, V { v: r, ty: Ty::Real });
+                    self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                    self.b.switch_to_block(int);
+                    self.b.ins().jump(join, &[BlockArg::Value(raw)]);
+                    self.b.switch_to_block(join);
+                    self.b.block_params(join)[0]
+                }
+            };
+            let (v, old) = self.store(lv, op, x);
+            self.credit(lv, source, v, old);
+            let c = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            let was = self.b.use_var(changed);
+            let now = self.b.ins().bor(was, c);
+            self.b.def_var(changed, now);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
+            let c = self.b.use_var(changed);
+            self.changed_exit(c, lv, k, next);
+        } else {
+            self.b.ins().jump(next, &[]);
+        }
+    }
+
+    /// Plans `s` (an `if` chain ending in assignments) for the bound faction: records the
+    /// value's kind and bits in `kind` and `bits`, then goes on to `done`.
+    pub(super) fn plan(&mut self, s: &Stmt, kind: Variable, bits: Variable, done: Block) {
+        match s {
+            Stmt::If { cond, then, els } => {
+                let c = self.value(cond);
+                let c = self.truth(c);
+                let yes = self.b.create_block();
+                let no = if els.is_some() {
+                    self.b.create_block()
+                } else {
+                    done
+                };
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.plan(then, kind, bits, done);
+                if let Some(e) = els {
+                    self.b.switch_to_block(no);
+                    self.plan(e, kind, bits, done);
+                }
+            }
+            Stmt::Assign { value, .. } => {
+                let x = self.value(value);
+                // The stores rely on it (see `types_of`).
+                debug_assert_eq!(x.ty, value.ty(), "a formula's static type");
+                let (k, v) = match x.ty {
+                    Ty::Int => (1, x.v),
+                    Ty::Real => (2, self.b.ins().bitcast(I64, MemFlagsData::new(), x.v)),
+                };
+                let k = self.b.ins().iconst(types::I8, k);
+                self.b.def_var(kind, k);
+                self.b.def_var(bits, v);
+                self.b.ins().jump(done, &[]);
+            }
+            _ => {
+                self.b.ins().jump(done, &[]);
+            }
+        }
+    }
+
+    /// The address of the slot `lv` names (an element fixed or none), checked inside the
+    /// buffer like every load.
+    pub(super) fn lv_addr(&mut self, lv: &LValue) -> Value {
+        let e = match lv.elem {
+            Elem::Fixed(i) => i as i64,
+            _ => 0,
+        };
+        let w = self.who(lv.who);
+        let mut idx = self.b.ins().imul_imm_s(w, lv.fstride as i64);
+        idx = self.b.ins().iadd_imm_s(idx, lv.base as i64 + e);
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
+        let zero = self.int(0);
+        let idx = self.b.ins().select(inside, idx, zero);
+        let off = self.b.ins().ishl_imm_u(idx, 3);
+        self.b.ins().iadd(self.vals, off)
+    }
+}
+
+/// Whether the assignments at the leaves of an `if` chain store integers, reals.
+fn types_of(s: &Stmt) -> (bool, bool) {
+    match s {
+        Stmt::If { then, els, .. } => {
+            let (a, b) = types_of(then);
+            let (c, d) = els.as_deref().map_or((false, false), types_of);
+            (a || c, b || d)
+        }
+        Stmt::Assign { value, .. } => (value.ty() == Ty::Int, value.ty() == Ty::Real),
+        _ => (false, false),
+    }
+}
