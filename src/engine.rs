@@ -135,8 +135,6 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     forced: Option<Result>,
     /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
     steps: u64,
-    /// Setting up a worked example: changes do not trigger immediate checks.
-    quiet: bool,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
     /// Reason ids of the rule-based endings (when the scenario uses `lose`).
@@ -180,7 +178,6 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu_at,
             ended: None,
             forced: None,
-            quiet: false,
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
             steps: 0,
             rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]

@@ -530,6 +530,9 @@ pub struct Env<'a> {
     /// (wide: one game's changes can exceed the 64-bit range of the values); kept here so
     /// that machine code credits them as the engine does.
     pub(crate) points: Vec<i128>,
+    /// Set while a worked example is set up: changes do not trigger immediate checks (kept
+    /// here so that machine code, which runs them inline, skips them as the engine does).
+    pub(crate) quiet: bool,
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -577,6 +580,7 @@ impl<'a> Env<'a> {
             opts: Vec::new(),
             marks: Marks::default(),
             points: Vec::new(),
+            quiet: false,
         }
     }
 

@@ -8,11 +8,11 @@
 //! - every run of assignments, `if`s, `each`, `for held`, `discard`, `complete` and
 //!   `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
-//!   machine code, which returns to the engine only when a store changes a variable that has
-//!   immediate checks, and resumes after it; marks go to the environment, where the engine
-//!   settles them when the list ends;
+//!   machine code, and so do the immediate end conditions of a variable a store changes
+//!   (the code returns to the engine early only when one of them ends the game); marks go
+//!   to the environment, where the engine settles them when the list ends;
 //! - the end conditions ([`Checks`]): those of each timing checked at one moment in one
-//!   function, each immediate condition in its own;
+//!   function, each immediate condition in its own (for a change the interpreter makes);
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
 //!   menu in one straight-line function, then the choice among the options (a weighted
 //!   choice inline, with one helper call for its uniform draw; a priority choice by one
@@ -202,19 +202,9 @@ pub enum Turn {
         /// The target (the acting faction for an untargeted action).
         target: u8,
     },
-    /// The chosen action's effects (one statement run) stopped after statement `stmt`,
-    /// which changed `var`, a variable with immediate checks: run them, then resume the run
-    /// at `stmt + 1`.
-    Changed {
-        /// The action's index.
-        action: u16,
-        /// The target.
-        target: u8,
-        /// The statement's index in the run.
-        stmt: u64,
-        /// The variable.
-        var: u16,
-    },
+    /// The chosen action's effects ended the game: an immediate end condition with this
+    /// reason held after a store.
+    Held(u16),
 }
 
 impl Menu {
@@ -239,12 +229,7 @@ impl Menu {
                 action: (r >> 8) as u16,
                 target: r as u8,
             },
-            _ => Turn::Changed {
-                action: (r >> 40) as u16,
-                target: (r >> 32) as u8,
-                stmt: ((r >> 16) & 0xffff) - 1,
-                var: r as u16,
-            },
+            _ => Turn::Held(r as u16),
         }
     }
 }
@@ -264,7 +249,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         return Ok(0);
     }
     let n = m.nfactions();
-    let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
+    let hooks = hooks(m);
     let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
@@ -309,7 +294,8 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         sig.returns.push(AbiParam::new(types::I64));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
-            .finish_menu(n as u8, &items, priority, &hooked);
+            .with_hooks(&hooks)
+            .finish_menu(n as u8, &items, priority);
         let id = define(&mut module, &mut ctx, "an agent's turn")?;
         *slot = Some(made.len());
         ids.push(id);
@@ -439,24 +425,19 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
 pub struct Stmts {
     /// The statements, as the interpreter runs them (for traces).
     pub stmts: Box<[Stmt]>,
-    f: Option<(jit::StmtsFn, Arc<jit::Code>)>,
+    f: Option<(jit::NativeFn, Arc<jit::Code>)>,
 }
 
 /// How a statement-list function returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resume {
+pub enum Ran {
     /// Every statement ran.
     Done,
     /// A fault was recorded in the environment.
     Faulted,
-    /// Statement `stmt` changed `var`, which has immediate checks: run them, then resume at
-    /// `stmt + 1`.
-    Changed {
-        /// The statement's index in the list.
-        stmt: u64,
-        /// The variable.
-        var: u16,
-    },
+    /// A store changed a variable, and its immediate end condition with this reason held:
+    /// the game ends.
+    Held(u16),
 }
 
 impl Stmts {
@@ -465,20 +446,17 @@ impl Stmts {
         self.f.is_some()
     }
 
-    /// Runs the statements from index `at`.
+    /// Runs the statements.
     #[inline(always)]
-    pub(crate) fn call(&self, env: &mut Env<'_>, at: u64) -> Resume {
+    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
         let Some((f, _)) = &self.f else {
-            return Resume::Faulted;
+            return Ran::Faulted;
         };
         let vals = env.st.vals.as_mut_ptr();
-        match f(env, vals, at) {
-            lower::DONE => Resume::Done,
-            lower::FAULTED => Resume::Faulted,
-            r => Resume::Changed {
-                stmt: (r >> 16) - 1,
-                var: (r & 0xffff) as u16,
-            },
+        match f(env, vals) {
+            lower::DONE => Ran::Done,
+            lower::FAULTED => Ran::Faulted,
+            r => Ran::Held(r as u16),
         }
     }
 }
@@ -499,21 +477,18 @@ impl Clone for Stmts {
 }
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
-/// element; a points-by-source tag is credited as the engine does), a `win` or `lose` mark,
-/// `discard`, `complete`, a condition over such statements, an `each` over an assignment
-/// (planned, then stored), or an `each` or `for held` over such statements that store no
-/// variable with immediate checks (`hooked`), so that nothing in the loop can end the game.
-fn lowerable(s: &Stmt, hooked: &[bool]) -> bool {
+/// element; a points-by-source tag is credited as the engine does, and the variable's
+/// immediate end conditions run inline), a `win` or `lose` mark, `discard`, `complete`, a
+/// condition over such statements, or an `each` or `for held` over them.
+fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
-        Stmt::If { then, els, .. } => {
-            lowerable(then, hooked) && els.as_deref().is_none_or(|e| lowerable(e, hooked))
-        }
+        Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
         Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
             Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),
-            None => lowerable(body, hooked) && !stores_hooked(body, hooked),
+            None => lowerable(body),
         },
-        Stmt::ForHeld { body, .. } => lowerable(body, hooked) && !stores_hooked(body, hooked),
+        Stmt::ForHeld { body, .. } => lowerable(body),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
         Stmt::Outcome { .. } | Stmt::Discard | Stmt::Complete => true,
@@ -521,21 +496,16 @@ fn lowerable(s: &Stmt, hooked: &[bool]) -> bool {
     }
 }
 
-/// Whether `s` may store a variable that has immediate checks.
-fn stores_hooked(s: &Stmt, hooked: &[bool]) -> bool {
-    match s {
-        Stmt::Assign { lv, .. } => hooked.get(lv.var as usize).copied().unwrap_or(true),
-        Stmt::If { then, els, .. } => {
-            stores_hooked(then, hooked) || els.as_deref().is_some_and(|e| stores_hooked(e, hooked))
-        }
-        Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => stores_hooked(body, hooked),
-        Stmt::Outcome { .. } | Stmt::Discard | Stmt::Complete => false,
-        _ => true,
-    }
+/// Each variable's immediate end conditions, in the order the engine runs them.
+fn hooks(m: &Model) -> Vec<Vec<crate::model::Check>> {
+    m.immediate_by_var
+        .iter()
+        .map(|list| list.iter().map(|&c| m.checks[c as usize].clone()).collect())
+        .collect()
 }
 
 /// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
-fn group(list: &mut Vec<Stmt>, hooked: &[bool]) {
+fn group(list: &mut Vec<Stmt>) {
     let old = std::mem::take(list);
     let mut run: Vec<Stmt> = Vec::new();
     let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
@@ -547,7 +517,7 @@ fn group(list: &mut Vec<Stmt>, hooked: &[bool]) {
         }
     };
     for s in old {
-        if lowerable(&s, hooked) {
+        if lowerable(&s) {
             run.push(s);
         } else {
             flush(&mut run, list);
@@ -574,10 +544,10 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     }
     // A host that cannot be targeted fails here, before the model is changed.
     let mut module = new_module()?;
-    let hooked: Vec<bool> = m.immediate_by_var.iter().map(|c| !c.is_empty()).collect();
     for list in effect_lists(m) {
-        group(list, &hooked);
+        group(list);
     }
+    let hooks = hooks(m);
     let (t, slots) = (m.tables.clone(), m.slots);
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
@@ -592,14 +562,15 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
             sig.call_conv = cc;
             sig.params.push(AbiParam::new(ptr));
             sig.params.push(AbiParam::new(ptr));
-            sig.params.push(AbiParam::new(types::I64));
             sig.returns.push(AbiParam::new(types::I64));
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            lower::Lower::new(b, &t, slots, 0, cfg).finish_stmts(&n.stmts, &hooked);
+            lower::Lower::new(b, &t, slots, 0, cfg)
+                .with_hooks(&hooks)
+                .finish_stmts(&n.stmts);
             ids.push(define(&mut module, &mut ctx, "an effect list")?);
         }
     }
-    let (code, fns) = jit::Code::finish_stmts(module, &ids)?;
+    let (code, fns) = jit::Code::finish(module, &ids)?;
     let made = fns.len();
     let mut fns = fns.into_iter();
     for list in effect_lists(m) {

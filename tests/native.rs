@@ -267,6 +267,13 @@ name = "stall_too"
 when = "max_all(x - ({e3})) > 0 and round > 0"
 timing = "{t}"
 
+# Immediate in every case: it becomes true as a round starts, and ends the game only at the
+# next store that changes `y`.
+[[end]]
+name = "late"
+when = "round >= 4 and max_all(y) > 2"
+timing = "immediate"
+
 [ranking]
 score = "x"
 tiebreak = ["y", "die"]
@@ -347,9 +354,8 @@ score = "x"
     assert!(matches!(a.kind, vpsim::expr::FaultKind::Overflow(..)));
 }
 
-/// A compiled run of statements returns to the engine when a store changes a variable with
-/// immediate checks, and resumes after that store: a store that is the run's last statement
-/// is not run again.
+/// A compiled run of statements runs the immediate checks of a variable a store changes and
+/// goes on after that store: a store that is the run's last statement happens once.
 #[test]
 fn a_checked_store_at_the_end_of_a_run_happens_once() {
     let text = r#"

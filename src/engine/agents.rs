@@ -91,24 +91,9 @@ impl<T: Tracer> Game<'_, T> {
                     target,
                 },
             ),
-            Turn::Changed {
-                action,
-                target,
-                stmt,
-                var,
-            } => {
-                let b = Bind {
-                    me: f,
-                    bound: f,
-                    target,
-                };
-                self.after_change(var)?;
-                if self.ended.is_none()
-                    && let [crate::expr::Stmt::Native(run)] =
-                        &self.m.actions[action as usize].effects[..]
-                {
-                    self.native_from(run, b, stmt + 1)?;
-                }
+            // The chosen action's effects ended the game.
+            Turn::Held(r) => {
+                self.end_by(r);
                 self.resolve();
                 Ok(())
             }

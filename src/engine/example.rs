@@ -159,11 +159,11 @@ impl<T: Tracer> Game<'_, T> {
         self.env.st.round = round as i64;
         self.env.st.age = m.age_of_round[round as usize];
         self.env.st.age_round = m.age_round[round as usize];
-        self.quiet = true;
+        self.env.quiet = true;
         let set = self
             .setup()
             .and_then(|_| self.run(&ex.given, Bind::global()));
-        self.quiet = false;
+        self.env.quiet = false;
         set?;
         let actor = ex.actor.unwrap_or(0);
         let b = Bind {

@@ -139,10 +139,19 @@ impl<T: Tracer> Game<'_, T> {
         Ok(())
     }
 
+    /// The game ends with reason `r`, unless it already ended (an immediate condition that
+    /// held in machine code).
+    #[inline]
+    pub(super) fn end_by(&mut self, r: u16) {
+        if self.ended.is_none() {
+            self.ended = Some(r);
+        }
+    }
+
     /// Runs the immediate checks that read `var` (none while a worked example is set up).
     #[inline]
     pub(super) fn after_change(&mut self, var: u16) -> Step {
-        if self.quiet || self.m.immediate_by_var[var as usize].is_empty() {
+        if self.env.quiet || self.m.immediate_by_var[var as usize].is_empty() {
             return Ok(());
         }
         self.immediate_checks(var)

@@ -276,21 +276,15 @@ impl<T: Tracer> Game<'_, T> {
         Ok(())
     }
 
-    /// Runs statements compiled to one machine-code function. The function returns when a
-    /// statement changed a variable that has immediate checks: those run here, in Rust, and
-    /// the function resumes at the next statement. A trace runs the statements one by one,
-    /// as the interpreter does, so that it tells every store.
+    /// Runs statements compiled to one machine-code function, which runs the immediate
+    /// checks of what it changes itself and returns when one of them ends the game. A trace
+    /// runs the statements one by one, as the interpreter does, so that it tells every
+    /// store.
     #[inline(never)]
     pub(super) fn native(&mut self, n: &crate::native::Stmts, b: Bind) -> Step {
-        self.native_from(n, b, 0)
-    }
-
-    /// Runs the statements of `n` from index `at` (in machine code unless tracing).
-    #[inline]
-    pub(super) fn native_from(&mut self, n: &crate::native::Stmts, b: Bind, mut at: u64) -> Step {
-        use crate::native::Resume;
+        use crate::native::Ran;
         if T::ON || !n.compiled() {
-            for s in n.stmts.iter().skip(at as usize) {
+            for s in n.stmts.iter() {
                 if self.ended.is_some() {
                     break;
                 }
@@ -298,18 +292,13 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         }
-        loop {
-            self.bind(b);
-            match n.call(&mut self.env, at) {
-                Resume::Done => return Ok(()),
-                Resume::Faulted => return Err(Halt),
-                Resume::Changed { stmt, var } => {
-                    self.after_change(var)?;
-                    if self.ended.is_some() {
-                        return Ok(());
-                    }
-                    at = stmt + 1;
-                }
+        self.bind(b);
+        match n.call(&mut self.env) {
+            Ran::Done => Ok(()),
+            Ran::Faulted => Err(Halt),
+            Ran::Held(r) => {
+                self.end_by(r);
+                Ok(())
             }
         }
     }

@@ -13,13 +13,10 @@ use cranelift_module::FuncId;
 
 use crate::expr::Env;
 
-/// The type of every generated formula: the evaluation environment and the game's variable
-/// slots in, the value's bits out (an `i64`, or an `f64`'s bits for a real formula).
+/// The type of every generated formula, statement list and set of end conditions: the
+/// evaluation environment and the game's variable slots in, the value's bits (an `i64`, or
+/// an `f64`'s bits for a real formula) or a return code out.
 pub type NativeFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64) -> u64;
-
-/// The type of a generated statement list: the environment, the variable slots and the index
-/// of the statement to start at in, a [`super::Resume`] code out.
-pub type StmtsFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64, u64) -> u64;
 
 /// The type of a generated option scan: the environment, the variable slots, the option
 /// buffer and the acting faction in, the number of options written (or
@@ -54,30 +51,16 @@ impl Code {
     /// - the second argument is the game's `State::vals` buffer, of `slots` elements; every
     ///   load from it uses an index proven below `slots` at compile time or checked against
     ///   it in the generated code;
+    /// - every store into `vals` (in a statement list) uses an index proven or checked below
+    ///   `slots` like the loads;
     /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
     ///   (helpers record faults instead of panicking).
     pub fn finish(module: JITModule, ids: &[FuncId]) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
         Code::finish_as(module, ids, |p| {
-            // SAFETY: `p` is the entry of a finished formula function with the signature and
-            // behaviour stated above; `Code` keeps its memory alive as long as the pointer can
-            // be reached (see `Compiled`).
+            // SAFETY: `p` is the entry of a finished formula, statement-list or end-condition
+            // function with the signature and behaviour stated above; `Code` keeps its memory
+            // alive as long as the pointer can be reached (see `Compiled`, `Stmts`, `Checks`).
             unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
-        })
-    }
-
-    /// Like [`Code::finish`], for statement-list functions: the same invariants hold, with
-    /// the signature `(ptr, ptr, i64) -> i64` called only through [`StmtsFn`]; the third
-    /// argument is a statement index the code compares against and never dereferences, and
-    /// every store into `vals` uses an index proven or checked below `slots` like the loads.
-    pub fn finish_stmts(
-        module: JITModule,
-        ids: &[FuncId],
-    ) -> Result<(Arc<Code>, Vec<StmtsFn>), String> {
-        Code::finish_as(module, ids, |p| {
-            // SAFETY: `p` is the entry of a finished statement-list function with the
-            // signature and behaviour stated above; `Code` keeps its memory alive as long as
-            // the pointer can be reached (see `Stmts`).
-            unsafe { std::mem::transmute::<*const u8, StmtsFn>(p) }
         })
     }
 

@@ -51,6 +51,7 @@ impl Off {
     const ELEM: i32 = std::mem::offset_of!(Env<'static>, cx.elem) as i32;
     const FAULTED: i32 = std::mem::offset_of!(Env<'static>, cx.faulted) as i32;
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
+    const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
 }
 
 /// A binding (acting faction, bound faction or target) the code being built knows without
@@ -88,16 +89,15 @@ pub(super) struct Lower<'a, 'f> {
     /// Whether code built since this was last cleared calls a helper (which may record a
     /// fault).
     faulty: bool,
-    /// The third parameter, if any: in a statement-list function, the index of the
-    /// statement to start at; in an option scan, the buffer the options are written to.
+    /// The third parameter, if any: in an option scan, the buffer the options are written
+    /// to.
     third: Option<Value>,
     /// The fourth parameter, if any: in an option scan, the acting faction.
     fourth: Option<Value>,
     /// In a statement-list function: the block that returns [`FAULTED`].
     fault_ret: Option<Block>,
-    /// In an agent's turn, while the chosen action's statements are lowered: the bits that
-    /// mark a change exit as one of that action's ([`CHANGED`], the action and the target).
-    exit_tag: Option<Value>,
+    /// Each variable's immediate end conditions, run inline after a store that changes it.
+    hooks: &'a [Vec<Check>],
     /// The bindings this point of the code knows (each also stored in the environment,
     /// which helpers read): `[me, bound, target]`.
     known: [Option<Known>; 3],
@@ -107,7 +107,9 @@ pub(super) struct Lower<'a, 'f> {
 pub(super) const DONE: u64 = 0;
 /// ... when a fault was recorded (the statement that faulted stored nothing).
 pub(super) const FAULTED: u64 = u64::MAX;
-// Otherwise `((k + 1) << 16) | var`: statement `k` changed `var`, which has immediate checks.
+/// ... `HELD | reason` when a store changed a variable whose immediate end condition with
+/// that reason then held: the game ends there (an agent's turn returns it too).
+pub(super) const HELD: u64 = 1 << 59;
 
 /// What an agent's turn returns when the faction had no option (it passes). A turn also
 /// returns [`DONE`] (the chosen action ran to its end) and [`FAULTED`].
@@ -115,9 +117,6 @@ pub(super) const PASS: u64 = 1 << 62;
 /// ... `CHOSE | action << 8 | target` when the chosen action is not lowered: the engine
 /// takes it.
 pub(super) const CHOSE: u64 = 1 << 61;
-/// ... `CHANGED | action << 40 | target << 32 | (k + 1) << 16 | var` when statement `k` of
-/// the chosen action's effects changed `var`, which has immediate checks.
-pub(super) const CHANGED: u64 = 1 << 60;
 
 impl<'a, 'f> Lower<'a, 'f> {
     /// Starts the body of a function `(env, vals) -> i64` in `b`.
@@ -152,9 +151,16 @@ impl<'a, 'f> Lower<'a, 'f> {
             third,
             fourth,
             fault_ret: None,
-            exit_tag: None,
+            hooks: &[],
             known: [None; 3],
         }
+    }
+
+    /// Runs each variable's immediate end conditions, `hooks[var]`, inline after a store that
+    /// changes it (statement lists and agents' turns).
+    pub fn with_hooks(mut self, hooks: &'a [Vec<Check>]) -> Self {
+        self.hooks = hooks;
+        self
     }
 
     /// Lowers `n` as the function's value (a real is returned as its bits) and finishes.
@@ -169,31 +175,23 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.finalize(self.cfg);
     }
 
-    /// Lowers the statements of a statement-list function `(env, vals, at) -> i64` and
-    /// finishes: it runs `stmts[at..]` and returns [`DONE`], [`FAULTED`], or the code of a
-    /// change to a variable that `hooked` says has immediate checks, right after the store.
-    pub fn finish_stmts(mut self, stmts: &[Stmt], hooked: &[bool]) {
-        let n = stmts.len();
-        let starts: Vec<Block> = (0..=n).map(|_| self.b.create_block()).collect();
-        // Resuming after statement k - 1 is rare: a chain of tests is enough. `at == n`
-        // (the last statement changed a hooked variable) resumes at the end.
-        if let Some(at) = self.third {
-            for (k, &start) in starts.iter().enumerate().skip(1) {
-                let here = self.b.ins().icmp_imm_s(IntCC::Equal, at, k as i64);
-                let next = self.b.create_block();
-                self.b.ins().brif(here, start, &[], next, &[]);
-                self.b.switch_to_block(next);
-            }
-        }
-        self.b.ins().jump(starts[0], &[]);
-        for (k, s) in stmts.iter().enumerate() {
-            self.b.switch_to_block(starts[k]);
-            self.stmt(s, k, starts[k + 1], hooked);
-        }
-        self.b.switch_to_block(starts[n]);
+    /// Lowers the statements of a statement-list function `(env, vals) -> i64` and
+    /// finishes: it runs `stmts` and returns [`DONE`], [`FAULTED`], or [`HELD`] with the
+    /// reason of an immediate end condition that held after a store.
+    pub fn finish_stmts(mut self, stmts: &[Stmt]) {
+        self.stmts(stmts);
         let done = self.int(DONE as i64);
         self.b.ins().return_(&[done]);
         self.end();
+    }
+
+    /// Lowers `stmts` in order, continuing in a new current block after the last.
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            let next = self.b.create_block();
+            self.stmt(s, next);
+            self.b.switch_to_block(next);
+        }
     }
 
     /// Lowers the end conditions `checks` of one timing, in declaration order, as one
@@ -204,9 +202,19 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// reason of the first game-ending condition that held plus one, 0 when none did, or
     /// [`FAULTED`].
     pub fn finish_checks(mut self, checks: &[&Check]) {
+        let given = [Off::ME, Off::BOUND, Off::TARGET].map(|o| self.env_load(types::I8, o));
+        let r = self.held(checks, given, [None; 3]);
+        self.b.ins().return_(&[r]);
+        self.end();
+    }
+
+    /// The end conditions `checks` as [`Lower::finish_checks`] says, with `given` (the
+    /// `i8` values of `[me, bound, target]`, of which `known` says what the code knows)
+    /// bound for the game-ending ones: the reason of the first that held plus one, or 0.
+    /// The environment's binding is left as the last condition set it.
+    fn held(&mut self, checks: &[&Check], given: [Value; 3], known: [Option<Known>; 3]) -> Value {
         let n = self.t.nfactions;
         let at = [Off::ME, Off::BOUND, Off::TARGET];
-        let given: Vec<Value> = at.iter().map(|&o| self.env_load(types::I8, o)).collect();
         let end = self.b.declare_var(I64);
         let zero = self.int(0);
         self.b.def_var(end, zero);
@@ -221,7 +229,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     for (&v, &o) in given.iter().zip(&at) {
                         self.env_store(v, o);
                     }
-                    self.known = [None; 3];
+                    self.known = known;
                     let v = self.value(&c.when);
                     let held = self.truth(v);
                     let reason = self.int(c.reason as i64 + 1);
@@ -272,7 +280,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                         let yes = self.b.create_block();
                         self.b.ins().brif(held, yes, &[], skip, &[]);
                         self.b.switch_to_block(yes);
-                        self.stmt(&mark, 0, skip, &[]);
+                        self.stmt(&mark, skip);
                         self.b.switch_to_block(skip);
                     }
                     self.b.ins().jump(next, &[]);
@@ -280,9 +288,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             self.b.switch_to_block(next);
         }
-        let r = self.b.use_var(end);
-        self.b.ins().return_(&[r]);
-        self.end();
+        self.b.use_var(end)
     }
 
     /// Fills the block that returns [`FAULTED`], if one was made, and finishes.
@@ -307,16 +313,10 @@ impl<'a, 'f> Lower<'a, 'f> {
     ///
     /// With no option it returns [`PASS`]. Otherwise the engine's own choice
     /// ([`h::pick`], the same random draw) picks one, its target is bound, and an action
-    /// with no cost whose effects are one statement run ([`Stmt::Native`]) runs here,
-    /// its changes to variables with immediate checks (`hooked`) returning [`CHANGED`]
-    /// codes; any other action returns [`CHOSE`] for the engine to take.
-    pub fn finish_menu(
-        mut self,
-        n: u8,
-        items: &[(u16, &Action)],
-        priority: Option<&[u16]>,
-        hooked: &[bool],
-    ) {
+    /// with no cost whose effects are one statement run ([`Stmt::Native`]) runs here
+    /// (returning [`DONE`], or [`HELD`] when an immediate end condition held); any other
+    /// action returns [`CHOSE`] for the engine to take.
+    pub fn finish_menu(mut self, n: u8, items: &[(u16, &Action)], priority: Option<&[u16]>) {
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
         let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);
@@ -460,7 +460,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         };
         // The choice records no fault.
         self.faulty = false;
-        self.choice(out, i, items, hooked);
+        self.choice(out, i, items);
         self.end();
     }
 
@@ -519,7 +519,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// The chosen option `i` of `out` and its action (see [`Lower::finish_menu`]).
-    fn choice(&mut self, out: Value, i: Value, items: &[(u16, &Action)], hooked: &[bool]) {
+    fn choice(&mut self, out: Value, i: Value, items: &[(u16, &Action)]) {
         let off = self
             .b
             .ins()
@@ -539,7 +539,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             if let (true, [Stmt::Native(run)]) = (a.cost.is_empty(), &a.effects[..]) {
                 let body = self.b.create_block();
                 sw.set_entry(ai as u128, body);
-                bodies.push((ai, &run.stmts[..], body));
+                bodies.push((&run.stmts[..], body));
             }
         }
         let other = self.b.create_block();
@@ -549,24 +549,11 @@ impl<'a, 'f> Lower<'a, 'f> {
         let code = self.b.ins().bor(code, t64);
         let code = self.b.ins().bor_imm_s(code, CHOSE as i64);
         self.b.ins().return_(&[code]);
-        for (ai, stmts, body) in bodies {
+        for (stmts, body) in bodies {
             self.b.switch_to_block(body);
-            let tag = self.b.ins().ishl_imm_u(t64, 32);
-            let tag = self
-                .b
-                .ins()
-                .bor_imm_s(tag, (CHANGED | (ai as u64) << 40) as i64);
-            self.exit_tag = Some(tag);
-            let starts: Vec<Block> = (0..=stmts.len()).map(|_| self.b.create_block()).collect();
-            self.b.ins().jump(starts[0], &[]);
-            for (k, s) in stmts.iter().enumerate() {
-                self.b.switch_to_block(starts[k]);
-                self.stmt(s, k, starts[k + 1], hooked);
-            }
-            self.b.switch_to_block(starts[stmts.len()]);
+            self.stmts(stmts);
             let done = self.int(DONE as i64);
             self.b.ins().return_(&[done]);
-            self.exit_tag = None;
         }
     }
 

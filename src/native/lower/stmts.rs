@@ -6,16 +6,14 @@ use super::*;
 
 impl Lower<'_, '_> {
     /// Lowers statement `k` (or a branch of it), continuing at `next`.
-    pub(super) fn stmt(&mut self, s: &Stmt, k: usize, next: Block, hooked: &[bool]) {
+    pub(super) fn stmt(&mut self, s: &Stmt, next: Block) {
         match s {
             Stmt::Assign {
                 lv,
                 op,
                 value,
                 source,
-            } if !matches!(lv.elem, Elem::Bound) => {
-                self.assign(lv, *op, value, *source, k, next, hooked)
-            }
+            } if !matches!(lv.elem, Elem::Bound) => self.assign(lv, *op, value, *source, next),
             Stmt::If { cond, then, els } => {
                 let c = self.value(cond);
                 let c = self.truth(c);
@@ -26,18 +24,18 @@ impl Lower<'_, '_> {
                 };
                 self.b.ins().brif(c, yes, &[], no, &[]);
                 self.b.switch_to_block(yes);
-                self.stmt(then, k, next, hooked);
+                self.stmt(then, next);
                 if let Some(e) = els {
                     self.b.switch_to_block(no);
-                    self.stmt(e, k, next, hooked);
+                    self.stmt(e, next);
                 }
             }
             Stmt::Each { others, body }
                 if crate::engine::statements::simple_assign(body).is_none() =>
             {
-                self.each_in_turn(*others, body, k, next, hooked)
+                self.each_in_turn(*others, body, next)
             }
-            Stmt::ForHeld { deck, body } => self.for_held(*deck, body, k, next, hooked),
+            Stmt::ForHeld { deck, body } => self.for_held(*deck, body, next),
             Stmt::Discard => {
                 self.call_quiet(h::discard as *const () as usize, &[self.ptr], &[self.env]);
                 self.b.ins().jump(next, &[]);
@@ -46,7 +44,7 @@ impl Lower<'_, '_> {
                 self.call_quiet(h::complete as *const () as usize, &[self.ptr], &[self.env]);
                 self.b.ins().jump(next, &[]);
             }
-            Stmt::Each { others, body } => self.each(*others, body, k, next, hooked),
+            Stmt::Each { others, body } => self.each(*others, body, next),
             Stmt::Outcome { kind, reason } => {
                 let env = self.env;
                 let kind = self.i32c(matches!(kind, OutcomeKind::Lose) as u32);
@@ -66,26 +64,23 @@ impl Lower<'_, '_> {
     }
 
     /// `lv op value` as the engine stores it (a change credited to `source`, if tagged),
-    /// then, when `lv`'s variable has immediate checks and the value changed, a return that
-    /// says so; else on to `next`.
-    #[allow(clippy::too_many_arguments)]
+    /// then, when the value changed, the variable's immediate end conditions; then on to
+    /// `next`.
     pub(super) fn assign(
         &mut self,
         lv: &LValue,
         op: AssignOp,
         value: &Expr,
         source: Option<u8>,
-        k: usize,
         next: Block,
-        hooked: &[bool],
     ) {
         let x = self.value(value);
         let x = self.storable(lv, x);
         let (v, old) = self.store(lv, op, x);
         self.credit(lv, source, v, old);
-        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
+        if self.hooked(lv.var) {
             let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
-            self.changed_exit(changed, lv, k, next);
+            self.after_change(changed, lv.var, next);
         } else {
             self.b.ins().jump(next, &[]);
         }
@@ -114,17 +109,48 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(go);
     }
 
-    /// Returns "statement `k` changed `lv`'s variable" when `changed` holds, else goes on to
-    /// `next`.
-    pub(super) fn changed_exit(&mut self, changed: Value, lv: &LValue, k: usize, next: Block) {
-        let ret = self.b.create_block();
-        self.b.ins().brif(changed, ret, &[], next, &[]);
-        self.b.switch_to_block(ret);
-        let mut code = self.int((((k as i64) + 1) << 16) | lv.var as i64);
-        if let Some(tag) = self.exit_tag {
-            code = self.b.ins().bor(code, tag);
+    /// Whether `var` has immediate end conditions.
+    pub(super) fn hooked(&self, var: u16) -> bool {
+        self.hooks.get(var as usize).is_some_and(|c| !c.is_empty())
+    }
+
+    /// After a store into `var` that changed its value when `changed` holds: `var`'s
+    /// immediate end conditions, as the engine's `after_change` runs them (in order, with
+    /// nothing bound, none while a worked example is set up); the first game-ending one
+    /// that holds returns [`HELD`] with its reason. Otherwise on to `next`, the statement's
+    /// binding back in place.
+    pub(super) fn after_change(&mut self, changed: Value, var: u16, next: Block) {
+        let hooks = self.hooks;
+        let Some(checks) = hooks.get(var as usize).filter(|c| !c.is_empty()) else {
+            self.b.ins().jump(next, &[]);
+            return;
+        };
+        let run = self.b.create_block();
+        self.b.ins().brif(changed, run, &[], next, &[]);
+        self.b.switch_to_block(run);
+        let quiet = self.env_load(types::I8, Off::QUIET);
+        let go = self.b.create_block();
+        self.b.ins().brif(quiet, next, &[], go, &[]);
+        self.b.switch_to_block(go);
+        let at = [Off::ME, Off::BOUND, Off::TARGET];
+        let saved = at.map(|o| self.env_load(types::I8, o));
+        let known = self.known;
+        let zero = self.b.ins().iconst(types::I8, 0);
+        for c in checks {
+            let r = self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
+            let (end, cont) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(r, end, &[], cont, &[]);
+            self.b.switch_to_block(end);
+            // `r` is the reason plus one.
+            let code = self.b.ins().iadd_imm_s(r, HELD as i64 - 1);
+            self.b.ins().return_(&[code]);
+            self.b.switch_to_block(cont);
         }
-        self.b.ins().return_(&[code]);
+        for (v, o) in saved.into_iter().zip(at) {
+            self.env_store(v, o);
+        }
+        self.known = known;
+        self.b.ins().jump(next, &[]);
     }
 
     /// `x` as the integer a store into `lv` reads: a real floored, a fault (at `self.loc`)
@@ -198,22 +224,10 @@ impl Lower<'_, '_> {
         (v, old)
     }
 
-    /// `each: body` whose body is an assignment, perhaps under `if`s (see
-    /// [`crate::engine::statements::simple_assign`]), as the engine runs it: first every faction's value
-    /// is planned (its conditions and value read against the state before any store), then
-    /// the planned values are stored in seat order; `others` skips the faction bound on
-    /// entry. A change to a variable with immediate checks returns once, after every store.
     /// `for held DECK: body` for the bound faction: the body runs for each card of the deck
     /// it holds, in card order, each card looked at once (the engine's walk, one helper call
-    /// a card); the body stores no variable with immediate checks.
-    pub(super) fn for_held(
-        &mut self,
-        deck: u16,
-        body: &Stmt,
-        k: usize,
-        next: Block,
-        hooked: &[bool],
-    ) {
+    /// a card).
+    pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, next: Block) {
         let (head, run, cont) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -234,7 +248,7 @@ impl Lower<'_, '_> {
         let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
         self.b.ins().brif(none, next, &[], run, &[]);
         self.b.switch_to_block(run);
-        self.stmt(body, k, cont, hooked);
+        self.stmt(body, cont);
         self.b.switch_to_block(cont);
         let after = self.b.ins().iadd_imm_s(c, 1);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
@@ -242,16 +256,8 @@ impl Lower<'_, '_> {
 
     /// `each` over statements that are not one planned assignment (marks, `for held`,
     /// several kinds): the body runs for each faction in turn, as the engine runs it, then
-    /// the outer binding is restored. The body stores no variable with immediate checks, so
-    /// nothing in it can end the game.
-    pub(super) fn each_in_turn(
-        &mut self,
-        others: bool,
-        body: &Stmt,
-        k: usize,
-        next: Block,
-        hooked: &[bool],
-    ) {
+    /// the outer binding is restored.
+    pub(super) fn each_in_turn(&mut self, others: bool, body: &Stmt, next: Block) {
         let outer = self.env_load(types::I8, Off::BOUND);
         let known = self.known[BOUND];
         for f in 0..self.t.nfactions {
@@ -265,7 +271,7 @@ impl Lower<'_, '_> {
             }
             self.env_store(fv, Off::BOUND);
             self.known[BOUND] = Some(Known::Const(f));
-            self.stmt(body, k, done, hooked);
+            self.stmt(body, done);
             self.b.switch_to_block(done);
         }
         self.env_store(outer, Off::BOUND);
@@ -273,14 +279,13 @@ impl Lower<'_, '_> {
         self.b.ins().jump(next, &[]);
     }
 
-    pub(super) fn each(
-        &mut self,
-        others: bool,
-        body: &Stmt,
-        k: usize,
-        next: Block,
-        hooked: &[bool],
-    ) {
+    /// `each: body` whose body is an assignment, perhaps under `if`s (see
+    /// [`crate::engine::statements::simple_assign`]), as the engine runs it: first every
+    /// faction's value is planned (its conditions and value read against the state before
+    /// any store), then the planned values are stored in seat order; `others` skips the
+    /// faction bound on entry. A change to a variable with immediate checks runs them once,
+    /// after every store.
+    pub(super) fn each(&mut self, others: bool, body: &Stmt, next: Block) {
         let Some((lv, op, first, source)) = crate::engine::statements::simple_assign(body) else {
             self.b.ins().jump(next, &[]);
             return;
@@ -359,12 +364,8 @@ impl Lower<'_, '_> {
         }
         self.env_store(outer, Off::BOUND);
         self.known[BOUND] = known;
-        if hooked.get(lv.var as usize).copied().unwrap_or(false) {
-            let c = self.b.use_var(changed);
-            self.changed_exit(c, lv, k, next);
-        } else {
-            self.b.ins().jump(next, &[]);
-        }
+        let c = self.b.use_var(changed);
+        self.after_change(c, lv.var, next);
     }
 
     /// Plans `s` (an `if` chain ending in assignments) for the bound faction: records the
