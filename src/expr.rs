@@ -533,6 +533,9 @@ pub struct Env<'a> {
     /// Set while a worked example is set up: changes do not trigger immediate checks (kept
     /// here so that machine code, which runs them inline, skips them as the engine does).
     pub(crate) quiet: bool,
+    /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
+    /// card, written by either engine's eligibility test).
+    pub(crate) eligible: [u64; crate::scenario::MAX_DECK_CARDS / 64],
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -581,6 +584,7 @@ impl<'a> Env<'a> {
             marks: Marks::default(),
             points: Vec::new(),
             quiet: false,
+            eligible: [0; crate::scenario::MAX_DECK_CARDS / 64],
         }
     }
 

@@ -5,8 +5,8 @@
 //! - every formula that is not a constant (conditions, weights, values, chances, costs,
 //!   initial values, ranking keys, the right-hand side of every assignment), installed in its
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
-//! - every run of assignments, `if`s, `each`, `for held`, `discard`, `complete` and
-//!   `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
+//! - every run of assignments, `if`s, `each`, `for held`, `draw`, `take`, `discard`,
+//!   `complete`, `end` and `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
 //!   machine code, and so do the immediate end conditions of a variable a store changes
 //!   (the code returns to the engine early only when one of them ends the game); marks go
@@ -478,8 +478,9 @@ impl Clone for Stmts {
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
-/// immediate end conditions run inline), a `win` or `lose` mark, `discard`, `complete`, a
-/// condition over such statements, or an `each` or `for held` over them.
+/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `draw`, `take`,
+/// `discard`, `complete`, a condition over such statements, or an `each` or `for held` over
+/// them.
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
@@ -491,17 +492,24 @@ fn lowerable(s: &Stmt) -> bool {
         Stmt::ForHeld { body, .. } => lowerable(body),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
-        Stmt::Outcome { .. } | Stmt::Discard | Stmt::Complete => true,
+        Stmt::Outcome { .. }
+        | Stmt::End(_)
+        | Stmt::Draw(..)
+        | Stmt::Take { .. }
+        | Stmt::Discard
+        | Stmt::Complete => true,
         _ => false,
     }
 }
 
-/// Each variable's immediate end conditions, in the order the engine runs them.
-fn hooks(m: &Model) -> Vec<Vec<crate::model::Check>> {
-    m.immediate_by_var
-        .iter()
-        .map(|list| list.iter().map(|&c| m.checks[c as usize].clone()).collect())
-        .collect()
+/// The immediate end conditions machine code runs itself, in the order the engine runs
+/// them.
+fn hooks(m: &Model) -> lower::Hooks {
+    let of = |list: &[u16]| list.iter().map(|&c| m.checks[c as usize].clone()).collect();
+    lower::Hooks {
+        by_var: m.immediate_by_var.iter().map(|l| of(l)).collect(),
+        on_draw: of(&m.immediate_on_draw),
+    }
 }
 
 /// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].

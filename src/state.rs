@@ -188,6 +188,26 @@ impl State {
         self.set_owner(d, c, completed_by(f));
     }
 
+    /// The `j`-th card of deck `d`'s pool becomes the current card, for a take's condition
+    /// to read.
+    #[inline]
+    pub fn look_at_pool(&mut self, t: &Tables, d: usize, j: usize) {
+        self.card = Some(self.pool[t.deck_start[d] as usize + j]);
+    }
+
+    /// The `j`-th card of deck `d`'s pool leaves it for `owner` (the last card of the pool
+    /// takes its place) and becomes the current card.
+    pub fn take_at(&mut self, t: &Tables, d: usize, j: usize, owner: u8) -> u16 {
+        let start = t.deck_start[d] as usize;
+        let left = self.deck_left[d] as usize;
+        let card = self.pool[start + j];
+        self.pool.swap(start + j, start + left - 1);
+        self.deck_left[d] -= 1;
+        self.set_owner(d, card as usize, owner);
+        self.card = Some(card);
+        card
+    }
+
     /// The first card of `deck` at or after index `from` that `code` owns; it becomes the
     /// current card (`card.ATTR`). `for held` walks a hand with it.
     #[inline]

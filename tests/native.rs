@@ -136,8 +136,12 @@ fn statement(
         f.clone()
             .prop_map(|c| format!("each others: if {c}: win big")),
         (f.clone(), f.clone()).prop_map(|(c, d)| format!("if {c}: win big else: if {d}: lose low")),
-        f.prop_map(|c| format!("draw d if card.v > {c}")),
+        f.clone().prop_map(|c| format!("draw d if card.v > {c}")),
         Just("discard".to_string()),
+        Just("take d".to_string()),
+        Just("draw d".to_string()),
+        // `end` ends the game at once: nothing after it runs.
+        f.prop_map(|c| format!("if not drawn and {c} > 0: end dry")),
     ]
 }
 
@@ -266,6 +270,16 @@ timing = "{t}"
 name = "stall_too"
 when = "max_all(x - ({e3})) > 0 and round > 0"
 timing = "{t}"
+
+# Ended by the `end` statement only.
+[[end]]
+name = "dry"
+
+# Immediate in every case, read after each draw and take.
+[[end]]
+name = "late_draw"
+when = "drawn and card.v == 3 and max_all(x) > 2"
+timing = "immediate"
 
 # Immediate in every case: it becomes true as a round starts, and ends the game only at the
 # next store that changes `y`.

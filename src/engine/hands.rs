@@ -5,7 +5,7 @@
 //! when it is discarded or completed.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{Expr, Stmt};
+use crate::expr::{Env, Expr, Stmt};
 use crate::state::held_by;
 use rand::RngExt;
 
@@ -42,58 +42,36 @@ impl<T: Tracer> Game<'_, T> {
     /// drawing again until an eligible one comes gives exactly this distribution.
     #[inline(never)]
     pub(super) fn pick(&mut self, d: u16, cond: Option<&Expr>, b: Bind, owner: u8) -> Step {
-        let start = self.m.tables.deck_start[d as usize] as usize;
-        let left = self.env.st.deck_left[d as usize] as usize;
-        let mut eligible = 0usize;
-        let mut pick = None;
-        if let Some(cond) = cond {
-            // Count the eligible cards, then draw the k-th: one random number per take.
-            let saved = self.env.st.card;
-            // One bit per card of the pool (a bit set, not a `[bool; N]`: clearing it is a
-            // per-take cost).
-            let mut ok = [0u64; POOL_CAP / 64];
-            let left = left.min(POOL_CAP);
-            for j in 0..left {
-                self.env.st.card = Some(self.env.st.pool[start + j]);
-                let yes = self.test(cond, b)?;
-                ok[j / 64] |= (yes as u64) << (j % 64);
-                eligible += yes as usize;
-            }
-            self.env.st.card = saved;
-            if eligible > 0 {
-                let mut k = self.env.rng.random_range(0..eligible);
-                pick = (0..left).find(|&j| {
-                    let o = ok[j / 64] >> (j % 64) & 1 == 1;
-                    if o {
-                        if k == 0 {
-                            return true;
-                        }
-                        k -= 1;
-                    }
-                    false
-                });
-            }
-        } else if left > 0 {
-            eligible = left;
-            pick = Some(self.env.rng.random_range(0..left));
-        }
-        match pick {
-            None => {
-                self.env.st.card = None;
-                if T::ON {
-                    self.tracer.line(format_args!(
-                        "    {}: no eligible card",
-                        self.m.decks[d as usize].0
-                    ));
+        let m = self.m;
+        let t = &m.tables;
+        let left = (self.env.st.deck_left[d as usize] as usize).min(POOL_CAP);
+        let (picked, eligible) = match cond {
+            Some(cond) => {
+                // Test every card of the pool, then draw among the eligible ones: one random
+                // number per take.
+                let saved = self.env.st.card;
+                let mut eligible = 0usize;
+                for j in 0..left {
+                    self.env.st.look_at_pool(t, d as usize, j);
+                    let yes = self.test(cond, b)?;
+                    mark_eligible(&mut self.env.eligible, j, yes);
+                    eligible += yes as usize;
                 }
+                self.env.st.card = saved;
+                (
+                    take_eligible(&mut self.env, d as usize, left, eligible, owner),
+                    eligible,
+                )
             }
-            Some(j) => {
-                let card = self.env.st.pool[start + j];
-                self.env.st.pool.swap(start + j, start + left - 1);
-                self.env.st.deck_left[d as usize] -= 1;
-                self.env.st.set_owner(d as usize, card as usize, owner);
-                self.env.st.card = Some(card);
-                if T::ON {
+            None => (take_any(&mut self.env, d as usize, owner), left),
+        };
+        if T::ON {
+            match picked {
+                None => self.tracer.line(format_args!(
+                    "    {}: no eligible card",
+                    self.m.decks[d as usize].0
+                )),
+                Some(card) => {
                     let who = if owner == crate::state::REVEALED {
                         "draw:".to_string()
                     } else {
@@ -107,7 +85,6 @@ impl<T: Tracer> Game<'_, T> {
                 }
             }
         }
-        let m = self.m;
         for &c in &m.immediate_on_draw {
             self.check(c)?;
         }
@@ -150,4 +127,56 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
     }
+}
+
+/// Sets bit `j` of a take's eligible cards to `yes` (the first card of a word clears it).
+#[inline]
+pub(crate) fn mark_eligible(bits: &mut [u64], j: usize, yes: bool) {
+    let w = &mut bits[j / 64];
+    if j.is_multiple_of(64) {
+        *w = 0;
+    }
+    *w |= (yes as u64) << (j % 64);
+}
+
+/// The draw of a take with a condition, after the test: `eligible` of the first `left`
+/// cards of deck `d`'s pool have their bit set in `env.eligible`, and one random number
+/// picks one of them, which leaves the pool for `owner` and becomes the current card. With
+/// none eligible, there is no current card. Both engines end a take here.
+pub(crate) fn take_eligible(
+    env: &mut Env<'_>,
+    d: usize,
+    left: usize,
+    eligible: usize,
+    owner: u8,
+) -> Option<u16> {
+    if eligible == 0 {
+        env.st.card = None;
+        return None;
+    }
+    let mut k = env.rng.random_range(0..eligible);
+    let bits = &env.eligible;
+    let j = (0..left).find(|&j| {
+        let o = bits[j / 64] >> (j % 64) & 1 == 1;
+        if o {
+            if k == 0 {
+                return true;
+            }
+            k -= 1;
+        }
+        false
+    })?;
+    Some(env.st.take_at(env.t, d, j, owner))
+}
+
+/// A `draw` or `take` with no condition: one random number picks a card of deck `d`'s pool,
+/// which leaves it for `owner` and becomes the current card (none when the pool is empty).
+pub(crate) fn take_any(env: &mut Env<'_>, d: usize, owner: u8) -> Option<u16> {
+    let left = env.st.deck_left[d] as usize;
+    if left == 0 {
+        env.st.card = None;
+        return None;
+    }
+    let j = env.rng.random_range(0..left);
+    Some(env.st.take_at(env.t, d, j, owner))
 }

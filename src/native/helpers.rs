@@ -144,6 +144,45 @@ pub extern "C" fn complete(env: &mut Env<'_>) {
     }
 }
 
+/// The current card's index, or -1 when there is none (a take saves it while it tests the
+/// pool's cards).
+pub extern "C" fn current_card(env: &mut Env<'_>) -> i64 {
+    env.st.card.map_or(-1, |c| c as i64)
+}
+
+/// The `j`-th card of deck `d`'s pool becomes the current card, for a take's condition.
+pub extern "C" fn look_at_pool(env: &mut Env<'_>, d: u32, j: i64) {
+    env.st.look_at_pool(env.t, d as usize, j as usize);
+}
+
+/// The end of a take with a condition ([`crate::engine::hands::take_eligible`]): the saved
+/// current card (`saved`, -1 for none) is put back, then one of the `eligible` cards marked
+/// in `env.eligible` among the first `left` of deck `d`'s pool is taken for owner code
+/// `owner`.
+pub extern "C" fn take_eligible(
+    env: &mut Env<'_>,
+    d: u32,
+    left: i64,
+    eligible: i64,
+    owner: u32,
+    saved: i64,
+) {
+    env.st.card = u16::try_from(saved).ok();
+    crate::engine::hands::take_eligible(
+        env,
+        d as usize,
+        left as usize,
+        eligible as usize,
+        owner as u8,
+    );
+}
+
+/// A `draw` or `take` with no condition ([`crate::engine::hands::take_any`]) from deck `d`
+/// for owner code `owner`.
+pub extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
+    crate::engine::hands::take_any(env, d as usize, owner as u8);
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card {

@@ -46,7 +46,8 @@ impl Code {
     ///   natively, and is called only through [`NativeFn`];
     /// - the first argument is only read or written at offsets of `Env` fields computed with
     ///   `offset_of!` in this build, with the fields' own types (`i64`, `u32`, `u16`, `u8`,
-    ///   `u64`), and passed on to helper functions declared `extern "C"` with a
+    ///   `u64`; an element of the array `Env::eligible` at an index the code clamps below
+    ///   its length), and passed on to helper functions declared `extern "C"` with a
     ///   `&mut Env` first parameter;
     /// - the second argument is the game's `State::vals` buffer, of `slots` elements; every
     ///   load from it uses an index proven below `slots` at compile time or checked against

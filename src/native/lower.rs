@@ -52,6 +52,18 @@ impl Off {
     const FAULTED: i32 = std::mem::offset_of!(Env<'static>, cx.faulted) as i32;
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
+    const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
+}
+
+/// The immediate end conditions generated code runs itself, in the order the engine runs
+/// them: those that read each variable (after a store changes it), and those that read
+/// draws (after a `draw` or `take`).
+#[derive(Debug, Default)]
+pub struct Hooks {
+    /// Per variable, the conditions that read it.
+    pub by_var: Vec<Vec<Check>>,
+    /// The conditions that read the current card or decks.
+    pub on_draw: Vec<Check>,
 }
 
 /// A binding (acting faction, bound faction or target) the code being built knows without
@@ -96,8 +108,8 @@ pub(super) struct Lower<'a, 'f> {
     fourth: Option<Value>,
     /// In a statement-list function: the block that returns [`FAULTED`].
     fault_ret: Option<Block>,
-    /// Each variable's immediate end conditions, run inline after a store that changes it.
-    hooks: &'a [Vec<Check>],
+    /// The immediate end conditions run inline (none when not given).
+    hooks: Option<&'a Hooks>,
     /// The bindings this point of the code knows (each also stored in the environment,
     /// which helpers read): `[me, bound, target]`.
     known: [Option<Known>; 3],
@@ -151,15 +163,15 @@ impl<'a, 'f> Lower<'a, 'f> {
             third,
             fourth,
             fault_ret: None,
-            hooks: &[],
+            hooks: None,
             known: [None; 3],
         }
     }
 
-    /// Runs each variable's immediate end conditions, `hooks[var]`, inline after a store that
-    /// changes it (statement lists and agents' turns).
-    pub fn with_hooks(mut self, hooks: &'a [Vec<Check>]) -> Self {
-        self.hooks = hooks;
+    /// Runs the immediate end conditions `hooks` inline after a store that changes their
+    /// variable and after a draw (statement lists and agents' turns).
+    pub fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 

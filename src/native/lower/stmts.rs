@@ -45,6 +45,13 @@ impl Lower<'_, '_> {
                 self.b.ins().jump(next, &[]);
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
+            Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
+            Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
+            // The game ends here: nothing after this runs.
+            Stmt::End(r) => {
+                let code = self.int((HELD | *r as u64) as i64);
+                self.b.ins().return_(&[code]);
+            }
             Stmt::Outcome { kind, reason } => {
                 let env = self.env;
                 let kind = self.i32c(matches!(kind, OutcomeKind::Lose) as u32);
@@ -111,17 +118,20 @@ impl Lower<'_, '_> {
 
     /// Whether `var` has immediate end conditions.
     pub(super) fn hooked(&self, var: u16) -> bool {
-        self.hooks.get(var as usize).is_some_and(|c| !c.is_empty())
+        self.hooks
+            .and_then(|h| h.by_var.get(var as usize))
+            .is_some_and(|c| !c.is_empty())
     }
 
     /// After a store into `var` that changed its value when `changed` holds: `var`'s
-    /// immediate end conditions, as the engine's `after_change` runs them (in order, with
-    /// nothing bound, none while a worked example is set up); the first game-ending one
-    /// that holds returns [`HELD`] with its reason. Otherwise on to `next`, the statement's
-    /// binding back in place.
+    /// immediate end conditions, as the engine's `after_change` runs them (none while a
+    /// worked example is set up), then on to `next`.
     pub(super) fn after_change(&mut self, changed: Value, var: u16, next: Block) {
-        let hooks = self.hooks;
-        let Some(checks) = hooks.get(var as usize).filter(|c| !c.is_empty()) else {
+        let Some(checks) = self
+            .hooks
+            .and_then(|h| h.by_var.get(var as usize))
+            .filter(|c| !c.is_empty())
+        else {
             self.b.ins().jump(next, &[]);
             return;
         };
@@ -132,6 +142,14 @@ impl Lower<'_, '_> {
         let go = self.b.create_block();
         self.b.ins().brif(quiet, next, &[], go, &[]);
         self.b.switch_to_block(go);
+        self.immediate(checks, next);
+    }
+
+    /// The immediate end conditions `checks`, as the engine's `check` runs them one after
+    /// the other (with nothing bound): the first game-ending one that holds returns
+    /// [`HELD`] with its reason. Otherwise on to `next`, the statement's binding back in
+    /// place.
+    fn immediate(&mut self, checks: &[Check], next: Block) {
         let at = [Off::ME, Off::BOUND, Off::TARGET];
         let saved = at.map(|o| self.env_load(types::I8, o));
         let known = self.known;
@@ -151,6 +169,102 @@ impl Lower<'_, '_> {
         }
         self.known = known;
         self.b.ins().jump(next, &[]);
+    }
+
+    /// `draw DECK [if cond]` (face up) or, with `hand`, `take DECK [if cond]` (into the
+    /// bound faction's hand), as the engine's `pick` runs it: with a condition, each card of
+    /// the pool in turn becomes the current card and the condition marks it eligible or not
+    /// (one helper call a card, the condition inline), then the current card is put back
+    /// and one helper draws among the eligible cards ([`h::take_eligible`]); with none, one
+    /// helper draws ([`h::take_any`]). Then the immediate end conditions that read draws,
+    /// and on to `next`.
+    pub(super) fn take(&mut self, d: u16, cond: Option<&Expr>, hand: bool, next: Block) {
+        let env = self.env;
+        let owner = if hand {
+            let f = self.who(Who::Bound);
+            let code = self.b.ins().iadd_imm_s(f, crate::state::held_by(0) as i64);
+            self.b.ins().ireduce(I32, code)
+        } else {
+            self.i32c(crate::state::REVEALED as u32)
+        };
+        let dv = self.i32c(d as u32);
+        match cond {
+            None => self.call_quiet(
+                h::take_any as *const () as usize,
+                &[self.ptr, I32, I32],
+                &[env, dv, owner],
+            ),
+            Some(cond) => {
+                let saved =
+                    self.call_pure(h::current_card as *const () as usize, &[self.ptr], &[env]);
+                let left = self.call_pure(
+                    h::deck_left as *const () as usize,
+                    &[self.ptr, I32],
+                    &[env, dv],
+                );
+                // The eligible set holds a deck's most cards (the engine's cap).
+                let cap = self.int(crate::scenario::MAX_DECK_CARDS as i64);
+                let left = self.b.ins().smin(left, cap);
+                let (head, body, done) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.append_block_param(head, I64);
+                self.b.append_block_param(head, I64);
+                self.b.append_block_param(done, I64);
+                let zero = self.int(0);
+                self.b
+                    .ins()
+                    .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+                self.b.switch_to_block(head);
+                let (j, n) = (self.b.block_params(head)[0], self.b.block_params(head)[1]);
+                let end = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, j, left);
+                self.b
+                    .ins()
+                    .brif(end, done, &[BlockArg::Value(n)], body, &[]);
+                self.b.switch_to_block(body);
+                self.call_quiet(
+                    h::look_at_pool as *const () as usize,
+                    &[self.ptr, I32, I64],
+                    &[env, dv, j],
+                );
+                let c = self.value(cond);
+                let c = self.truth(c);
+                let yes = self.bool_int(c);
+                // Bit `j` of the eligible set, as `mark_eligible` sets it: the first card of
+                // a word clears it. `j < left <= MAX_DECK_CARDS`, so the word is in the set.
+                let w = self.b.ins().ushr_imm_u(j, 6);
+                let w = self.b.ins().ishl_imm_u(w, 3);
+                let addr = self.b.ins().iadd(env, w);
+                let mem = MemFlagsData::trusted();
+                let old = self.b.ins().load(I64, mem, addr, Off::ELIGIBLE);
+                let bit = self.b.ins().band_imm_s(j, 63);
+                let first = self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0);
+                let old = self.b.ins().select(first, zero, old);
+                let set = self.b.ins().ishl(yes, bit);
+                let new = self.b.ins().bor(old, set);
+                self.b.ins().store(mem, new, addr, Off::ELIGIBLE);
+                let n1 = self.b.ins().iadd(n, yes);
+                let j1 = self.b.ins().iadd_imm_s(j, 1);
+                self.b
+                    .ins()
+                    .jump(head, &[BlockArg::Value(j1), BlockArg::Value(n1)]);
+                self.b.switch_to_block(done);
+                let n = self.b.block_params(done)[0];
+                self.call_quiet(
+                    h::take_eligible as *const () as usize,
+                    &[self.ptr, I32, I64, I64, I32, I64],
+                    &[env, dv, left, n, owner, saved],
+                );
+            }
+        }
+        match self.hooks.map(|h| &h.on_draw[..]).filter(|c| !c.is_empty()) {
+            Some(checks) => self.immediate(checks, next),
+            None => {
+                self.b.ins().jump(next, &[]);
+            }
+        }
     }
 
     /// `x` as the integer a store into `lv` reads: a real floored, a fault (at `self.loc`)
