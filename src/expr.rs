@@ -834,7 +834,7 @@ mod tests {
             age: 1,
             age_round: 1,
             out: 0,
-            card: None,
+            card: crate::state::NO_CARD,
             deck_left: vec![],
             pool: vec![],
             owner: vec![],

@@ -251,6 +251,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     let n = m.nfactions();
     let hooks = hooks(m);
     let mut module = new_module()?;
+    let attrs = attr_table(&mut module, &m.tables)?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
     let cfg = module.isa().frontend_config();
@@ -292,8 +293,10 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         }
         sig.params.push(AbiParam::new(types::I64));
         sig.returns.push(AbiParam::new(types::I64));
+        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
+            .with_attrs(gv)
             .with_hooks(&hooks)
             .finish_menu(n as u8, &items, priority);
         let id = define(&mut module, &mut ctx, "an agent's turn")?;
@@ -373,6 +376,7 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
         return Ok(0);
     }
     let mut module = new_module()?;
+    let attrs = attr_table(&mut module, &m.tables)?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
     let cfg = module.isa().frontend_config();
@@ -398,8 +402,11 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
         sig.params.push(AbiParam::new(ptr));
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(types::I64));
+        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, &m.tables, m.slots, 0, cfg).finish_checks(list);
+        lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
+            .with_attrs(gv)
+            .finish_checks(list);
         ids.push(define(&mut module, &mut ctx, "end conditions")?);
     }
     let (code, fns) = jit::Code::finish(module, &ids)?;
@@ -552,6 +559,7 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     }
     // A host that cannot be targeted fails here, before the model is changed.
     let mut module = new_module()?;
+    let attrs = attr_table(&mut module, &m.tables)?;
     for list in effect_lists(m) {
         group(list);
     }
@@ -571,8 +579,10 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
             sig.params.push(AbiParam::new(ptr));
             sig.params.push(AbiParam::new(ptr));
             sig.returns.push(AbiParam::new(types::I64));
+            let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             lower::Lower::new(b, &t, slots, 0, cfg)
+                .with_attrs(gv)
                 .with_hooks(&hooks)
                 .finish_stmts(&n.stmts);
             ids.push(define(&mut module, &mut ctx, "an effect list")?);
@@ -593,6 +603,25 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
 
 /// A walk over formulas: it calls the function it is given on each one.
 pub(crate) type Visit<'a> = dyn FnMut(&mut dyn FnMut(&mut Expr)) + 'a;
+
+/// The model's card attribute table (`Tables::card_attrs`, a row of `n_attrs` values a
+/// card) as read-only data of `module`, for `card.ATTR` to read inline; none when the model
+/// has no card attributes.
+fn attr_table(
+    module: &mut JITModule,
+    t: &crate::state::Tables,
+) -> Result<Option<cranelift_module::DataId>, String> {
+    if t.card_attrs.is_empty() {
+        return Ok(None);
+    }
+    let fail = |e| format!("cannot compile the card attributes: {e}");
+    let id = module.declare_anonymous_data(false, false).map_err(fail)?;
+    let mut d = cranelift_module::DataDescription::new();
+    d.define(t.card_attrs.iter().flat_map(|v| v.to_ne_bytes()).collect());
+    d.set_align(8);
+    module.define_data(id, &d).map_err(fail)?;
+    Ok(Some(id))
+}
 
 /// Defines the function built in `ctx` in `module` and clears `ctx` for the next one;
 /// `what` names it in the error.
@@ -648,6 +677,7 @@ pub(crate) fn compile_with(
     visit: &mut Visit<'_>,
 ) -> Result<usize, String> {
     let mut module = new_module()?;
+    let attrs = attr_table(&mut module, t)?;
     let ptr = module.target_config().pointer_type();
     let cc = module.isa().default_call_conv();
     let cfg = module.isa().frontend_config();
@@ -664,8 +694,11 @@ pub(crate) fn compile_with(
         sig.params.push(AbiParam::new(ptr));
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(types::I64));
+        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, t, slots, e.loc, cfg).finish(&e.tree());
+        lower::Lower::new(b, t, slots, e.loc, cfg)
+            .with_attrs(gv)
+            .finish(&e.tree());
         match define(&mut module, &mut ctx, "a formula") {
             Ok(id) => ids.push(id),
             Err(err) => failed = Some(err),

@@ -55,6 +55,9 @@ impl Tables {
 
 /// Owner code of a card in its deck's pool.
 pub const IN_POOL: u8 = 0;
+/// [`State::card`] when there is no current card.
+pub const NO_CARD: u32 = u32::MAX;
+
 /// Owner code of a card drawn face up (`draw`), out of the pool.
 pub const REVEALED: u8 = 255;
 
@@ -83,8 +86,10 @@ pub struct State {
     pub age_round: i64,
     /// Bit mask of factions that have lost and left the game.
     pub out: u32,
-    /// The card most recently drawn, if the last `draw` succeeded.
-    pub card: Option<u16>,
+    /// The current card (the one most recently drawn or taken, or the one a `for held` walk
+    /// or a take's test is at), [`NO_CARD`] when there is none: a plain integer, so that
+    /// machine code reads it. Read and set through [`State::card`] and [`State::set_card`].
+    pub(crate) card: u32,
     /// Cards left in each deck.
     pub deck_left: Vec<u32>,
     /// Working copy of the pool (drawn cards are swapped to the back of their deck's range).
@@ -119,7 +124,7 @@ impl State {
             age: 1,
             age_round: 0,
             out: 0,
-            card: None,
+            card: NO_CARD,
             deck_left: t.deck_len.clone(),
             pool: t.pool.clone(),
             owner: vec![IN_POOL; t.pool.len()],
@@ -135,7 +140,7 @@ impl State {
             age: 1,
             age_round: 1,
             out: 0,
-            card: None,
+            card: NO_CARD,
             deck_left: Vec::new(),
             pool: Vec::new(),
             owner: Vec::new(),
@@ -150,7 +155,7 @@ impl State {
         self.age = 1;
         self.age_round = 0;
         self.out = 0;
-        self.card = None;
+        self.card = NO_CARD;
         self.deck_left.copy_from_slice(&t.deck_len);
         self.pool.copy_from_slice(&t.pool);
         self.owner.fill(IN_POOL);
@@ -188,11 +193,23 @@ impl State {
         self.set_owner(d, c, completed_by(f));
     }
 
+    /// The current card, if there is one.
+    #[inline]
+    pub fn card(&self) -> Option<u16> {
+        u16::try_from(self.card).ok()
+    }
+
+    /// Sets the current card.
+    #[inline]
+    pub fn set_card(&mut self, c: Option<u16>) {
+        self.card = c.map_or(NO_CARD, u32::from);
+    }
+
     /// The `j`-th card of deck `d`'s pool becomes the current card, for a take's condition
     /// to read.
     #[inline]
     pub fn look_at_pool(&mut self, t: &Tables, d: usize, j: usize) {
-        self.card = Some(self.pool[t.deck_start[d] as usize + j]);
+        self.card = self.pool[t.deck_start[d] as usize + j] as u32;
     }
 
     /// The `j`-th card of deck `d`'s pool leaves it for `owner` (the last card of the pool
@@ -204,7 +221,7 @@ impl State {
         self.pool.swap(start + j, start + left - 1);
         self.deck_left[d] -= 1;
         self.set_owner(d, card as usize, owner);
-        self.card = Some(card);
+        self.card = card as u32;
         card
     }
 
@@ -214,7 +231,7 @@ impl State {
     pub fn next_owned(&mut self, t: &Tables, deck: u16, from: usize, code: u8) -> Option<usize> {
         let r = t.deck_cards(deck);
         let c = (from.max(r.start)..r.end).find(|&c| self.owner[c] == code)?;
-        self.card = Some(c as u16);
+        self.card = c as u32;
         Some(c)
     }
 

@@ -49,7 +49,7 @@ impl<T: Tracer> Game<'_, T> {
             Some(cond) => {
                 // Test every card of the pool, then draw among the eligible ones: one random
                 // number per take.
-                let saved = self.env.st.card;
+                let saved = self.env.st.card();
                 let mut eligible = 0usize;
                 for j in 0..left {
                     self.env.st.look_at_pool(t, d as usize, j);
@@ -57,7 +57,7 @@ impl<T: Tracer> Game<'_, T> {
                     mark_eligible(&mut self.env.eligible, j, yes);
                     eligible += yes as usize;
                 }
-                self.env.st.card = saved;
+                self.env.st.set_card(saved);
                 (
                     take_eligible(&mut self.env, d as usize, left, eligible, owner),
                     eligible,
@@ -107,14 +107,14 @@ impl<T: Tracer> Game<'_, T> {
 
     /// `discard`: the current card goes back to its deck.
     pub(super) fn discard(&mut self) {
-        if let Some(c) = self.env.st.card {
+        if let Some(c) = self.env.st.card() {
             self.return_card(c as usize);
         }
     }
 
     /// `complete`: the bound faction completes the current card (it leaves the pool for good).
     pub(super) fn complete(&mut self, b: Bind) {
-        if let Some(c) = self.env.st.card {
+        if let Some(c) = self.env.st.card() {
             self.env
                 .st
                 .complete_card(&self.m.tables, c as usize, b.bound);
@@ -151,7 +151,7 @@ pub(crate) fn take_eligible(
     owner: u8,
 ) -> Option<u16> {
     if eligible == 0 {
-        env.st.card = None;
+        env.st.set_card(None);
         return None;
     }
     let mut k = env.rng.random_range(0..eligible);
@@ -174,7 +174,7 @@ pub(crate) fn take_eligible(
 pub(crate) fn take_any(env: &mut Env<'_>, d: usize, owner: u8) -> Option<u16> {
     let left = env.st.deck_left[d] as usize;
     if left == 0 {
-        env.st.card = None;
+        env.st.set_card(None);
         return None;
     }
     let j = env.rng.random_range(0..left);

@@ -425,7 +425,7 @@ fn int(n: Node, loc: u32) -> IFun {
             Op::Age => Box::new(|e| e.st.age),
             Op::AgeRound => Box::new(|e| e.st.age_round),
             Op::NFactions => Box::new(|e| e.t.nfactions as i64),
-            Op::Drawn => Box::new(|e| e.st.card.is_some() as i64),
+            Op::Drawn => Box::new(|e| e.st.card().is_some() as i64),
             Op::Seat(Who::Bound) => Box::new(|e| e.cx.bound as i64 + 1),
             Op::Seat(Who::Me) => Box::new(|e| e.cx.me as i64 + 1),
             Op::Seat(Who::Target) => Box::new(|e| e.cx.target as i64 + 1),
@@ -433,7 +433,7 @@ fn int(n: Node, loc: u32) -> IFun {
             Op::Eliminated(Who::Target) => Box::new(|e| ((e.st.out >> e.cx.target) & 1) as i64),
             Op::Side(Who::Bound) => Box::new(|e| e.t.side[e.cx.bound as usize]),
             Op::Player(Who::Bound) => Box::new(|e| e.t.player[e.cx.bound as usize]),
-            Op::CardAttr(a) => Box::new(move |e| match e.st.card {
+            Op::CardAttr(a) => Box::new(move |e| match e.st.card() {
                 Some(c) => e.t.card_attrs[c as usize * e.t.n_attrs + a as usize],
                 None => 0,
             }),

@@ -612,8 +612,8 @@ pub(crate) fn leaf(op: Op, e: &mut Env<'_>) -> i64 {
         Op::Seat(w) => e.who(w) as i64 + 1,
         Op::Side(w) => e.t.side[e.who(w)],
         Op::Player(w) => e.t.player[e.who(w)],
-        Op::Drawn => e.st.card.is_some() as i64,
-        Op::CardAttr(a) => match e.st.card {
+        Op::Drawn => e.st.card().is_some() as i64,
+        Op::CardAttr(a) => match e.st.card() {
             Some(c) => e.t.card_attrs[c as usize * e.t.n_attrs + a as usize],
             None => 0,
         },

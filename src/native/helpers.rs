@@ -122,13 +122,16 @@ pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     }
 }
 
-/// `for held DECK`: the first card of the deck at or after index `from` that the bound
-/// faction holds, made the current card; -1 when there is none.
-pub extern "C" fn next_held(env: &mut Env<'_>, deck: u32, from: i64) -> i64 {
-    let code = crate::state::held_by(env.cx.bound);
-    env.st
-        .next_owned(env.t, deck as u16, from as usize, code)
-        .map_or(-1, |c| c as i64)
+/// Where each card is (`State::owner`, one byte a card): `for held` walks it in machine
+/// code. The buffer never changes length during a game.
+pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
+    env.st.owner.as_ptr()
+}
+
+/// The decks' pools (`State::pool`, a card index each): a take's test reads it in machine
+/// code. The buffer never changes length during a game.
+pub extern "C" fn pools(env: &mut Env<'_>) -> *const u16 {
+    env.st.pool.as_ptr()
 }
 
 /// A store tagged `as SOURCE` into faction `f`'s variable changed it from `old` to `new`:
@@ -139,20 +142,9 @@ pub extern "C" fn credit(env: &mut Env<'_>, f: i64, src: u32, old: i64, new: i64
 
 /// `complete`: the bound faction completes the current card.
 pub extern "C" fn complete(env: &mut Env<'_>) {
-    if let Some(c) = env.st.card {
+    if let Some(c) = env.st.card() {
         env.st.complete_card(env.t, c as usize, env.cx.bound);
     }
-}
-
-/// The current card's index, or -1 when there is none (a take saves it while it tests the
-/// pool's cards).
-pub extern "C" fn current_card(env: &mut Env<'_>) -> i64 {
-    env.st.card.map_or(-1, |c| c as i64)
-}
-
-/// The `j`-th card of deck `d`'s pool becomes the current card, for a take's condition.
-pub extern "C" fn look_at_pool(env: &mut Env<'_>, d: u32, j: i64) {
-    env.st.look_at_pool(env.t, d as usize, j as usize);
 }
 
 /// The end of a take with a condition ([`crate::engine::hands::take_eligible`]): the saved
@@ -167,7 +159,7 @@ pub extern "C" fn take_eligible(
     owner: u32,
     saved: i64,
 ) {
-    env.st.card = u16::try_from(saved).ok();
+    env.st.set_card(u16::try_from(saved).ok());
     crate::engine::hands::take_eligible(
         env,
         d as usize,
@@ -185,7 +177,7 @@ pub extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
 
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
-    if let Some(c) = env.st.card {
+    if let Some(c) = env.st.card() {
         env.st.return_card(env.t, c as usize);
     }
 }
@@ -272,12 +264,12 @@ pub extern "C" fn player(env: &mut Env<'_>, f: i64) -> i64 {
 
 /// `drawn`: whether the last `draw` succeeded.
 pub extern "C" fn drawn(env: &mut Env<'_>) -> i64 {
-    env.st.card.is_some() as i64
+    env.st.card().is_some() as i64
 }
 
 /// `card.ATTR` of the card most recently drawn (0 when none is).
 pub extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
-    match env.st.card {
+    match env.st.card() {
         Some(c) => env
             .t
             .card_attrs

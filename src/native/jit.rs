@@ -54,6 +54,13 @@ impl Code {
     ///   it in the generated code;
     /// - every store into `vals` (in a statement list) uses an index proven or checked below
     ///   `slots` like the loads;
+    /// - a pointer to a `State` buffer that a helper returns (`owner`, `pool`) is used only
+    ///   during the call that obtained it, at indices inside one deck's range of that buffer
+    ///   (computed from the model's tables, which sized the buffers); no helper resizes
+    ///   those buffers, which keep their length for the whole game;
+    /// - the card attribute table is the module's own read-only data, read at
+    ///   `card * n_attrs + attr` for a current card below the number of cards it was built
+    ///   for;
     /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
     ///   (helpers record faults instead of panicking).
     pub fn finish(module: JITModule, ids: &[FuncId]) -> Result<(Arc<Code>, Vec<NativeFn>), String> {

@@ -17,7 +17,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
+    AbiParam, Block, BlockArg, GlobalValue, InstBuilder, MemFlagsData, SigRef, Signature, Type,
+    Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -53,6 +54,8 @@ impl Off {
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
+    const CARD: i32 =
+        (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }
 
 /// The immediate end conditions generated code runs itself, in the order the engine runs
@@ -110,6 +113,9 @@ pub(super) struct Lower<'a, 'f> {
     fault_ret: Option<Block>,
     /// The immediate end conditions run inline (none when not given).
     hooks: Option<&'a Hooks>,
+    /// The card attribute table (`Tables::card_attrs`) as data of the module, when the model
+    /// has one: `card.ATTR` reads it inline.
+    attrs: Option<GlobalValue>,
     /// The bindings this point of the code knows (each also stored in the environment,
     /// which helpers read): `[me, bound, target]`.
     known: [Option<Known>; 3],
@@ -164,6 +170,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             fourth,
             fault_ret: None,
             hooks: None,
+            attrs: None,
             known: [None; 3],
         }
     }
@@ -172,6 +179,13 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// variable and after a draw (statement lists and agents' turns).
     pub fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
         self.hooks = Some(hooks);
+        self
+    }
+
+    /// Reads card attributes from `attrs`, the model's attribute table imported into this
+    /// function (see [`Lower::attrs`]).
+    pub fn with_attrs(mut self, attrs: Option<GlobalValue>) -> Self {
+        self.attrs = attrs;
         self
     }
 
@@ -712,6 +726,15 @@ impl<'a, 'f> Lower<'a, 'f> {
     fn call_pure(&mut self, f: usize, params: &[Type], args: &[Value]) -> Value {
         let faulty = self.faulty;
         let v = self.call(f, params, Some(I64), args);
+        self.faulty = faulty;
+        v
+    }
+
+    /// Like [`Lower::call`] for a helper that returns a pointer and can record no fault.
+    fn call_ptr(&mut self, f: usize) -> Value {
+        let faulty = self.faulty;
+        let env = self.env;
+        let v = self.call(f, &[self.ptr], Some(self.ptr), &[env]);
         self.faulty = faulty;
         v
     }

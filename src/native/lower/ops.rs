@@ -131,6 +131,7 @@ impl Lower<'_, '_> {
                 let env = self.env;
                 return self.call_pure(h::drawn as *const () as usize, &[self.ptr], &[env]);
             }
+            Op::CardAttr(a) if self.attrs.is_some() => return self.card_attr(a),
             Op::CardAttr(a) => (h::card_attr as *const () as usize, a),
             Op::DeckLeft(x) => (h::deck_left as *const () as usize, x),
             Op::Held(x) => (h::held as *const () as usize, x),
@@ -140,6 +141,32 @@ impl Lower<'_, '_> {
         let a = self.i32c(d.1 as u32);
         let env = self.env;
         self.call_pure(d.0, &[self.ptr, I32], &[env, a])
+    }
+
+    /// `card.ATTR` inline, as [`h::card_attr`] reads it: attribute `a` of the current card
+    /// from the model's table, 0 when there is no current card.
+    fn card_attr(&mut self, a: u16) -> Value {
+        let gv = self.attrs.expect("the attribute table is imported");
+        let c = self.env_load(I32, Off::CARD);
+        let c = self.b.ins().uextend(I64, c);
+        let none = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, c, crate::state::NO_CARD as i64);
+        // Card 0 stands in for "none" so that the load stays in the table.
+        let zero = self.int(0);
+        let c = self.b.ins().select(none, zero, c);
+        let row = (self.t.n_attrs * 8) as i64;
+        let off = self.b.ins().imul_imm_s(c, row);
+        let base = self.b.ins().symbol_value(self.ptr, gv);
+        let p = self.b.ins().iadd(base, off);
+        let v = self.b.ins().load(
+            I64,
+            MemFlagsData::trusted().with_readonly(),
+            p,
+            a as i32 * 8,
+        );
+        self.b.ins().select(none, zero, v)
     }
 
     pub(super) fn unary(&mut self, op: Op, a: &Node) -> V {

@@ -174,9 +174,8 @@ impl Lower<'_, '_> {
     /// `draw DECK [if cond]` (face up) or, with `hand`, `take DECK [if cond]` (into the
     /// bound faction's hand), as the engine's `pick` runs it: with a condition, each card of
     /// the pool in turn becomes the current card and the condition marks it eligible or not
-    /// (one helper call a card, the condition inline), then the current card is put back
-    /// and one helper draws among the eligible cards ([`h::take_eligible`]); with none, one
-    /// helper draws ([`h::take_any`]). Then the immediate end conditions that read draws,
+    /// (inline), then the current card is put back and one helper draws among the eligible
+    /// cards ([`h::take_eligible`]); with none, one helper draws ([`h::take_any`]). Then the immediate end conditions that read draws,
     /// and on to `next`.
     pub(super) fn take(&mut self, d: u16, cond: Option<&Expr>, hand: bool, next: Block) {
         let env = self.env;
@@ -195,8 +194,10 @@ impl Lower<'_, '_> {
                 &[env, dv, owner],
             ),
             Some(cond) => {
-                let saved =
-                    self.call_pure(h::current_card as *const () as usize, &[self.ptr], &[env]);
+                let saved = self.env_load(I32, Off::CARD);
+                // A card index each; the buffer keeps its length for the whole game.
+                let pools = self.call_ptr(h::pools as *const () as usize);
+                let start = self.t.deck_start[d as usize] as i64;
                 let left = self.call_pure(
                     h::deck_left as *const () as usize,
                     &[self.ptr, I32],
@@ -224,11 +225,13 @@ impl Lower<'_, '_> {
                     .ins()
                     .brif(end, done, &[BlockArg::Value(n)], body, &[]);
                 self.b.switch_to_block(body);
-                self.call_quiet(
-                    h::look_at_pool as *const () as usize,
-                    &[self.ptr, I32, I64],
-                    &[env, dv, j],
-                );
+                // The `j`-th card of the pool becomes the current card (`State::look_at_pool`);
+                // `j < left`, the deck's cards left, so the index is in the deck's range.
+                let at = self.b.ins().iadd_imm_s(j, start);
+                let at = self.b.ins().ishl_imm_u(at, 1);
+                let p = self.b.ins().iadd(pools, at);
+                let card = self.b.ins().uload16(I32, MemFlagsData::trusted(), p, 0);
+                self.env_store(card, Off::CARD);
                 let c = self.value(cond);
                 let c = self.truth(c);
                 let yes = self.bool_int(c);
@@ -252,10 +255,11 @@ impl Lower<'_, '_> {
                     .jump(head, &[BlockArg::Value(j1), BlockArg::Value(n1)]);
                 self.b.switch_to_block(done);
                 let n = self.b.block_params(done)[0];
+                self.env_store(saved, Off::CARD);
                 self.call_quiet(
                     h::take_eligible as *const () as usize,
-                    &[self.ptr, I32, I64, I64, I32, I64],
-                    &[env, dv, left, n, owner, saved],
+                    &[self.ptr, I32, I64, I64, I32],
+                    &[env, dv, left, n, owner],
                 );
             }
         }
@@ -339,32 +343,46 @@ impl Lower<'_, '_> {
     }
 
     /// `for held DECK: body` for the bound faction: the body runs for each card of the deck
-    /// it holds, in card order, each card looked at once (the engine's walk, one helper call
-    /// a card).
+    /// it holds, in card order, each card looked at once, as the engine's walk
+    /// (`State::next_owned`) goes: the owner of each card of the deck's range is read
+    /// inline (a card the body discards or completes is still looked at once), and a card
+    /// held becomes the current card.
     pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, next: Block) {
-        let (head, run, cont) = (
+        let cards = self.t.deck_cards(deck);
+        let f = self.who(Who::Bound);
+        let code = self.b.ins().iadd_imm_s(f, crate::state::held_by(0) as i64);
+        // One byte a card; the buffer keeps its length for the whole game.
+        let owners = self.call_ptr(h::owners as *const () as usize);
+        let (head, test, run, cont) = (
+            self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
         self.b.append_block_param(head, I64);
-        let zero = self.int(0);
-        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        let start = self.int(cards.start as i64);
+        self.b.ins().jump(head, &[BlockArg::Value(start)]);
         self.b.switch_to_block(head);
-        let from = self.b.block_params(head)[0];
-        let env = self.env;
-        let d = self.i32c(deck as u32);
-        let c = self.call_pure(
-            h::next_held as *const () as usize,
-            &[self.ptr, I32, I64],
-            &[env, d, from],
-        );
-        let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
-        self.b.ins().brif(none, next, &[], run, &[]);
+        let c = self.b.block_params(head)[0];
+        let end = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, c, cards.end as i64);
+        self.b.ins().brif(end, next, &[], test, &[]);
+        self.b.switch_to_block(test);
+        // `start <= c < end`: a card of this deck, inside the buffer.
+        let p = self.b.ins().iadd(owners, c);
+        let o = self.b.ins().uload8(I64, MemFlagsData::trusted(), p, 0);
+        let held = self.b.ins().icmp(IntCC::Equal, o, code);
+        let after = self.b.ins().iadd_imm_s(c, 1);
+        self.b
+            .ins()
+            .brif(held, run, &[], head, &[BlockArg::Value(after)]);
         self.b.switch_to_block(run);
+        let c32 = self.b.ins().ireduce(I32, c);
+        self.env_store(c32, Off::CARD);
         self.stmt(body, cont);
         self.b.switch_to_block(cont);
-        let after = self.b.ins().iadd_imm_s(c, 1);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
     }
 
