@@ -536,6 +536,19 @@ pub struct Env<'a> {
     /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
     /// card, written by either engine's eligibility test).
     pub(crate) eligible: [u64; crate::scenario::MAX_DECK_CARDS / 64],
+    /// A race's completers of this moment and their keys, for either engine to sort and
+    /// reward.
+    pub(crate) race: Completers,
+}
+
+/// The factions that complete a race at one moment, in seat order until sorted, and their
+/// keys (an integer's or a real's bits).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Completers {
+    /// Each completer's key.
+    pub keys: [u64; crate::state::MAX_FACTIONS],
+    /// The completers.
+    pub order: [u8; crate::state::MAX_FACTIONS],
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -585,6 +598,7 @@ impl<'a> Env<'a> {
             points: Vec::new(),
             quiet: false,
             eligible: [0; crate::scenario::MAX_DECK_CARDS / 64],
+            race: Completers::default(),
         }
     }
 

@@ -5,8 +5,8 @@
 //! - every formula that is not a constant (conditions, weights, values, chances, costs,
 //!   initial values, ranking keys, the right-hand side of every assignment), installed in its
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
-//! - every run of assignments, `if`s, `each`, `for held`, `draw`, `take`, `discard`,
-//!   `complete`, `end` and `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
+//! - every run of assignments, `if`s, `each`, `for held`, `race`, `draw`, `take`,
+//!   `discard`, `complete`, `end` and `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
 //!   machine code, and so do the immediate end conditions of a variable a store changes
 //!   (the code returns to the engine early only when one of them ends the game); marks go
@@ -485,9 +485,9 @@ impl Clone for Stmts {
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
-/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `draw`, `take`,
-/// `discard`, `complete`, a condition over such statements, or an `each` or `for held` over
-/// them.
+/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, `draw`,
+/// `take`, `discard`, `complete`, a condition over such statements, or an `each` or
+/// `for held` over them.
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
@@ -497,6 +497,11 @@ fn lowerable(s: &Stmt) -> bool {
             None => lowerable(body),
         },
         Stmt::ForHeld { body, .. } => lowerable(body),
+        Stmt::Race {
+            done, count, lv, ..
+        } => [done, count, lv]
+            .iter()
+            .all(|l| !matches!(l.elem, Elem::Bound)),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
         Stmt::Outcome { .. }

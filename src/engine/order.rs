@@ -114,7 +114,7 @@ impl<T: Tracer> Game<'_, T> {
 /// factions rather than behind an index, n <= 16. A key moves only past a strictly greater
 /// one, so ties stay in seat order.
 #[inline(always)]
-fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
+pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
     for i in 1..keys.len().min(order.len()) {
         let (x, o) = (keys[i], order[i]);
         let mut j = i;

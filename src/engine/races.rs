@@ -4,7 +4,7 @@
 //! seat) and the per-place scale.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Expr, LValue, Num};
+use crate::expr::{AssignOp, Env, Expr, LValue, Num};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -24,9 +24,8 @@ impl<T: Tracer> Game<'_, T> {
         b: Bind,
     ) -> Step {
         let n = self.m.nfactions();
-        let mut order = [0u8; MAX_FACTIONS];
-        let mut keys = [Num::Int(0); MAX_FACTIONS];
         let mut k = 0;
+        let mut real = false;
         for f in 0..n as u8 {
             let fb = Bind { bound: f, ..b };
             let slot = self.slot(done, fb);
@@ -34,19 +33,22 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             if self.test(cond, fb)? {
-                keys[f as usize] = self.num(key, fb)?;
-                order[k] = f;
+                // Every key has the formula's static type (see `Expr::eval_num`).
+                let bits = match self.num(key, fb)? {
+                    Num::Int(i) => i as u64,
+                    Num::Real(r) => {
+                        real = true;
+                        r.to_bits()
+                    }
+                };
+                self.env.race.keys[k] = bits;
+                self.env.race.order[k] = f;
                 k += 1;
             }
         }
-        for i in 1..k {
-            let mut j = i;
-            while j > 0 && keys[order[j] as usize] < keys[order[j - 1] as usize] {
-                order.swap(j, j - 1);
-                j -= 1;
-            }
-        }
-        for &f in &order[..k] {
+        sort_completers(&mut self.env, k, real);
+        for i in 0..k {
+            let f = self.env.race.order[i];
             let fb = Bind { bound: f, ..b };
             let cslot = self.slot(count, fb);
             let place = self.env.st.vals[cslot];
@@ -65,5 +67,25 @@ impl<T: Tracer> Game<'_, T> {
             self.after_change(count.var)?;
         }
         Ok(())
+    }
+}
+
+/// Sorts the first `k` completers of `env.race` by ascending key (`real` keys compared as
+/// reals, else as integers), ties by seat: the order both engines reward a race in.
+pub(crate) fn sort_completers(env: &mut Env<'_>, k: usize, real: bool) {
+    let k = k.min(MAX_FACTIONS);
+    let c = &mut env.race;
+    if real {
+        let mut keys = [0.0f64; MAX_FACTIONS];
+        for (x, &b) in keys.iter_mut().zip(&c.keys[..k]) {
+            *x = f64::from_bits(b);
+        }
+        super::order::sort_by_keys(&mut keys[..k], &mut c.order[..k]);
+    } else {
+        let mut keys = [0i64; MAX_FACTIONS];
+        for (x, &b) in keys.iter_mut().zip(&c.keys[..k]) {
+            *x = b as i64;
+        }
+        super::order::sort_by_keys(&mut keys[..k], &mut c.order[..k]);
     }
 }

@@ -175,6 +175,12 @@ pub extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
     crate::engine::hands::take_any(env, d as usize, owner as u8);
 }
 
+/// Sorts the first `k` completers of a race in `env.race`
+/// ([`crate::engine::races::sort_completers`]); `real` says the keys are reals' bits.
+pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
+    crate::engine::races::sort_completers(env, k as usize, real != 0);
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {

@@ -54,6 +54,10 @@ impl Off {
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
+    const RACE_KEYS: i32 = (std::mem::offset_of!(Env<'static>, race)
+        + std::mem::offset_of!(crate::expr::Completers, keys)) as i32;
+    const RACE_ORDER: i32 = (std::mem::offset_of!(Env<'static>, race)
+        + std::mem::offset_of!(crate::expr::Completers, order)) as i32;
     const CARD: i32 =
         (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }

@@ -45,6 +45,15 @@ impl Lower<'_, '_> {
                 self.b.ins().jump(next, &[]);
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
+            Stmt::Race {
+                done,
+                count,
+                cond,
+                key,
+                lv,
+                scale,
+                source,
+            } => self.race(done, count, cond, key, lv, scale, *source, next),
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
             // The game ends here: nothing after this runs.
@@ -384,6 +393,128 @@ impl Lower<'_, '_> {
         self.stmt(body, cont);
         self.b.switch_to_block(cont);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
+    }
+
+    /// `race done count if cond by key award lv scale`, as the engine's `race` runs it: every
+    /// faction not yet done and still in the game whose condition holds completes now (its
+    /// key read at the same moment, in seat order, into `env.race`); one helper sorts the
+    /// completers by key, ties by seat ([`h::sort_completers`], the engine's own order);
+    /// then, in that order, each is marked done, gains the scale's reward for the place the
+    /// count says, and the count goes up. With any completer, the immediate conditions of
+    /// the three variables run after every store.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn race(
+        &mut self,
+        done: &LValue,
+        count: &LValue,
+        cond: &Expr,
+        key: &Expr,
+        lv: &LValue,
+        scale: &[i64],
+        source: Option<u8>,
+        next: Block,
+    ) {
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        let k = self.b.declare_var(I64);
+        let zero = self.int(0);
+        self.b.def_var(k, zero);
+        let mut real = key.ty() == Ty::Real;
+        for f in 0..self.t.nfactions {
+            let skip = self.b.create_block();
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.env_store(fv, Off::BOUND);
+            self.known[BOUND] = Some(Known::Const(f));
+            let addr = self.lv_addr(done);
+            let d = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+            let out = self.env_load(I32, Off::OUT);
+            let out = self.b.ins().ushr_imm_u(out, f as i64);
+            let out = self.b.ins().band_imm_s(out, 1);
+            let out = self.b.ins().uextend(I64, out);
+            let gone = self.b.ins().bor(d, out);
+            let go = self.b.create_block();
+            self.b.ins().brif(gone, skip, &[], go, &[]);
+            self.b.switch_to_block(go);
+            let c = self.value(cond);
+            self.pass_if(c, skip);
+            let x = self.value(key);
+            real = x.ty == Ty::Real;
+            let bits = match x.ty {
+                Ty::Int => x.v,
+                Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+            };
+            let i = self.b.use_var(k);
+            let at = self.b.ins().ishl_imm_u(i, 3);
+            let p = self.b.ins().iadd(self.env, at);
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), bits, p, Off::RACE_KEYS);
+            let p = self.b.ins().iadd(self.env, i);
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), fv, p, Off::RACE_ORDER);
+            let i1 = self.b.ins().iadd_imm_s(i, 1);
+            self.b.def_var(k, i1);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        let n = self.b.use_var(k);
+        let env = self.env;
+        let realv = self.i32c(real as u32);
+        self.call_quiet(
+            h::sort_completers as *const () as usize,
+            &[self.ptr, I64, I32],
+            &[env, n, realv],
+        );
+        // The rewards, in order.
+        let (head, body, after) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let i = self.b.block_params(head)[0];
+        let end = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, i, n);
+        self.b.ins().brif(end, after, &[], body, &[]);
+        self.b.switch_to_block(body);
+        let p = self.b.ins().iadd(self.env, i);
+        let fv = self
+            .b
+            .ins()
+            .load(types::I8, MemFlagsData::trusted(), p, Off::RACE_ORDER);
+        self.env_store(fv, Off::BOUND);
+        let f64v = self.b.ins().uextend(I64, fv);
+        self.known[BOUND] = Some(Known::Val(f64v));
+        let caddr = self.lv_addr(count);
+        let place = self.b.ins().load(I64, MemFlagsData::trusted(), caddr, 0);
+        // The scale's entry for `place` (0 past its end, or for a negative place).
+        let mut reward = self.int(0);
+        for (p, &s) in scale.iter().enumerate().rev() {
+            let here = self.b.ins().icmp_imm_s(IntCC::Equal, place, p as i64);
+            let sv = self.int(s);
+            reward = self.b.ins().select(here, sv, reward);
+        }
+        // Every store of a race is located at its condition, as the engine does.
+        self.loc = cond.loc;
+        let one = self.int(1);
+        self.store(done, AssignOp::Set, one);
+        let (v, old) = self.store(lv, AssignOp::Add, reward);
+        self.credit(lv, source, v, old);
+        self.store(count, AssignOp::Add, one);
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(i1)]);
+        self.b.switch_to_block(after);
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, n, 0);
+        for var in [done.var, lv.var, count.var] {
+            let go = self.b.create_block();
+            self.after_change(any, var, go);
+            self.b.switch_to_block(go);
+        }
+        self.b.ins().jump(next, &[]);
     }
 
     /// `each` over statements that are not one planned assignment (marks, `for held`,
