@@ -118,6 +118,14 @@ fn statement(
             .prop_map(|a| format!("award x by {a} scale 3, 1 ties split")),
         f.clone()
             .prop_map(|c| format!("race done cnt if {c} by seat award y 2, 1")),
+        // A key of any type, which may fault; the completers are sorted by it.
+        (f.clone(), f.clone())
+            .prop_map(|(c, k)| format!("race done cnt if {c} by {k} award x 3, 2, 1 as pts")),
+        // `and` and `or` evaluate their right operand only when the left one does not decide.
+        (f.clone(), f.clone()).prop_map(|(c, a)| {
+            format!("take d if {c} > {a} and (held(d) < 2 or card.v == 3 and y >= 1)")
+        }),
+        (f.clone(), f.clone()).prop_map(|(c, a)| format!("if x > {c} or {a} > 0: y += 1")),
         f.clone().prop_map(|c| format!("take d if card.v <= {c}")),
         f.clone().prop_map(|c| format!("each: if {c}: lose low")),
         f.clone()

@@ -195,12 +195,12 @@ impl Lower<'_, '_> {
                     Ty::Int => x.v,
                     Ty::Real => self.b.ins().fcvt_to_sint_sat(I64, x.v),
                 };
+                // It records no fault.
                 let d = self.i32c(d as u32);
                 let env = self.env;
-                self.call(
+                self.call_pure(
                     h::has_completed as *const () as usize,
                     &[self.ptr, I32, I64],
-                    Some(I64),
                     &[env, d, id],
                 )
             }
