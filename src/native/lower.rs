@@ -362,6 +362,23 @@ impl<'a, 'f> Lower<'a, 'f> {
         let total = self.b.declare_var(F64);
         let z = self.real(0.0);
         self.b.def_var(total, z);
+        // A weighted choice keeps each option's weight in a variable of its own (0 for an
+        // option left out) instead of the buffer, and the last option taken; options are
+        // numbered in scan order, every target of a targeted action counted.
+        let mut weights = Vec::new();
+        let last = self.b.declare_var(I64);
+        let none = self.int(-1);
+        self.b.def_var(last, none);
+        if priority.is_none() {
+            for &(_, a) in items {
+                for _ in 0..if a.targeted { n } else { 1 } {
+                    let w = self.b.declare_var(F64);
+                    self.b.def_var(w, z);
+                    weights.push(w);
+                }
+            }
+        }
+        let mut o = 0usize;
         for &(ai, a) in items {
             let next = self.b.create_block();
             if let Some(w) = &a.when {
@@ -375,6 +392,8 @@ impl<'a, 'f> Lower<'a, 'f> {
                 vec![None]
             };
             for t in targets {
+                let this = o;
+                o += 1;
                 let skip = self.b.create_block();
                 let tv = match t {
                     Some(t) => byte(&mut self, t),
@@ -435,25 +454,13 @@ impl<'a, 'f> Lower<'a, 'f> {
                     }
                 };
                 let k = self.b.use_var(count);
-                let off = self
-                    .b
-                    .ins()
-                    .imul_imm_s(k, std::mem::size_of::<super::Opt>() as i64);
-                let p = self.b.ins().iadd(out, off);
-                let mem = MemFlagsData::trusted();
-                self.b.ins().store(
-                    mem,
-                    score,
-                    p,
-                    std::mem::offset_of!(super::Opt, score) as i32,
-                );
-                let av = self.b.ins().iconst(types::I16, ai as i64);
-                self.b
-                    .ins()
-                    .store(mem, av, p, std::mem::offset_of!(super::Opt, action) as i32);
-                self.b
-                    .ins()
-                    .store(mem, tv, p, std::mem::offset_of!(super::Opt, target) as i32);
+                if priority.is_some() {
+                    self.write_opt(out, k, score, ai, tv);
+                } else {
+                    self.b.def_var(weights[this], score);
+                    let here = self.int(this as i64);
+                    self.b.def_var(last, here);
+                }
                 let k = self.b.ins().iadd_imm_s(k, 1);
                 self.b.def_var(count, k);
                 self.b.ins().jump(skip, &[]);
@@ -476,29 +483,64 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().return_(&[code]);
         self.b.switch_to_block(chosen);
         let total = self.b.use_var(total);
-        let i = match priority {
-            Some(_) => {
-                let (env, policy) = (self.env, self.int(1));
-                self.call(
-                    h::pick as *const () as usize,
-                    &[self.ptr, I64, I64],
-                    Some(I64),
-                    &[env, k, policy],
-                )
-            }
-            None => self.weighted(out, k, total),
-        };
+        if priority.is_none() {
+            let last = self.b.use_var(last);
+            self.weighted(total, &weights, last, n, f, items);
+            self.end();
+            return;
+        }
+        let (env, policy) = (self.env, self.int(1));
+        let i = self.call(
+            h::pick as *const () as usize,
+            &[self.ptr, I64, I64],
+            Some(I64),
+            &[env, k, policy],
+        );
         // The choice records no fault.
         self.faulty = false;
         self.choice(out, i, items);
         self.end();
     }
 
-    /// The weighted choice among the `k > 0` options in `out`, whose weights sum to
-    /// `total`, exactly as [`crate::engine::agents::pick`] makes it: one uniform real in
-    /// [0, 1) times the total, then the first option whose weight exceeds what is left
-    /// (the last one if none does). Returns the option's index.
-    fn weighted(&mut self, out: Value, k: Value, total: Value) -> Value {
+    /// Writes option `k` of the buffer `out`: its score, action and target.
+    fn write_opt(&mut self, out: Value, k: Value, score: Value, ai: u16, tv: Value) {
+        let off = self
+            .b
+            .ins()
+            .imul_imm_s(k, std::mem::size_of::<super::Opt>() as i64);
+        let p = self.b.ins().iadd(out, off);
+        let mem = MemFlagsData::trusted();
+        self.b.ins().store(
+            mem,
+            score,
+            p,
+            std::mem::offset_of!(super::Opt, score) as i32,
+        );
+        let av = self.b.ins().iconst(types::I16, ai as i64);
+        self.b
+            .ins()
+            .store(mem, av, p, std::mem::offset_of!(super::Opt, action) as i32);
+        self.b
+            .ins()
+            .store(mem, tv, p, std::mem::offset_of!(super::Opt, target) as i32);
+    }
+
+    /// The weighted choice among the options taken, exactly as
+    /// [`crate::engine::agents::pick`] makes it: one uniform real in [0, 1) times `total`,
+    /// then the first option whose weight exceeds what is left, the last one taken (`last`)
+    /// if none does. `weights` holds every option's weight in scan order, 0 for one left
+    /// out: what is left never goes below 0, so such an option is never chosen and leaves
+    /// it as it is. The chosen option's action then runs with its target bound, as
+    /// [`Lower::take_action`] says.
+    fn weighted(
+        &mut self,
+        total: Value,
+        weights: &[Variable],
+        last: Value,
+        n: u8,
+        f: Value,
+        items: &[(u16, &Action)],
+    ) {
         let env = self.env;
         let u = self.call(
             h::unit as *const () as usize,
@@ -506,46 +548,72 @@ impl<'a, 'f> Lower<'a, 'f> {
             Some(F64),
             &[env],
         );
-        let x0 = self.b.ins().fmul(u, total);
-        let (head, test, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.append_block_param(head, I64);
-        self.b.append_block_param(head, F64);
-        self.b.append_block_param(done, I64);
-        let zero = self.int(0);
-        self.b
-            .ins()
-            .jump(head, &[BlockArg::Value(zero), BlockArg::Value(x0)]);
-        self.b.switch_to_block(head);
-        let (i, x) = (self.b.block_params(head)[0], self.b.block_params(head)[1]);
-        let last = self.b.ins().iadd_imm_s(k, -1);
-        let at_last = self.b.ins().icmp(IntCC::Equal, i, last);
-        self.b
-            .ins()
-            .brif(at_last, done, &[BlockArg::Value(i)], test, &[]);
-        self.b.switch_to_block(test);
-        let off = self
-            .b
-            .ins()
-            .imul_imm_s(i, std::mem::size_of::<super::Opt>() as i64);
-        let p = self.b.ins().iadd(out, off);
-        let score = std::mem::offset_of!(super::Opt, score) as i32;
-        let w = self.b.ins().load(F64, MemFlagsData::trusted(), p, score);
-        let hit = self.b.ins().fcmp(FloatCC::LessThan, x, w);
-        let rest = self.b.ins().fsub(x, w);
-        let i1 = self.b.ins().iadd_imm_s(i, 1);
-        self.b.ins().brif(
-            hit,
-            done,
-            &[BlockArg::Value(i)],
-            head,
-            &[BlockArg::Value(i1), BlockArg::Value(rest)],
-        );
-        self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
+        // The draw records no fault.
+        self.faulty = false;
+        let mut x = self.b.ins().fmul(u, total);
+        // Each option's action and target, in scan order.
+        let mut chosen = Vec::with_capacity(weights.len());
+        for (i, &(_, a)) in items.iter().enumerate() {
+            if a.targeted {
+                chosen.extend((0..n).map(|t| (i, Some(t))));
+            } else {
+                chosen.push((i, None));
+            }
+        }
+        // One block per action, its target a parameter.
+        let bodies: Vec<Block> = items
+            .iter()
+            .map(|_| {
+                let b = self.b.create_block();
+                self.b.append_block_param(b, I64);
+                b
+            })
+            .collect();
+        for (o, (&w, &(i, t))) in weights.iter().zip(&chosen).enumerate() {
+            let target = match t {
+                Some(t) => self.int(t as i64),
+                None => f,
+            };
+            let test = self.b.create_block();
+            let is_last = self.b.ins().icmp_imm_s(IntCC::Equal, last, o as i64);
+            self.b
+                .ins()
+                .brif(is_last, bodies[i], &[BlockArg::Value(target)], test, &[]);
+            self.b.switch_to_block(test);
+            let w = self.b.use_var(w);
+            let hit = self.b.ins().fcmp(FloatCC::LessThan, x, w);
+            let go = self.b.create_block();
+            self.b
+                .ins()
+                .brif(hit, bodies[i], &[BlockArg::Value(target)], go, &[]);
+            self.b.switch_to_block(go);
+            x = self.b.ins().fsub(x, w);
+        }
+        // Not reached: the last option taken is one of them.
+        let code = self.int(PASS as i64);
+        self.b.ins().return_(&[code]);
+        for (&(ai, a), &body) in items.iter().zip(&bodies) {
+            self.b.switch_to_block(body);
+            let t = self.b.block_params(body)[0];
+            self.take_action(ai, a, t);
+        }
+    }
+
+    /// Action `ai` chosen against target `t` (an `i64`): the target is bound, then an
+    /// action with no cost whose effects are one statement run runs here and returns
+    /// [`DONE`] (or [`HELD`]); any other returns [`CHOSE`] for the engine to take.
+    fn take_action(&mut self, ai: u16, a: &Action, t: Value) {
+        let tv = self.b.ins().ireduce(types::I8, t);
+        self.env_store(tv, Off::TARGET);
+        self.known[TARGET] = Some(Known::Val(t));
+        if let (true, [Stmt::Native(run)]) = (a.cost.is_empty(), &a.effects[..]) {
+            self.stmts(&run.stmts);
+            let done = self.int(DONE as i64);
+            self.b.ins().return_(&[done]);
+        } else {
+            let code = self.b.ins().bor_imm_s(t, (CHOSE | (ai as u64) << 8) as i64);
+            self.b.ins().return_(&[code]);
+        }
     }
 
     /// The chosen option `i` of `out` and its action (see [`Lower::finish_menu`]).
