@@ -258,6 +258,33 @@ impl Lower<'_, '_> {
         )
     }
 
+    /// `a // b` or `a % b` on integers inline, as the reference computes them (the quotient
+    /// floored; the remainder takes the divisor's sign); a divisor of 0 (a fault) or -1
+    /// (whose quotient may overflow) goes to the reference on a cold path.
+    fn int_divide(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+        let minus1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+        let bad = self.b.ins().bor(zero, minus1);
+        // A divisor that cannot trap, for the value the cold path replaces.
+        let one = self.int(1);
+        let d = self.b.ins().select(bad, one, b);
+        let r = self.b.ins().srem(a, d);
+        let inexact = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        // The signs of two nonzero integers differ when their exclusive or is negative.
+        let (s, adjusted) = if op == BinOp::Mod {
+            (r, self.b.ins().iadd(r, d))
+        } else {
+            let q = self.b.ins().sdiv(a, d);
+            (q, self.b.ins().iadd_imm_s(q, -1))
+        };
+        let other = if op == BinOp::Mod { r } else { a };
+        let x = self.b.ins().bxor(other, d);
+        let differ = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+        let adjust = self.b.ins().band(inexact, differ);
+        let v = self.b.ins().select(adjust, adjusted, s);
+        self.unless(bad, v, I64, |l| l.int_helper(op, a, b))
+    }
+
     pub(super) fn int_helper(&mut self, op: BinOp, a: Value, b: Value) -> Value {
         let (o, l) = (self.i32c(code_of(&BIN_OPS, op)), self.i32c(self.loc));
         let env = self.env;
@@ -278,6 +305,7 @@ impl Lower<'_, '_> {
         if arith && ty == Ty::Int {
             let v = match op {
                 BinOp::Add | BinOp::Sub | BinOp::Mul => self.checked(op, x.v, y.v),
+                BinOp::FloorDiv | BinOp::Mod => self.int_divide(op, x.v, y.v),
                 _ => self.int_helper(op, x.v, y.v),
             };
             return V { v, ty: Ty::Int };
