@@ -551,6 +551,27 @@ pub(crate) struct Completers {
     pub order: [u8; crate::state::MAX_FACTIONS],
 }
 
+/// `race done count if cond by key award lv scale`: factions not yet `done` for which
+/// `cond` holds complete now, in ascending `key` order; each gets `scale[count]` and the
+/// counter moves on.
+#[derive(Debug, Clone)]
+pub struct Race {
+    /// Per-faction completion flag.
+    pub done: LValue,
+    /// Global count of completers so far.
+    pub count: LValue,
+    /// Completion condition.
+    pub cond: Expr,
+    /// Order among same-moment completers.
+    pub key: Expr,
+    /// Variable receiving the reward.
+    pub lv: LValue,
+    /// Reward by completion order.
+    pub scale: Box<[i64]>,
+    /// Points-by-source tag.
+    pub source: Option<u8>,
+}
+
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
 /// (one effect is one moment); kept here so that machine code marks them as the engine does.
 #[derive(Debug, Clone, Copy, Default)]
@@ -725,24 +746,8 @@ pub enum Stmt {
         /// Points-by-source tag.
         source: Option<u8>,
     },
-    /// Factions not yet `done` for which `cond` holds complete now, in ascending `key`
-    /// order; each gets `scale[count]` and the counter moves on.
-    Race {
-        /// Per-faction completion flag.
-        done: LValue,
-        /// Global count of completers so far.
-        count: LValue,
-        /// Completion condition.
-        cond: Expr,
-        /// Order among same-moment completers.
-        key: Expr,
-        /// Variable receiving the reward.
-        lv: LValue,
-        /// Reward by completion order.
-        scale: Box<[i64]>,
-        /// Points-by-source tag.
-        source: Option<u8>,
-    },
+    /// A completion race (see [`Race`]).
+    Race(Box<Race>),
     /// Statements in order.
     Block(Box<[Stmt]>),
     /// `win` or `lose` (the faction in scope), with an end reason.
@@ -816,9 +821,9 @@ impl Stmt {
                 f(metric);
                 chain.iter_mut().for_each(&mut *f);
             }
-            Stmt::Race { cond, key, .. } => {
-                f(cond);
-                f(key);
+            Stmt::Race(r) => {
+                f(&mut r.cond);
+                f(&mut r.key);
             }
             Stmt::Block(body) => body.iter_mut().for_each(|s| s.exprs_mut(f)),
             Stmt::If { cond, then, els } => {

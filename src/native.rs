@@ -497,9 +497,7 @@ fn lowerable(s: &Stmt) -> bool {
             None => lowerable(body),
         },
         Stmt::ForHeld { body, .. } => lowerable(body),
-        Stmt::Race {
-            done, count, lv, ..
-        } => [done, count, lv]
+        Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list

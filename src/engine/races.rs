@@ -4,25 +4,24 @@
 //! seat) and the per-place scale.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Env, Expr, LValue, Num};
+use crate::expr::{AssignOp, Env, Num, Race};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
     /// Completion-order races: every faction's completion is read first (the same moment),
     /// then completers are rewarded in ascending `key` order (ties by seat).
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    pub(super) fn race(
-        &mut self,
-        done: &LValue,
-        count: &LValue,
-        cond: &Expr,
-        key: &Expr,
-        lv: &LValue,
-        scale: &[i64],
-        source: Option<u8>,
-        b: Bind,
-    ) -> Step {
+    pub(super) fn race(&mut self, r: &Race, b: Bind) -> Step {
+        let Race {
+            done,
+            count,
+            cond,
+            key,
+            lv,
+            scale,
+            source,
+        } = r;
+        let source = *source;
         let n = self.m.nfactions();
         let mut k = 0;
         let mut real = false;

@@ -244,15 +244,7 @@ impl<T: Tracer> Game<'_, T> {
                     self.exec(s, b)?;
                 }
             }
-            Stmt::Race {
-                done,
-                count,
-                cond,
-                key,
-                lv,
-                scale,
-                source,
-            } => self.race(done, count, cond, key, lv, scale, *source, b)?,
+            Stmt::Race(r) => self.race(r, b)?,
             Stmt::Outcome { kind, reason } => self.mark(*kind, *reason, b),
             Stmt::If { cond, then, els } => {
                 if self.test(cond, b)? {

@@ -110,7 +110,7 @@ impl Compiler<'_> {
                 }
                 let lv = self.faction_var(var, ctx, "a race's reward variable")?;
                 let inner = Ctx { bound: true, ..ctx };
-                Stmt::Race {
+                Stmt::Race(Box::new(crate::expr::Race {
                     done,
                     count: count_lv,
                     cond: Expr::new(self.code(cond, inner)?, loc),
@@ -118,7 +118,7 @@ impl Compiler<'_> {
                     lv,
                     scale: self.scale(scale)?,
                     source: self.source(source)?,
-                }
+                }))
             }
             StmtAst::Outcome { kind, reason, pos } => {
                 if !ctx.bound {

@@ -1,8 +1,10 @@
-//! Lowering statements: stores with their flooring, overflow checks, bounds and
-//! points-by-source credit, `if`, `each` (planned, or faction by faction), `for held`,
-//! `discard`, `complete` and `win`/`lose` marks, each as the engine runs it.
+//! Lowering statements: stores with their flooring, overflow checks, bounds, points-by-source
+//! credit and immediate end checks, `if`, `each` (planned, or faction by faction), `for
+//! held`, races, `draw` and `take`, `discard`, `complete`, `end` and `win`/`lose` marks, each
+//! as the engine runs it.
 
 use super::*;
+use crate::expr::Race;
 
 impl Lower<'_, '_> {
     /// Lowers statement `k` (or a branch of it), continuing at `next`.
@@ -45,15 +47,7 @@ impl Lower<'_, '_> {
                 self.b.ins().jump(next, &[]);
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
-            Stmt::Race {
-                done,
-                count,
-                cond,
-                key,
-                lv,
-                scale,
-                source,
-            } => self.race(done, count, cond, key, lv, scale, *source, next),
+            Stmt::Race(r) => self.race(r, next),
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
             // The game ends here: nothing after this runs.
@@ -402,18 +396,17 @@ impl Lower<'_, '_> {
     /// then, in that order, each is marked done, gains the scale's reward for the place the
     /// count says, and the count goes up. With any completer, the immediate conditions of
     /// the three variables run after every store.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn race(
-        &mut self,
-        done: &LValue,
-        count: &LValue,
-        cond: &Expr,
-        key: &Expr,
-        lv: &LValue,
-        scale: &[i64],
-        source: Option<u8>,
-        next: Block,
-    ) {
+    pub(super) fn race(&mut self, r: &Race, next: Block) {
+        let Race {
+            done,
+            count,
+            cond,
+            key,
+            lv,
+            scale,
+            source,
+        } = r;
+        let source = *source;
         let outer = self.env_load(types::I8, Off::BOUND);
         let known = self.known[BOUND];
         let k = self.b.declare_var(I64);
