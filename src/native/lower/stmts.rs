@@ -397,16 +397,8 @@ impl Lower<'_, '_> {
     /// count says, and the count goes up. With any completer, the immediate conditions of
     /// the three variables run after every store.
     pub(super) fn race(&mut self, r: &Race, next: Block) {
-        let Race {
-            done,
-            count,
-            cond,
-            key,
-            lv,
-            scale,
-            source,
-        } = r;
-        let source = *source;
+        let (done, count, lv) = (&r.done, &r.count, &r.lv);
+        let (cond, key, scale, source) = (&r.cond, &r.key, &r.scale[..], r.source);
         let outer = self.env_load(types::I8, Off::BOUND);
         let known = self.known[BOUND];
         let k = self.b.declare_var(I64);
