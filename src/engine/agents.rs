@@ -93,7 +93,7 @@ impl<T: Tracer> Game<'_, T> {
             ),
             // The chosen action's effects ended the game.
             Turn::Held(r) => {
-                self.end_by(r);
+                self.end(r);
                 self.resolve();
                 Ok(())
             }

@@ -139,15 +139,6 @@ impl<T: Tracer> Game<'_, T> {
         Ok(())
     }
 
-    /// The game ends with reason `r`, unless it already ended (an immediate condition that
-    /// held in machine code).
-    #[inline]
-    pub(super) fn end_by(&mut self, r: u16) {
-        if self.ended.is_none() {
-            self.ended = Some(r);
-        }
-    }
-
     /// Runs the immediate checks that read `var` (none while a worked example is set up).
     #[inline]
     pub(super) fn after_change(&mut self, var: u16) -> Step {
@@ -250,7 +241,8 @@ impl<T: Tracer> Game<'_, T> {
         }
     }
 
-    /// `end NAME`: the game ends now with that reason (the first one given stands).
+    /// `end NAME`, or an immediate condition that held in machine code: the game ends now
+    /// with that reason (the first one given stands).
     pub(super) fn end(&mut self, r: u16) {
         if self.ended.is_none() {
             self.ended = Some(r);

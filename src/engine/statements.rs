@@ -289,7 +289,7 @@ impl<T: Tracer> Game<'_, T> {
             Ran::Done => Ok(()),
             Ran::Faulted => Err(Halt),
             Ran::Held(r) => {
-                self.end_by(r);
+                self.end(r);
                 Ok(())
             }
         }

@@ -147,19 +147,10 @@ pub extern "C" fn complete(env: &mut Env<'_>) {
     }
 }
 
-/// The end of a take with a condition ([`crate::engine::hands::take_eligible`]): the saved
-/// current card (`saved`, -1 for none) is put back, then one of the `eligible` cards marked
-/// in `env.eligible` among the first `left` of deck `d`'s pool is taken for owner code
-/// `owner`.
-pub extern "C" fn take_eligible(
-    env: &mut Env<'_>,
-    d: u32,
-    left: i64,
-    eligible: i64,
-    owner: u32,
-    saved: i64,
-) {
-    env.st.set_card(u16::try_from(saved).ok());
+/// The end of a take with a condition ([`crate::engine::hands::take_eligible`]): one of the
+/// `eligible` cards marked in `env.eligible` among the first `left` of deck `d`'s pool is
+/// taken for owner code `owner`.
+pub extern "C" fn take_eligible(env: &mut Env<'_>, d: u32, left: i64, eligible: i64, owner: u32) {
     crate::engine::hands::take_eligible(
         env,
         d as usize,

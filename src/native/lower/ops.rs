@@ -25,6 +25,20 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// The address of variable slot `idx`, computed at run time. The engine binds only
+    /// factions and elements that exist, so the index is always in range; the check keeps
+    /// every access inside the buffer whatever happens (slot 0 stands in).
+    pub(super) fn slot_addr(&mut self, idx: Value) -> Value {
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
+        let zero = self.int(0);
+        let idx = self.b.ins().select(inside, idx, zero);
+        let off = self.b.ins().ishl_imm_u(idx, 3);
+        self.b.ins().iadd(self.vals, off)
+    }
+
     pub(super) fn load(&mut self, base: u32, fs: u32, who: Who, elem: Elem) -> Value {
         if self.slots == 0 {
             return self.int(0);
@@ -67,16 +81,7 @@ impl Lower<'_, '_> {
                 idx
             }
         };
-        // The engine binds only factions and elements that exist, so the index is always in
-        // range; the check keeps every access inside the buffer whatever happens.
-        let inside = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
-        let zero = self.int(0);
-        let idx = self.b.ins().select(inside, idx, zero);
-        let off = self.b.ins().ishl_imm_u(idx, 3);
-        let addr = self.b.ins().iadd(self.vals, off);
+        let addr = self.slot_addr(idx);
         self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0)
     }
 

@@ -407,9 +407,7 @@ impl Lower<'_, '_> {
         let mut real = key.ty() == Ty::Real;
         for f in 0..self.t.nfactions {
             let skip = self.b.create_block();
-            let fv = self.b.ins().iconst(types::I8, f as i64);
-            self.env_store(fv, Off::BOUND);
-            self.known[BOUND] = Some(Known::Const(f));
+            let fv = self.bind_each(f, None, skip);
             let addr = self.lv_addr(done);
             let d = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
             let out = self.env_load(I32, Off::OUT);
@@ -502,6 +500,22 @@ impl Lower<'_, '_> {
         self.b.ins().jump(next, &[]);
     }
 
+    /// Binds faction `f` as the bound faction (in the environment and as known) for one
+    /// turn of a loop over factions, first going to `skip` when `f` is `skip_if`, the
+    /// faction an `each others` leaves out. Returns `f` as an `i8`.
+    fn bind_each(&mut self, f: u8, skip_if: Option<Value>, skip: Block) -> Value {
+        let fv = self.b.ins().iconst(types::I8, f as i64);
+        if let Some(outer) = skip_if {
+            let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
+            let go = self.b.create_block();
+            self.b.ins().brif(me, skip, &[], go, &[]);
+            self.b.switch_to_block(go);
+        }
+        self.env_store(fv, Off::BOUND);
+        self.known[BOUND] = Some(Known::Const(f));
+        fv
+    }
+
     /// `each` over statements that are not one planned assignment (marks, `for held`,
     /// several kinds): the body runs for each faction in turn, as the engine runs it, then
     /// the outer binding is restored.
@@ -510,15 +524,7 @@ impl Lower<'_, '_> {
         let known = self.known[BOUND];
         for f in 0..self.t.nfactions {
             let done = self.b.create_block();
-            let fv = self.b.ins().iconst(types::I8, f as i64);
-            if others {
-                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
-                let go = self.b.create_block();
-                self.b.ins().brif(me, done, &[], go, &[]);
-                self.b.switch_to_block(go);
-            }
-            self.env_store(fv, Off::BOUND);
-            self.known[BOUND] = Some(Known::Const(f));
+            self.bind_each(f, others.then_some(outer), done);
             self.stmt(body, done);
             self.b.switch_to_block(done);
         }
@@ -550,15 +556,7 @@ impl Lower<'_, '_> {
             self.b.def_var(kind, z8);
             self.b.def_var(bits, z);
             let done = self.b.create_block();
-            let fv = self.b.ins().iconst(types::I8, f as i64);
-            if others {
-                let me = self.b.ins().icmp(IntCC::Equal, outer, fv);
-                let go = self.b.create_block();
-                self.b.ins().brif(me, done, &[], go, &[]);
-                self.b.switch_to_block(go);
-            }
-            self.env_store(fv, Off::BOUND);
-            self.known[BOUND] = Some(Known::Const(f));
+            self.bind_each(f, others.then_some(outer), done);
             self.plan(body, kind, bits, done);
             self.b.switch_to_block(done);
             plans.push((kind, bits));
@@ -666,14 +664,7 @@ impl Lower<'_, '_> {
         let w = self.who(lv.who);
         let mut idx = self.b.ins().imul_imm_s(w, lv.fstride as i64);
         idx = self.b.ins().iadd_imm_s(idx, lv.base as i64 + e);
-        let inside = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, idx, self.slots as i64);
-        let zero = self.int(0);
-        let idx = self.b.ins().select(inside, idx, zero);
-        let off = self.b.ins().ishl_imm_u(idx, 3);
-        self.b.ins().iadd(self.vals, off)
+        self.slot_addr(idx)
     }
 }
 

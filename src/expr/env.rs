@@ -1,0 +1,201 @@
+//! The evaluation environment: everything a formula or a statement sees while a game runs.
+//!
+//! Owns [`Env`] (the game's state and random stream, the bindings and first fault of
+//! [`Ctx`], and the buffers both engines share with machine code: `win`/`lose` marks,
+//! points by source, a take's eligible cards, a race's completers) and how a variable
+//! reference resolves to a slot.
+
+use super::{Elem, Fault, FaultKind, OutcomeKind, STACK, Who};
+use crate::rng::Rng;
+use crate::state::{State, Tables};
+
+/// The mutable evaluation context that persists across evaluations: who is bound and the
+/// first fault. One lives in each [`crate::engine::Game`].
+#[derive(Debug, Clone, Default)]
+pub struct Ctx {
+    /// The acting faction.
+    pub me: u8,
+    /// The faction bound by the innermost context.
+    pub bound: u8,
+    /// The action's target.
+    pub target: u8,
+    /// The element bound by the innermost set aggregation.
+    pub elem: u16,
+    /// The first fault raised, if any (set by [`Ctx::raise`]).
+    pub(crate) fault: Option<Fault>,
+    /// Whether `fault` is set (1) or not (0): the flag machine code tests after a helper
+    /// call, since an `Option`'s layout is not stable. Only `Ctx`'s methods change either.
+    pub(crate) faulted: u8,
+}
+
+impl Ctx {
+    /// Records fault `f` unless one is already recorded (the first one wins).
+    #[inline]
+    pub(crate) fn raise(&mut self, f: Fault) {
+        if self.fault.is_none() {
+            self.fault = Some(f);
+            self.faulted = 1;
+        }
+    }
+
+    /// Takes the recorded fault, leaving none.
+    pub(crate) fn take_fault(&mut self) -> Option<Fault> {
+        self.faulted = 0;
+        self.fault.take()
+    }
+}
+
+/// Everything an expression can see while it runs: the game's state, random stream and
+/// bindings, owned here so that an evaluation passes one pointer; the static tables are
+/// borrowed from the model.
+pub struct Env<'a> {
+    /// The game's state.
+    pub st: State,
+    /// The model's static tables.
+    pub t: &'a Tables,
+    /// The game's random stream.
+    pub rng: Rng,
+    /// Bindings, fault and stack.
+    pub cx: Ctx,
+    /// The arguments of a random draw that machine code passes to its helper.
+    pub(crate) args: [u64; STACK],
+    /// The options an agent's turn in machine code writes and chooses among (as long as
+    /// the longest scan; empty when no turn is compiled).
+    pub(crate) opts: Vec<crate::native::Opt>,
+    /// The `win` and `lose` marks of the statement list being run.
+    pub(crate) marks: Marks,
+    /// Points each faction gained from each source this game, `faction * sources + source`
+    /// (wide: one game's changes can exceed the 64-bit range of the values); kept here so
+    /// that machine code credits them as the engine does.
+    pub(crate) points: Vec<i128>,
+    /// Set while a worked example is set up: changes do not trigger immediate checks (kept
+    /// here so that machine code, which runs them inline, skips them as the engine does).
+    pub(crate) quiet: bool,
+    /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
+    /// card, written by either engine's eligibility test).
+    pub(crate) eligible: [u64; crate::scenario::MAX_DECK_CARDS / 64],
+    /// A race's completers of this moment and their keys, for either engine to sort and
+    /// reward.
+    pub(crate) race: Completers,
+}
+
+/// The factions that complete a race at one moment, in seat order until sorted, and their
+/// keys (an integer's or a real's bits).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Completers {
+    /// Each completer's key.
+    pub keys: [u64; crate::state::MAX_FACTIONS],
+    /// The completers.
+    pub order: [u8; crate::state::MAX_FACTIONS],
+}
+
+/// Factions that won or lost by rule, waiting for the end of the statement list being run
+/// (one effect is one moment); kept here so that machine code marks them as the engine does.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Marks {
+    /// Bit `f` set when faction `f` won.
+    pub win: u32,
+    /// Bit `f` set when faction `f` lost.
+    pub lose: u32,
+    /// The reason of the first win, or of the first loss when nobody won.
+    pub reason: u16,
+}
+
+impl Marks {
+    /// `win` or `lose` for faction `f` with `reason`.
+    #[inline]
+    pub(crate) fn mark(&mut self, kind: OutcomeKind, reason: u16, f: u8) {
+        match kind {
+            OutcomeKind::Win => {
+                if self.win == 0 {
+                    self.reason = reason;
+                }
+                self.win |= 1 << f;
+            }
+            OutcomeKind::Lose => {
+                if self.win == 0 && self.lose == 0 {
+                    self.reason = reason;
+                }
+                self.lose |= 1 << f;
+            }
+        }
+    }
+}
+
+impl<'a> Env<'a> {
+    /// An environment over the given state, tables and stream, with nothing bound.
+    pub fn new(st: State, t: &'a Tables, rng: Rng) -> Env<'a> {
+        Env {
+            st,
+            t,
+            rng,
+            cx: Ctx::default(),
+            args: [0; STACK],
+            opts: Vec::new(),
+            marks: Marks::default(),
+            points: Vec::new(),
+            quiet: false,
+            eligible: [0; crate::scenario::MAX_DECK_CARDS / 64],
+            race: Completers::default(),
+        }
+    }
+
+    /// Credits the change of a store into faction `f`'s variable, from `old` to `new`, to
+    /// its points from source `src`.
+    #[inline]
+    pub(crate) fn credit(&mut self, f: usize, src: u8, old: i64, new: i64) {
+        // A credit needs a source, so `points` has a row per faction.
+        let sources = self.points.len() / self.t.nfactions as usize;
+        self.points[f * sources + src as usize] += new as i128 - old as i128;
+    }
+
+    #[inline]
+    pub(crate) fn who(&self, w: Who) -> usize {
+        match w {
+            Who::None => 0,
+            Who::Bound => self.cx.bound as usize,
+            Who::Me => self.cx.me as usize,
+            Who::Target => self.cx.target as usize,
+            Who::Fixed(f) => f as usize,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn load(&self, base: u32, fstride: u32, who: Who, elem: Elem) -> i64 {
+        let e = match elem {
+            Elem::None => 0,
+            Elem::Bound => self.cx.elem as usize,
+            Elem::Fixed(i) => i as usize,
+        };
+        self.st.vals[slot(self.who(who), base, fstride, e)]
+    }
+
+    #[inline]
+    pub(crate) fn count_owned(&self, deck: u16, code: u8) -> usize {
+        let walk = || {
+            self.t
+                .deck_cards(deck)
+                .filter(|&c| self.st.owner[c] == code)
+                .count()
+        };
+        match crate::state::owned_slot(deck as usize, code).and_then(|i| self.st.owned.get(i)) {
+            Some(&n) => {
+                debug_assert_eq!(n as usize, walk(), "the count of deck {deck}, owner {code}");
+                n as usize
+            }
+            None => walk(),
+        }
+    }
+
+    /// Records a fault at source location `loc` (the first one wins).
+    #[cold]
+    pub fn fault_at(&mut self, kind: FaultKind, loc: u32) {
+        self.cx.raise(Fault { loc, kind });
+    }
+}
+
+/// The slot an `Op::Load` / `LValue` refers to.
+#[inline]
+pub fn slot(env_who: usize, base: u32, fstride: u32, elem: usize) -> usize {
+    base as usize + env_who * fstride as usize + elem
+}

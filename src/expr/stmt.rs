@@ -1,0 +1,186 @@
+//! Compiled statements: the effects that phases, actions and events run.
+//!
+//! Owns [`Stmt`], where an assignment writes ([`LValue`]) and the parts of a race
+//! ([`Race`]); [`super::compile`] builds statements and the engine decides when they run.
+
+use super::{AssignOp, Elem, Env, Expr, OutcomeKind, TiePolicy, Who, slot};
+
+/// `race done count if cond by key award lv scale`: factions not yet `done` for which
+/// `cond` holds complete now, in ascending `key` order; each gets `scale[count]` and the
+/// counter moves on.
+#[derive(Debug, Clone)]
+pub struct Race {
+    /// Per-faction completion flag.
+    pub done: LValue,
+    /// Global count of completers so far.
+    pub count: LValue,
+    /// Completion condition.
+    pub cond: Expr,
+    /// Order among same-moment completers.
+    pub key: Expr,
+    /// Variable receiving the reward.
+    pub lv: LValue,
+    /// Reward by completion order.
+    pub scale: Box<[i64]>,
+    /// Points-by-source tag.
+    pub source: Option<u8>,
+}
+
+/// Where an assignment writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LValue {
+    /// Variable id (for bounds and names).
+    pub var: u16,
+    /// First slot.
+    pub base: u32,
+    /// Slots per faction (0 for a global).
+    pub fstride: u32,
+    /// Whose variable.
+    pub who: Who,
+    /// Which element.
+    pub elem: Elem,
+}
+
+impl LValue {
+    /// The slot this lvalue names in `env`.
+    #[inline]
+    pub fn slot(&self, env: &Env<'_>) -> usize {
+        let e = match self.elem {
+            Elem::None => 0,
+            Elem::Bound => env.cx.elem as usize,
+            Elem::Fixed(i) => i as usize,
+        };
+        slot(env.who(self.who), self.base, self.fstride, e)
+    }
+
+    /// The faction whose variable this is, in `env` (for traces).
+    pub fn faction(&self, env: &Env<'_>) -> Option<usize> {
+        (self.who != Who::None).then(|| env.who(self.who))
+    }
+}
+
+/// A compiled statement (an effect).
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// `x = e`, `x += e`, `x -= e`; the result is floored to an integer and clamped to the
+    /// variable's bounds.
+    Assign {
+        /// Where.
+        lv: LValue,
+        /// How.
+        op: AssignOp,
+        /// What.
+        value: Expr,
+        /// Points-by-source tag.
+        source: Option<u8>,
+    },
+    /// Rank factions by `metric` (highest first) and add `scale[place]` to `lv`.
+    Award {
+        /// The faction variable receiving awards.
+        lv: LValue,
+        /// The metric.
+        metric: Expr,
+        /// Award per place (0 beyond the end).
+        scale: Box<[i64]>,
+        /// How ties share.
+        ties: TiePolicy,
+        /// Tie-break chain (higher first) before the policy.
+        chain: Box<[Expr]>,
+        /// Points-by-source tag.
+        source: Option<u8>,
+    },
+    /// A completion race (see [`Race`]).
+    Race(Box<Race>),
+    /// Statements in order.
+    Block(Box<[Stmt]>),
+    /// `win` or `lose` (the faction in scope), with an end reason.
+    Outcome {
+        /// Which.
+        kind: OutcomeKind,
+        /// End reason.
+        reason: u16,
+    },
+    /// Run `then` when `cond` holds, else `els` if there is one.
+    If {
+        /// Condition.
+        cond: Expr,
+        /// The statement.
+        then: Box<Stmt>,
+        /// `else: ...`.
+        els: Option<Box<Stmt>>,
+    },
+    /// Run `body` for every faction (except the acting one with `others`) simultaneously:
+    /// every condition and value is evaluated before any is applied.
+    Each {
+        /// Skip the acting faction.
+        others: bool,
+        /// The statement.
+        body: Box<Stmt>,
+    },
+    /// End the game with this reason.
+    End(u16),
+    /// Draw a card face up from this deck into the card register: uniformly among the cards
+    /// for which the condition holds, when there is one.
+    Draw(u16, Option<Expr>),
+    /// The faction in scope draws a uniformly random card among the deck's cards for which
+    /// `cond` holds (with `card` bound to the candidate) into its hand.
+    Take {
+        /// The deck.
+        deck: u16,
+        /// Eligibility.
+        cond: Option<Expr>,
+    },
+    /// Run `body` with `card` bound to each card of the deck the faction in scope holds.
+    ForHeld {
+        /// The deck.
+        deck: u16,
+        /// The statement.
+        body: Box<Stmt>,
+    },
+    /// Return the card in `card` to its deck.
+    Discard,
+    /// The faction in scope completes the card in `card`: it leaves the hand and stays out
+    /// of the deck.
+    Complete,
+    /// Consecutive assignments and conditions that the native engine runs as one machine-code
+    /// function, made by [`crate::native::compile`] (the interpreter never sees one).
+    Native(Box<crate::native::Stmts>),
+    /// Set a faction variable to each faction's 1-based position when sorted ascending by the
+    /// keys (ties by seat).
+    Order {
+        /// The faction variable.
+        lv: LValue,
+        /// Sort keys, most significant first.
+        keys: Box<[Expr]>,
+    },
+}
+
+impl Stmt {
+    /// Calls `f` on every formula of the statement, nested statements included.
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Stmt::Assign { value, .. } => f(value),
+            Stmt::Award { metric, chain, .. } => {
+                f(metric);
+                chain.iter_mut().for_each(&mut *f);
+            }
+            Stmt::Race(r) => {
+                f(&mut r.cond);
+                f(&mut r.key);
+            }
+            Stmt::Block(body) => body.iter_mut().for_each(|s| s.exprs_mut(f)),
+            Stmt::If { cond, then, els } => {
+                f(cond);
+                then.exprs_mut(f);
+                if let Some(e) = els {
+                    e.exprs_mut(f);
+                }
+            }
+            Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => body.exprs_mut(f),
+            Stmt::Draw(_, cond) | Stmt::Take { cond, .. } => cond.iter_mut().for_each(&mut *f),
+            Stmt::Order { keys, .. } => keys.iter_mut().for_each(&mut *f),
+            Stmt::Native(n) => n.stmts.iter_mut().for_each(|s| s.exprs_mut(f)),
+            Stmt::Outcome { .. } | Stmt::End(_) | Stmt::Discard | Stmt::Complete => {}
+        }
+    }
+}
