@@ -132,13 +132,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     menu: Vec<u16>,
     menu_at: Vec<u32>,
     ended: Option<u16>,
-    forced: Option<Result>,
-    /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
-    steps: u64,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
-    /// Reason ids of the rule-based endings (when the scenario uses `lose`).
-    rule_reasons: [Option<u16>; 3],
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
@@ -170,6 +165,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
         env.opts = vec![Opt::default(); native_opts.unwrap_or(0)];
         env.points = vec![0; m.nfactions() * m.sources.len()];
+        env.rules = crate::expr::Rules {
+            reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
+                .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
+            teams: m.teams,
+        };
         Game {
             m,
             env,
@@ -177,11 +177,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu,
             menu_at,
             ended: None,
-            forced: None,
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
-            steps: 0,
-            rule_reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
-                .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),

@@ -19,7 +19,7 @@ pub mod tree;
 use crate::state::{State, Tables};
 pub use tree::{Num, Ty};
 
-pub(crate) use env::Completers;
+pub(crate) use env::{Completers, Marks, Rules};
 pub use env::{Ctx, Env, slot};
 pub use parse::{AssignOp, BinOp, OutcomeKind, TiePolicy};
 pub use stmt::{LValue, Race, Stmt};

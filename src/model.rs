@@ -350,6 +350,9 @@ pub struct Model {
     pub menus: Vec<Option<crate::native::Menu>>,
     /// The end conditions in machine code (empty on the interpreter).
     pub check_fns: crate::native::CheckFns,
+    /// The round loop in machine code, when every piece of a round has machine code (none
+    /// on the interpreter).
+    pub round_fn: Option<crate::native::Round>,
     /// Events.
     pub events: Vec<Event>,
     /// End conditions.

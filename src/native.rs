@@ -16,8 +16,12 @@
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
 //!   menu in one straight-line function, then the choice among the options (a weighted
 //!   choice inline, with one helper call for its uniform draw; a priority choice by one
-//!   helper), then, for an action with no cost whose effects are one statement run, that
-//!   run inline; any other chosen action returns to the engine to take.
+//!   helper), then the chosen action taken inline when its effects are nothing or one
+//!   statement run (its costs paid as stores); any other chosen action returns to the
+//!   engine to take;
+//! - the round ([`Round`]), when every piece of it has machine code: events, checks, phases,
+//!   turn order, each turn's decisions and the step budget, calling the functions above at
+//!   their addresses, so that a round enters machine code once.
 //!
 //! The interpreter stays the reference semantics: the generated code calls the same
 //! operation definitions for everything that can fault or draw a random number (the
@@ -157,6 +161,7 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     // Statement runs and option scans first: the formulas they hold need no function of
     // their own.
     let n = compile_stmts(m)? + compile_menus(m)? + compile_checks(m)?;
+    let n = n + compile_round(m)?;
     Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
@@ -175,8 +180,7 @@ pub struct Opt {
 
 /// One faction's turn in machine code: binds the faction, then tests, costs and scores
 /// every action and target of its menu as the engine's scan does, picks one as the engine
-/// does, and runs the chosen action when it has no cost and its effects are one statement
-/// run.
+/// does, and takes the chosen action when its effects are nothing or one statement run.
 #[derive(Clone)]
 pub struct Menu {
     f: jit::MenuFn,
@@ -428,6 +432,141 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     Ok(ids.len())
 }
 
+/// A whole round in machine code: the round loop of the engine, calling the machine code of
+/// the model's statement runs, agents' turns and end conditions at their addresses.
+#[derive(Clone)]
+pub struct Round {
+    f: jit::NativeFn,
+    /// The largest option scan of the turns it calls.
+    cap: usize,
+    /// The round's own code, then the code of every function it calls (kept alive with it).
+    _code: Vec<Arc<jit::Code>>,
+}
+
+impl Round {
+    /// Plays one round; `Held` says the game ended in it, with that reason.
+    #[inline]
+    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
+        // The turns write at most `cap` options: the buffer must hold them.
+        assert!(env.opts.len() >= self.cap, "option buffer too short");
+        let vals = env.st.vals.as_mut_ptr();
+        match (self.f)(env, vals) {
+            lower::DONE => Ran::Done,
+            lower::FAULTED => Ran::Faulted,
+            r => Ran::Held(r as u16),
+        }
+    }
+}
+
+impl std::fmt::Debug for Round {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Round")
+    }
+}
+
+/// The statement run an effect list is, by address, with its code: `Some(None)` for no
+/// effects, `None` when the list is anything else (the round then stays in the engine).
+fn run_of(list: &[Stmt]) -> Option<Option<(usize, Arc<jit::Code>)>> {
+    match list {
+        [] => Some(None),
+        [Stmt::Native(n)] => n.f.as_ref().map(|(f, c)| Some((*f as usize, c.clone()))),
+        _ => None,
+    }
+}
+
+/// Compiles the round loop when every piece of it has machine code: each phase's and
+/// event's effects are nothing or one compiled statement run, turn order has at most one
+/// key, and every faction has a turn whose actions all run inline (pays its costs and runs
+/// its effects itself). Returns how many functions were made (0 or 1).
+fn compile_round(m: &mut Model) -> Result<usize, String> {
+    m.round_fn = None;
+    if m.slots == 0 {
+        return Ok(0);
+    }
+    let mut codes = Vec::new();
+    let mut keep = |r: Option<(usize, Arc<jit::Code>)>| {
+        r.map(|(a, c)| {
+            codes.push(c);
+            a
+        })
+    };
+    let mut phases = Vec::new();
+    for p in &m.phases {
+        let Some(run) = run_of(&p.effects) else {
+            return Ok(0);
+        };
+        if p.order.len() > 1 {
+            return Ok(0);
+        }
+        phases.push((p, keep(run)));
+    }
+    let mut events = Vec::new();
+    for e in &m.events {
+        let Some(run) = run_of(&e.effects) else {
+            return Ok(0);
+        };
+        events.push((e, keep(run)));
+    }
+    let mut menus = Vec::new();
+    let mut cap = 0;
+    if m.phases.iter().any(|p| p.actions.is_some()) {
+        if !m.actions.iter().all(|a| lower::inline_effects(a).is_some()) {
+            return Ok(0);
+        }
+        for menu in &m.menus {
+            let Some(menu) = menu else { return Ok(0) };
+            menus.push(menu.f as usize);
+            cap = cap.max(menu.cap);
+            codes.push(menu._code.clone());
+        }
+        if menus.len() != m.nfactions() {
+            return Ok(0);
+        }
+    }
+    let mut checks = [None; 4];
+    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
+        if m.checks.iter().any(|c| c.timing == t) {
+            let Some(c) = &m.check_fns.timing[t as usize] else {
+                return Ok(0);
+            };
+            checks[t as usize] = Some(c.f as usize);
+            codes.push(c._code.clone());
+        }
+    }
+    let plan = lower::RoundPlan {
+        phases,
+        events,
+        checks,
+        menus,
+        max_steps: m.max_steps,
+    };
+    let mut module = new_module()?;
+    let attrs = attr_table(&mut module, &m.tables)?;
+    let ptr = module.target_config().pointer_type();
+    let cfg = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let sig = &mut ctx.func.signature;
+    sig.call_conv = module.isa().default_call_conv();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I64));
+    let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
+    let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
+        .with_attrs(gv)
+        .finish_round(&plan);
+    let id = define(&mut module, &mut ctx, "a round")?;
+    let (code, fns) = jit::Code::finish_round(module, &[id])?;
+    codes.insert(0, code);
+    m.round_fn = Some(Round {
+        f: fns[0],
+        cap,
+        _code: codes,
+    });
+    Ok(1)
+}
+
 /// Statements compiled together: a run of assignments and conditions of one effect list.
 pub struct Stmts {
     /// The statements, as the interpreter runs them (for traces).
@@ -497,6 +636,7 @@ fn lowerable(s: &Stmt) -> bool {
             None => lowerable(body),
         },
         Stmt::ForHeld { body, .. } => lowerable(body),
+        Stmt::Order { lv, keys } => keys.len() <= 1 && !matches!(lv.elem, Elem::Bound),
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),

@@ -76,6 +76,30 @@ fn formula() -> impl Strategy<Value = String> + Clone {
         Just("4611686018427387904".to_string()),
     ];
     leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|a| format!("sum_others(x * {a})")),
+            compound(inner),
+        ]
+    })
+}
+
+/// Formulas with nothing bound (a global phase's condition, an event's chance).
+fn global_formula() -> impl Strategy<Value = String> + Clone {
+    let leaf = prop_oneof![
+        (-3i32..9).prop_map(|n| n.to_string()),
+        Just("0.5".to_string()),
+        Just("g".to_string()),
+        Just("round".to_string()),
+        Just("uniform(0, 4)".to_string()),
+        Just("max_all(x)".to_string()),
+        Just("4611686018427387904".to_string()),
+    ];
+    leaf.prop_recursive(2, 8, 2, compound)
+}
+
+/// A formula made of formulas from `inner`.
+fn compound(inner: BoxedStrategy<String>) -> impl Strategy<Value = String> + Clone {
+    {
         let op = prop_oneof![
             Just("+"),
             Just("-"),
@@ -97,11 +121,10 @@ fn formula() -> impl Strategy<Value = String> + Clone {
             // Unclamped: a probability outside [0, 1] faults, at the same place on both.
             inner
                 .clone()
-                .prop_map(|a| format!("bernoulli((x + {a}) / 4)")),
-            inner.clone().prop_map(|a| format!("sum_others(x * {a})")),
+                .prop_map(|a| format!("bernoulli((max_all(x) + {a}) / 4)")),
             inner.prop_map(|a| format!("floor({a} * 0.75)")),
         ]
-    })
+    }
 }
 
 /// One effect statement using formulas from `f`.
@@ -145,6 +168,8 @@ fn statement(
             .prop_map(|c| format!("each others: if {c}: win big")),
         (f.clone(), f.clone()).prop_map(|(c, d)| format!("if {c}: win big else: if {d}: lose low")),
         f.clone().prop_map(|c| format!("draw d if card.v > {c}")),
+        // Each faction's place when sorted by a key of any type (which may fault).
+        f.clone().prop_map(|k| format!("order y by {k}")),
         Just("discard".to_string()),
         Just("take d".to_string()),
         Just("draw d".to_string()),
@@ -170,11 +195,12 @@ fn scenario() -> impl Strategy<Value = String> {
         stmts.clone(),
         stmts.clone(),
         stmts,
-        proptest::collection::vec(f.clone(), 8),
+        proptest::collection::vec(f.clone(), 10),
         0usize..4,
         0usize..3,
+        (global_formula(), global_formula()),
     )
-        .prop_map(|(n, p1, p2, a1, fs, timing, policy)| {
+        .prop_map(|(n, p1, p2, a1, fs, timing, policy, (pw, ep))| {
             let timings = ["immediate", "turn_start", "round_start", "round_end"];
             // The last faction's agent: weighted (the default), priority or greedy.
             let agent = [
@@ -192,7 +218,7 @@ fn scenario() -> impl Strategy<Value = String> {
                 r#"[scenario]
 name = "generated"
 rounds = 6
-max_steps = 200
+max_steps = 24
 
 {factions}
 [[var]]
@@ -217,6 +243,11 @@ name = "d"
 cards = [{{ name = "c", count = 3, attrs = {{ v = 1 }} }}, {{ name = "e", count = 2, attrs = {{ v = 3 }} }}]
 
 [[phase]]
+name = "p0"
+when = "{pw}"
+effects = ["g += 1", "order x by {ok}"]
+
+[[phase]]
 name = "p1"
 each = "faction"
 effects = [{p1}]
@@ -224,7 +255,20 @@ effects = [{p1}]
 [[phase]]
 name = "p2"
 each = "faction"
-actions = 1
+order = ["{ok}"]
+actions = "if(round == 2, {ac}, 1)"
+
+[[event]]
+name = "windfall"
+when = "g > 0"
+probability = "clamp({ep} / 8, 0, 1)"
+effects = ["each: y += 1", "if g > 3: end dry"]
+
+[[event]]
+name = "late_event"
+at = "round_end"
+probability = "clamp(({ep} + 2) / 10, 0, 1)"
+effects = ["g -= 1"]
 
 [[phase]]
 name = "p3"
@@ -312,6 +356,8 @@ tiebreak = ["y", "die"]
                 aw = fs[5],
                 c3 = fs[6],
                 e3 = fs[7],
+                ok = fs[8],
+                ac = fs[9],
             )
         })
 }
@@ -334,18 +380,25 @@ proptest! {
 fn the_generator_makes_scenarios_that_compile() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let mut compiled = 0;
+    let (mut compiled, mut rounds) = (0, 0);
     for _ in 0..40 {
         let text = scenario().new_tree(&mut runner).unwrap().current();
-        if let Err(e) = vpsim::scenario::parse(&text, "generated.toml") {
-            eprintln!("{e}\n{text}");
-        } else {
-            compiled += 1;
+        match both(&text, "generated.toml") {
+            None => eprintln!("{text}"),
+            Some((_, native)) => {
+                compiled += 1;
+                rounds += native.round_fn.is_some() as usize;
+            }
         }
     }
     assert!(
         compiled >= 30,
         "only {compiled} of 40 generated scenarios compile"
+    );
+    // Those whose agents are all weighted or priority play whole rounds in machine code.
+    assert!(
+        rounds >= 10,
+        "only {rounds} of {compiled} lower their rounds"
     );
 }
 
@@ -444,4 +497,81 @@ fn every_seed_scenario_gives_the_same_json_on_both_engines() {
             path.display()
         );
     }
+}
+
+/// A round in machine code counts decisions against the step budget as the engine does: the
+/// fault comes at the same decision, with the state it left.
+#[test]
+fn the_step_budget_runs_out_at_the_same_decision() {
+    let text = r#"
+[scenario]
+name = "budget"
+rounds = 9
+max_steps = 11
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "x"
+[[phase]]
+name = "p"
+each = "faction"
+order = ["-x"]
+actions = "round"
+[[action]]
+name = "a"
+weight = 1
+effects = ["x += seat"]
+[[action]]
+name = "b"
+weight = 1
+effects = ["x += 10"]
+[ranking]
+score = "x"
+"#;
+    let (interp, native) = both(text, "budget.toml").unwrap();
+    assert!(native.round_fn.is_some());
+    same_games(&interp, &native, 5, 20, 1);
+    let mut g = Game::new(&native);
+    let e = g.play(5, 0).unwrap_err();
+    assert!(matches!(e.kind, vpsim::expr::FaultKind::StepBudget(11)));
+}
+
+/// A round in machine code settles `win` and `lose` marks after each decision, as the
+/// engine does: a faction that wins with its first action takes no second one.
+#[test]
+fn marks_are_settled_after_each_decision() {
+    let text = r#"
+[scenario]
+name = "marks"
+rounds = 9
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[var]]
+name = "x"
+[[phase]]
+name = "p"
+each = "faction"
+actions = 3
+[[action]]
+name = "a"
+weight = 1
+effects = ["x += 1", "if x == 4: win goal", "if x == 5 and seat == 2: lose goal"]
+[[action]]
+name = "b"
+weight = 1
+effects = ["x += 2"]
+[[end]]
+name = "goal"
+[ranking]
+score = "x"
+"#;
+    let (interp, native) = both(text, "marks.toml").unwrap();
+    assert!(native.round_fn.is_some());
+    same_games(&interp, &native, 2, 200, 2);
 }

@@ -29,8 +29,8 @@ impl<T: Tracer> Game<'_, T> {
         self.env.st.reset(&self.m.tables);
         self.ended = None;
         self.env.marks = Default::default();
-        self.forced = None;
-        self.steps = 0;
+        self.env.forced = None;
+        self.env.steps = 0;
         self.env.points.fill(0);
         self.leaders.clear();
         self.round_scores.clear();
@@ -55,7 +55,15 @@ impl<T: Tracer> Game<'_, T> {
                 self.tracer
                     .line(format_args!("round {round} (age {})", self.env.st.age));
             }
-            self.round()?;
+            match &m.round_fn {
+                // The whole round in machine code (no trace to write).
+                Some(r) if !T::ON => match r.call(&mut self.env) {
+                    crate::native::Ran::Done => {}
+                    crate::native::Ran::Faulted => return Err(Halt),
+                    crate::native::Ran::Held(r) => self.ended = Some(r),
+                },
+                _ => self.round()?,
+            }
             if self.leaders.len() < LEADER_ROUNDS {
                 let leader = self.leader()?;
                 self.leaders.push(leader);
@@ -186,8 +194,8 @@ impl<T: Tracer> Game<'_, T> {
                     if self.ended.is_some() {
                         return Ok(());
                     }
-                    self.steps += 1;
-                    if self.steps > self.m.max_steps {
+                    self.env.steps += 1;
+                    if self.env.steps > self.m.max_steps {
                         return Err(self.halt(Fault {
                             loc: k.loc,
                             kind: FaultKind::StepBudget(self.m.max_steps),

@@ -8,7 +8,7 @@
 //! last faction standing wins.
 
 use super::{Bind, Game, Halt, Result, Step, Tracer};
-use crate::expr::OutcomeKind;
+use crate::expr::{Env, OutcomeKind};
 use crate::model::{Check, CheckKind, Timing};
 
 impl<T: Tracer> Game<'_, T> {
@@ -171,14 +171,11 @@ impl<T: Tracer> Game<'_, T> {
     #[cold]
     #[inline(never)]
     pub(super) fn settle(&mut self) {
-        let n = self.m.nfactions();
-        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let marks = std::mem::take(&mut self.env.marks);
-        let lose = marks.lose & !self.env.st.out;
-        let win = marks.win & !lose & !self.env.st.out;
-        self.env.st.out |= lose;
+        let before = self.env.st.out;
+        let ended = self.env.settle();
+        let lose = self.env.st.out & !before;
         if T::ON && lose != 0 {
-            let names: Vec<&str> = (0..n)
+            let names: Vec<&str> = (0..self.m.nfactions())
                 .filter(|f| lose & (1 << f) != 0)
                 .map(|f| self.m.factions[f].name.as_str())
                 .collect();
@@ -187,41 +184,8 @@ impl<T: Tracer> Game<'_, T> {
                 names.join(", ")
             ));
         }
-        let winners = |mask: u32| {
-            if mask.count_ones() == 1 {
-                Result::Win(mask.trailing_zeros() as u8)
-            } else {
-                Result::Shared(mask)
-            }
-        };
-        if win != 0 {
-            self.forced = Some(winners(win));
-            self.ended = Some(marks.reason);
-            return;
-        }
-        if lose == 0 {
-            return;
-        }
-        let remaining = all & !self.env.st.out;
-        let [last_standing, all_lost, last_team] = self.rule_reasons;
-        if remaining == 0 {
-            self.forced = Some(Result::Draw);
-            self.ended = all_lost.or(Some(marks.reason));
-        } else if self.m.teams {
-            let t = &self.m.tables;
-            let first = remaining.trailing_zeros() as usize;
-            let side = t.side[first];
-            if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
-                // Every member of the last team wins, even those who had left the game.
-                let team = (0..n)
-                    .filter(|&f| t.side[f] == side)
-                    .fold(0u32, |m, f| m | 1 << f);
-                self.forced = Some(winners(team));
-                self.ended = last_team.or(Some(marks.reason));
-            }
-        } else if remaining.count_ones() == 1 && n > 1 {
-            self.forced = Some(winners(remaining));
-            self.ended = last_standing.or(Some(marks.reason));
+        if ended.is_some() {
+            self.ended = ended;
         }
     }
 
@@ -251,5 +215,56 @@ impl<T: Tracer> Game<'_, T> {
                     .line(format_args!("  end: {}", self.m.reasons[r as usize].name));
             }
         }
+    }
+}
+
+impl Env<'_> {
+    /// Settles the pending `win`/`lose` marks (see [`Game::resolve`]): losers leave the game
+    /// (`State::out`), a forced result is recorded in `forced`, and the reason the game ends
+    /// with is returned when the marks end it. Machine code settles marks through this too.
+    pub(crate) fn settle(&mut self) -> Option<u16> {
+        let n = self.t.nfactions as usize;
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let marks = std::mem::take(&mut self.marks);
+        let lose = marks.lose & !self.st.out;
+        let win = marks.win & !lose & !self.st.out;
+        self.st.out |= lose;
+        let winners = |mask: u32| {
+            if mask.count_ones() == 1 {
+                Result::Win(mask.trailing_zeros() as u8)
+            } else {
+                Result::Shared(mask)
+            }
+        };
+        if win != 0 {
+            self.forced = Some(winners(win));
+            return Some(marks.reason);
+        }
+        if lose == 0 {
+            return None;
+        }
+        let remaining = all & !self.st.out;
+        let [last_standing, all_lost, last_team] = self.rules.reasons;
+        if remaining == 0 {
+            self.forced = Some(Result::Draw);
+            return all_lost.or(Some(marks.reason));
+        }
+        if self.rules.teams {
+            let t = self.t;
+            let first = remaining.trailing_zeros() as usize;
+            let side = t.side[first];
+            if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
+                // Every member of the last team wins, even those who had left the game.
+                let team = (0..n)
+                    .filter(|&f| t.side[f] == side)
+                    .fold(0u32, |m, f| m | 1 << f);
+                self.forced = Some(winners(team));
+                return last_team.or(Some(marks.reason));
+            }
+        } else if remaining.count_ones() == 1 && n > 1 {
+            self.forced = Some(winners(remaining));
+            return last_standing.or(Some(marks.reason));
+        }
+        None
     }
 }

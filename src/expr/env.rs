@@ -77,6 +77,22 @@ pub struct Env<'a> {
     /// A race's completers of this moment and their keys, for either engine to sort and
     /// reward.
     pub(crate) race: Completers,
+    /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
+    pub(crate) steps: u64,
+    /// A result forced by rule (settled `win` and `lose` marks), if any.
+    pub(crate) forced: Option<crate::engine::Result>,
+    /// What settling marks needs to know of the model.
+    pub(crate) rules: Rules,
+}
+
+/// What settling `win` and `lose` marks needs to know of the model (see
+/// [`crate::engine::settle`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Rules {
+    /// Reason ids of the rule-based endings: last one standing, all lost, last team.
+    pub reasons: [Option<u16>; 3],
+    /// Whether factions play in teams.
+    pub teams: bool,
 }
 
 /// The factions that complete a race at one moment, in seat order until sorted, and their
@@ -137,6 +153,9 @@ impl<'a> Env<'a> {
             quiet: false,
             eligible: [0; crate::scenario::MAX_DECK_CARDS / 64],
             race: Completers::default(),
+            steps: 0,
+            forced: None,
+            rules: Rules::default(),
         }
     }
 

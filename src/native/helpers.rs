@@ -172,6 +172,26 @@ pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
     crate::engine::races::sort_completers(env, k as usize, real != 0);
 }
 
+/// The option buffer agents' turns write to (`Env::opts`): a round in machine code passes it
+/// to every turn. The buffer keeps its length for the whole game.
+pub extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::native::Opt {
+    env.opts.as_mut_ptr()
+}
+
+/// Settles the pending `win`/`lose` marks ([`Env::settle`]): the reason the game ends with
+/// when they end it, else `ended` (the reason already given, or none).
+pub extern "C" fn settle(env: &mut Env<'_>, ended: i64) -> i64 {
+    match env.settle() {
+        Some(r) => r as i64,
+        None => ended,
+    }
+}
+
+/// Records that a decision went past the step budget `max`, at the phase's action count.
+pub extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
+    env.fault_at(FaultKind::StepBudget(max as u64), loc);
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {

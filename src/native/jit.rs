@@ -88,6 +88,24 @@ impl Code {
         })
     }
 
+    /// Like [`Code::finish`], for a round: the same invariants hold, and besides its
+    /// helpers the code calls other finished functions of the model (statement runs, end
+    /// conditions, option scans) at their addresses, constants of the code, with the
+    /// signatures they were declared with: the [`super::Round`] holds the `Code` of each of
+    /// them, so they live as long as the round. The option buffer it passes to a scan is
+    /// `Env::opts` (through a helper, once per call), which [`super::Round::call`] checks
+    /// holds the largest of those scans' capacities and which no code resizes.
+    pub fn finish_round(
+        module: JITModule,
+        ids: &[FuncId],
+    ) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
+        Code::finish_as(module, ids, |p| {
+            // SAFETY: `p` is the entry of a finished round function with the signature and
+            // behaviour stated above; `Code` keeps its memory alive (see `Round`).
+            unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
+        })
+    }
+
     fn finish_as<F>(
         mut module: JITModule,
         ids: &[FuncId],

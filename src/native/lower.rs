@@ -58,6 +58,11 @@ impl Off {
         + std::mem::offset_of!(crate::expr::Completers, keys)) as i32;
     const RACE_ORDER: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::expr::Completers, order)) as i32;
+    const STEPS: i32 = std::mem::offset_of!(Env<'static>, steps) as i32;
+    const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, marks)
+        + std::mem::offset_of!(crate::expr::Marks, win)) as i32;
+    const MARKS_LOSE: i32 = (std::mem::offset_of!(Env<'static>, marks)
+        + std::mem::offset_of!(crate::expr::Marks, lose)) as i32;
     const CARD: i32 =
         (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }
@@ -343,9 +348,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     ///
     /// With no option it returns [`PASS`]. Otherwise the engine's own choice
     /// ([`h::pick`], the same random draw) picks one, its target is bound, and an action
-    /// with no cost whose effects are one statement run ([`Stmt::Native`]) runs here
-    /// (returning [`DONE`], or [`HELD`] when an immediate end condition held); any other
-    /// action returns [`CHOSE`] for the engine to take.
+    /// whose effects are nothing or one statement run ([`Stmt::Native`]) is taken here,
+    /// its costs paid first (returning [`DONE`], or [`HELD`] when an immediate end
+    /// condition held); any other action returns [`CHOSE`] for the engine to take.
     pub fn finish_menu(mut self, n: u8, items: &[(u16, &Action)], priority: Option<&[u16]>) {
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
@@ -600,16 +605,14 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// Action `ai` chosen against target `t` (an `i64`): the target is bound, then an
-    /// action with no cost whose effects are one statement run runs here and returns
-    /// [`DONE`] (or [`HELD`]); any other returns [`CHOSE`] for the engine to take.
+    /// action [`inline_effects`] takes is taken here ([`Lower::act`]) and returns [`DONE`]
+    /// (or [`HELD`]); any other returns [`CHOSE`] for the engine to take.
     fn take_action(&mut self, ai: u16, a: &Action, t: Value) {
         let tv = self.b.ins().ireduce(types::I8, t);
         self.env_store(tv, Off::TARGET);
         self.known[TARGET] = Some(Known::Val(t));
-        if let (true, [Stmt::Native(run)]) = (a.cost.is_empty(), &a.effects[..]) {
-            self.stmts(&run.stmts);
-            let done = self.int(DONE as i64);
-            self.b.ins().return_(&[done]);
+        if let Some(run) = inline_effects(a) {
+            self.act(a, run);
         } else {
             let code = self.b.ins().bor_imm_s(t, (CHOSE | (ai as u64) << 8) as i64);
             self.b.ins().return_(&[code]);
@@ -634,10 +637,10 @@ impl<'a, 'f> Lower<'a, 'f> {
         let mut sw = cranelift_frontend::Switch::new();
         let mut bodies = Vec::new();
         for &(ai, a) in items {
-            if let (true, [Stmt::Native(run)]) = (a.cost.is_empty(), &a.effects[..]) {
+            if let Some(run) = inline_effects(a) {
                 let body = self.b.create_block();
                 sw.set_entry(ai as u128, body);
-                bodies.push((&run.stmts[..], body));
+                bodies.push((a, run, body));
             }
         }
         let other = self.b.create_block();
@@ -647,12 +650,24 @@ impl<'a, 'f> Lower<'a, 'f> {
         let code = self.b.ins().bor(code, t64);
         let code = self.b.ins().bor_imm_s(code, CHOSE as i64);
         self.b.ins().return_(&[code]);
-        for (stmts, body) in bodies {
+        for (a, run, body) in bodies {
             self.b.switch_to_block(body);
-            self.stmts(stmts);
-            let done = self.int(DONE as i64);
-            self.b.ins().return_(&[done]);
+            self.act(a, run);
         }
+    }
+
+    /// Takes action `a`, the acting faction and target bound, as the engine's `act` does:
+    /// each cost paid (`lv -= amount`, a store like any other, with its immediate end
+    /// conditions), then its effects `run`; returns [`DONE`] (or [`HELD`]).
+    fn act(&mut self, a: &Action, run: &[Stmt]) {
+        for (lv, amount) in &a.cost {
+            let next = self.b.create_block();
+            self.assign(lv, AssignOp::Sub, amount, None, next);
+            self.b.switch_to_block(next);
+        }
+        self.stmts(run);
+        let done = self.int(DONE as i64);
+        self.b.ins().return_(&[done]);
     }
 
     /// Goes on when condition `c` holds, else jumps to `skip`.
@@ -838,5 +853,21 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 }
 
+/// The statements of action `a` when an agent's turn takes it inline: its costs are stores
+/// of a fixed element or none, and its effects are none or one statement run.
+pub(super) fn inline_effects(a: &Action) -> Option<&[Stmt]> {
+    if a.cost.iter().any(|(lv, _)| matches!(lv.elem, Elem::Bound)) {
+        return None;
+    }
+    match &a.effects[..] {
+        [] => Some(&[]),
+        [Stmt::Native(run)] => Some(&run.stmts),
+        _ => None,
+    }
+}
+
 mod ops;
+mod round;
 mod stmts;
+
+pub(crate) use round::RoundPlan;

@@ -48,6 +48,7 @@ impl Lower<'_, '_> {
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
             Stmt::Race(r) => self.race(r, next),
+            Stmt::Order { lv, keys } if keys.len() <= 1 => self.order(lv, keys.first(), next),
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
             // The game ends here: nothing after this runs.
@@ -498,6 +499,77 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(go);
         }
         self.b.ins().jump(next, &[]);
+    }
+
+    /// Sorts every faction by `key` (none: seat order) as the engine's `sorted_order` does:
+    /// each faction's key is evaluated with that faction as every binding, in seat order,
+    /// into `env.race`, then [`h::sort_completers`] sorts them (ascending, ties by seat).
+    /// The order is left in `env.race.order`, and the environment's binding as the last key
+    /// set it (`known` says nothing of it).
+    pub(super) fn sort_factions(&mut self, key: Option<&Expr>) {
+        let n = self.t.nfactions;
+        let mem = MemFlagsData::trusted();
+        for f in 0..n {
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.b
+                .ins()
+                .store(mem, fv, self.env, Off::RACE_ORDER + f as i32);
+            let Some(key) = key else { continue };
+            for off in [Off::ME, Off::BOUND, Off::TARGET] {
+                self.env_store(fv, off);
+            }
+            self.known = [Some(Known::Const(f)); 3];
+            let x = self.value(key);
+            let bits = match x.ty {
+                Ty::Int => x.v,
+                Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+            };
+            self.b
+                .ins()
+                .store(mem, bits, self.env, Off::RACE_KEYS + 8 * f as i32);
+        }
+        self.known = [None; 3];
+        if let Some(key) = key {
+            let env = self.env;
+            let (k, real) = (self.int(n as i64), self.i32c((key.ty() == Ty::Real) as u32));
+            self.call_quiet(
+                h::sort_completers as *const () as usize,
+                &[self.ptr, I64, I32],
+                &[env, k, real],
+            );
+        }
+    }
+
+    /// `order VAR by KEY` as the engine's `order_stmt` runs it: the factions sorted by
+    /// [`Lower::sort_factions`], then each one's place (1 first) stored into its `VAR` in
+    /// that order, with the statement's own binding but for the bound faction; then the
+    /// variable's immediate end conditions, whether or not a value changed.
+    pub(super) fn order(&mut self, lv: &LValue, key: Option<&Expr>, next: Block) {
+        let at = [Off::ME, Off::BOUND, Off::TARGET];
+        let saved = at.map(|o| self.env_load(types::I8, o));
+        let known = self.known;
+        self.sort_factions(key);
+        for (v, o) in saved.into_iter().zip(at) {
+            self.env_store(v, o);
+        }
+        self.known = known;
+        for pos in 0..self.t.nfactions {
+            let fv = self.b.ins().load(
+                types::I8,
+                MemFlagsData::trusted(),
+                self.env,
+                Off::RACE_ORDER + pos as i32,
+            );
+            self.env_store(fv, Off::BOUND);
+            let f = self.b.ins().uextend(I64, fv);
+            self.known[BOUND] = Some(Known::Val(f));
+            let place = self.int(pos as i64 + 1);
+            self.store(lv, AssignOp::Set, place);
+        }
+        self.env_store(saved[BOUND], Off::BOUND);
+        self.known = known;
+        let always = self.b.ins().iconst(types::I8, 1);
+        self.after_change(always, lv.var, next);
     }
 
     /// Binds faction `f` as the bound faction (in the environment and as known) for one

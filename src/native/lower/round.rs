@@ -1,0 +1,424 @@
+//! Lowering a whole round: the round-start events and checks, the phases (turn order, each
+//! turn's start-of-turn checks, agent decisions and effects), the round-end events and
+//! checks, exactly as the engine's round loop ([`crate::engine::round`]) runs them.
+//!
+//! The pieces that already have machine code of their own (statement runs, agents' turns,
+//! end checks) are called at their addresses; what the engine's loop did in Rust between
+//! them (binding factions, evaluating `when`, probabilities, turn-order keys and action
+//! counts, the step budget, settling `win`/`lose` marks, remembering why the game ended)
+//! runs here, so a round enters machine code once.
+
+use super::*;
+use crate::model::{Event, EventAt, Phase};
+
+/// What a round needs besides the model's tables: the machine code of each piece, by
+/// address, and the step budget.
+pub(crate) struct RoundPlan<'m> {
+    /// Each phase, with the address of its effects' statement run (none when it has no
+    /// effects).
+    pub phases: Vec<(&'m Phase, Option<usize>)>,
+    /// Each event, with the address of its effects' statement run.
+    pub events: Vec<(&'m Event, Option<usize>)>,
+    /// The end conditions of each timing (`Timing as usize`), by address.
+    pub checks: [Option<usize>; 4],
+    /// Each faction's turn, by address (every faction of a phase with actions has one).
+    pub menus: Vec<usize>,
+    /// The model's `max_steps`.
+    pub max_steps: u64,
+}
+
+/// No reason yet: the game goes on.
+const GOING: i64 = -1;
+
+impl Lower<'_, '_> {
+    /// Lowers one round as a function `(env, vals) -> i64` and finishes: it returns
+    /// [`DONE`] when the round ended with the game going on, [`HELD`] with the reason when
+    /// the game ended in it (an `end`, an end condition, settled marks), or [`FAULTED`].
+    pub fn finish_round(mut self, plan: &RoundPlan<'_>) {
+        let ended = self.b.declare_var(I64);
+        let going = self.int(GOING);
+        self.b.def_var(ended, going);
+        let opts = plan
+            .phases
+            .iter()
+            .any(|(p, _)| p.actions.is_some())
+            .then(|| self.call_ptr(h::opts as *const () as usize));
+        let out = self.b.create_block();
+        self.events(plan, EventAt::RoundStart, ended, out);
+        self.checks_at(plan, Timing::RoundStart, None, ended);
+        for &(p, run) in &plan.phases {
+            self.unless_ended(ended, out);
+            let next = self.b.create_block();
+            if let Some(w) = &p.when {
+                self.bind_all(None);
+                let c = self.value(w);
+                self.pass_if(c, next);
+            }
+            if p.faction {
+                self.turns(plan, p, run, opts, ended, next);
+            } else {
+                self.bind_all(None);
+                self.run(run, ended);
+                self.b.ins().jump(next, &[]);
+            }
+            self.b.switch_to_block(next);
+        }
+        self.unless_ended(ended, out);
+        self.events(plan, EventAt::RoundEnd, ended, out);
+        self.checks_at(plan, Timing::RoundEnd, None, ended);
+        self.b.ins().jump(out, &[]);
+        self.b.switch_to_block(out);
+        let r = self.b.use_var(ended);
+        let held = self.b.ins().bor_imm_s(r, HELD as i64);
+        let going = self.b.ins().icmp_imm_s(IntCC::Equal, r, GOING);
+        let done = self.int(DONE as i64);
+        let code = self.b.ins().select(going, done, held);
+        self.b.ins().return_(&[code]);
+        self.end();
+    }
+
+    /// Goes to `out` when the game has ended (`ended` holds a reason).
+    fn unless_ended(&mut self, ended: Variable, out: Block) {
+        let r = self.b.use_var(ended);
+        let over = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, GOING);
+        let go = self.b.create_block();
+        self.b.ins().brif(over, out, &[], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// Binds faction `f` (an `i64`), or nothing (0) for the global binding, as every binding,
+    /// in the environment and as known.
+    fn bind_all(&mut self, f: Option<Value>) {
+        let (v, k) = match f {
+            Some(f) => (self.b.ins().ireduce(types::I8, f), Known::Val(f)),
+            None => (self.b.ins().iconst(types::I8, 0), Known::Const(0)),
+        };
+        for off in [Off::ME, Off::BOUND, Off::TARGET] {
+            self.env_store(v, off);
+        }
+        self.known = [Some(k); 3];
+    }
+
+    /// Calls the machine code at `addr` (a statement run or an agent's turn, `args` after
+    /// the environment and the slots) and returns its code; a fault returns [`FAULTED`] at
+    /// once. Nothing is known of the binding afterwards.
+    fn call_code(&mut self, addr: usize, args: &[Value]) -> Value {
+        let mut all = vec![self.env, self.vals];
+        all.extend_from_slice(args);
+        let mut params = vec![self.ptr, self.ptr];
+        params.extend(args.iter().map(|_| I64));
+        let r = self.call(addr, &params, Some(I64), &all);
+        self.faulty = false;
+        self.known = [None; 3];
+        let bad = self.b.ins().icmp_imm_s(IntCC::Equal, r, FAULTED as i64);
+        let ret = self.fault_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(bad, ret, &[], go, &[]);
+        self.b.switch_to_block(go);
+        r
+    }
+
+    /// After machine code returned `r` (a statement run's or a turn's code): [`HELD`] ends
+    /// the game with its reason (no reason was given before: the engine only runs pieces
+    /// while the game goes on).
+    fn held_ends(&mut self, r: Value, ended: Variable) {
+        let is_held = self.b.ins().band_imm_s(r, HELD as i64);
+        let (yes, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(is_held, yes, &[], go, &[]);
+        self.b.switch_to_block(yes);
+        let reason = self.b.ins().band_imm_s(r, 0xffff);
+        self.b.def_var(ended, reason);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// The engine's `resolve`: pending `win`/`lose` marks are settled ([`h::settle`]), which
+    /// may end the game (that reason then stands).
+    fn resolve(&mut self, ended: Variable) {
+        let win = self.env_load(I32, Off::MARKS_WIN);
+        let lose = self.env_load(I32, Off::MARKS_LOSE);
+        let any = self.b.ins().bor(win, lose);
+        let (settle, go) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(settle);
+        self.b.ins().brif(any, settle, &[], go, &[]);
+        self.b.switch_to_block(settle);
+        let r = self.b.use_var(ended);
+        let env = self.env;
+        let r = self.call_pure(h::settle as *const () as usize, &[self.ptr, I64], &[env, r]);
+        self.b.def_var(ended, r);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// The engine's `run` of an effect list that is one statement run (at `run`) or
+    /// nothing, with the binding in place: the run, then its marks settled.
+    fn run(&mut self, run: Option<usize>, ended: Variable) {
+        if let Some(addr) = run {
+            let r = self.call_code(addr, &[]);
+            self.held_ends(r, ended);
+        }
+        self.resolve(ended);
+    }
+
+    /// The engine's `checks` of `timing` with faction `f` bound (none: the global
+    /// binding), the game still going: the conditions' function, its marks settled, then
+    /// the first game-ending condition that held ends the game unless the marks did.
+    fn checks_at(
+        &mut self,
+        plan: &RoundPlan<'_>,
+        timing: Timing,
+        f: Option<Value>,
+        ended: Variable,
+    ) {
+        let Some(addr) = plan.checks[timing as usize] else {
+            self.resolve(ended);
+            return;
+        };
+        let skip = self.b.create_block();
+        self.unless_ended(ended, skip);
+        self.bind_all(f);
+        let r = self.call_code(addr, &[]);
+        self.resolve(ended);
+        // `r` is the reason plus one, 0 when none held.
+        let now = self.b.use_var(ended);
+        let going = self.b.ins().icmp_imm_s(IntCC::Equal, now, GOING);
+        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        let both = self.b.ins().band(going, some);
+        let reason = self.b.ins().iadd_imm_s(r, -1);
+        let v = self.b.ins().select(both, reason, now);
+        self.b.def_var(ended, v);
+        self.b.ins().jump(skip, &[]);
+        self.b.switch_to_block(skip);
+    }
+
+    /// The engine's `events` at `at`: each event of that moment in order, while the game
+    /// goes on (else to `out`): its `when`, then its probability (a fault outside [0, 1],
+    /// as the engine's check) and one draw, then its effects.
+    fn events(&mut self, plan: &RoundPlan<'_>, at: EventAt, ended: Variable, out: Block) {
+        for &(e, run) in plan.events.iter().filter(|(e, _)| e.at == at) {
+            self.unless_ended(ended, out);
+            let next = self.b.create_block();
+            self.bind_all(None);
+            if let Some(w) = &e.when {
+                let c = self.value(w);
+                self.pass_if(c, next);
+            }
+            let p = self.value(&e.probability);
+            let p = self.as_real(p);
+            let loc = self.i32c(e.probability.loc);
+            let hit = self.bernoulli(p, loc);
+            self.fault_exit();
+            let go = self.b.create_block();
+            self.b.ins().brif(hit, go, &[], next, &[]);
+            self.b.switch_to_block(go);
+            self.bind_all(None);
+            self.run(run, ended);
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
+    }
+
+    /// A phase played by every faction still in the game, in turn order (the engine's
+    /// `phase`): the order sorted once, then for each faction its start-of-turn checks, its
+    /// decisions (the step budget counted) and its effects; on to `next` when every faction
+    /// has played or the game ended.
+    fn turns(
+        &mut self,
+        plan: &RoundPlan<'_>,
+        p: &Phase,
+        run: Option<usize>,
+        opts: Option<Value>,
+        ended: Variable,
+        next: Block,
+    ) {
+        let n = self.t.nfactions;
+        let mem = MemFlagsData::trusted();
+        self.sort_factions(p.order.first());
+        // The order, kept apart: the effects may sort factions again (a race, `order`).
+        let order = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                n as u32,
+                0,
+            ));
+        for i in 0..n {
+            let f = self
+                .b
+                .ins()
+                .load(types::I8, mem, self.env, Off::RACE_ORDER + i as i32);
+            self.b.ins().stack_store(self.ptr, f, order, i as i32);
+        }
+        let (head, body, cont) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        self.b.append_block_param(cont, I64);
+        let zero = self.int(0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let i = self.b.block_params(head)[0];
+        let all = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, i, n as i64);
+        self.b.ins().brif(all, next, &[], body, &[]);
+        self.b.switch_to_block(body);
+        self.unless_ended(ended, next);
+        let at = self.b.ins().stack_addr(self.ptr, order, 0);
+        let at = self.b.ins().iadd(at, i);
+        let f = self.b.ins().uload8(I64, mem, at, 0);
+        self.skip_if_out(f, cont, i);
+        if let Some(k) = &p.actions {
+            self.checks_at(plan, Timing::TurnStart, Some(f), ended);
+            self.unless_ended(ended, next);
+            // It may have lost as its turn began.
+            self.skip_if_out(f, cont, i);
+            self.bind_all(Some(f));
+            let c = self.value(k);
+            let count = match c.ty {
+                Ty::Int => {
+                    let z = self.int(0);
+                    let c = self.b.ins().smax(c.v, z);
+                    let top = self.int(u32::MAX as i64);
+                    self.b.ins().smin(c, top)
+                }
+                // `as u32` of a real: NaN and below 0 are 0, above the range its top.
+                Ty::Real => {
+                    let c = self.b.ins().fcvt_to_uint_sat(I32, c.v);
+                    self.b.ins().uextend(I64, c)
+                }
+            };
+            self.decisions(plan, f, count, k.loc, opts, ended, next);
+        }
+        if let Some(addr) = run {
+            let go = self.b.create_block();
+            self.unless_ended(ended, go);
+            self.bind_all(Some(f));
+            let r = self.call_code(addr, &[]);
+            self.held_ends(r, ended);
+            self.b.ins().jump(go, &[]);
+            self.b.switch_to_block(go);
+        }
+        self.resolve(ended);
+        self.b.ins().jump(cont, &[BlockArg::Value(i)]);
+        self.b.switch_to_block(cont);
+        let i = self.b.block_params(cont)[0];
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(i1)]);
+    }
+
+    /// Goes to `cont` (with `i`) when faction `f` has left the game.
+    fn skip_if_out(&mut self, f: Value, cont: Block, i: Value) {
+        let out = self.env_load(I32, Off::OUT);
+        let out = self.b.ins().uextend(I64, out);
+        let out = self.b.ins().ushr(out, f);
+        let gone = self.b.ins().band_imm_s(out, 1);
+        let go = self.b.create_block();
+        self.b
+            .ins()
+            .brif(gone, cont, &[BlockArg::Value(i)], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// Faction `f`'s `count` decisions, as the engine's turn loop makes them: while the
+    /// game goes on (else to `ended_to`), each counts against the step budget (a fault
+    /// located at the action count `loc` past it), then the faction's turn runs; its marks
+    /// are settled after a turn that took an action.
+    #[allow(clippy::too_many_arguments)]
+    fn decisions(
+        &mut self,
+        plan: &RoundPlan<'_>,
+        f: Value,
+        count: Value,
+        loc: u32,
+        opts: Option<Value>,
+        ended: Variable,
+        ended_to: Block,
+    ) {
+        let (head, body, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        let zero = self.int(0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let j = self.b.block_params(head)[0];
+        let all = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, j, count);
+        self.b.ins().brif(all, done, &[], body, &[]);
+        self.b.switch_to_block(body);
+        self.unless_ended(ended, ended_to);
+        let steps = self.env_load(I64, Off::STEPS);
+        let steps = self.b.ins().iadd_imm_s(steps, 1);
+        self.env_store(steps, Off::STEPS);
+        let over =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThan, steps, plan.max_steps as i64);
+        let (cold, go) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(over, cold, &[], go, &[]);
+        self.b.switch_to_block(cold);
+        let env = self.env;
+        let (max, locv) = (self.int(plan.max_steps as i64), self.i32c(loc));
+        self.call(
+            h::step_budget as *const () as usize,
+            &[self.ptr, I64, I32],
+            None,
+            &[env, max, locv],
+        );
+        self.faulty = false;
+        let ret = self.fault_block();
+        self.b.ins().jump(ret, &[]);
+        self.b.switch_to_block(go);
+        let opts = opts.expect("a phase with actions has the option buffer");
+        let r = self.turn(plan, f, opts);
+        let pass = self.b.ins().band_imm_s(r, PASS as i64);
+        let (took, cont) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(pass, cont, &[], took, &[]);
+        self.b.switch_to_block(took);
+        self.held_ends(r, ended);
+        self.resolve(ended);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        let j1 = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(j1)]);
+        self.b.switch_to_block(done);
+    }
+
+    /// Calls faction `f`'s turn (the one function of every faction when they share it,
+    /// else the one `f` picks) and returns its code.
+    fn turn(&mut self, plan: &RoundPlan<'_>, f: Value, opts: Value) -> Value {
+        let first = plan.menus[0];
+        if plan.menus.iter().all(|&a| a == first) {
+            return self.call_code(first, &[opts, f]);
+        }
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, I64);
+        let mut sw = cranelift_frontend::Switch::new();
+        let blocks: Vec<Block> = plan
+            .menus
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                let b = self.b.create_block();
+                sw.set_entry(i as u128, b);
+                b
+            })
+            .collect();
+        // Not reached: `f` is a faction.
+        let other = blocks[0];
+        sw.emit(&mut self.b, f, other);
+        for (&b, &addr) in blocks.iter().zip(&plan.menus) {
+            self.b.switch_to_block(b);
+            let r = self.call_code(addr, &[opts, f]);
+            self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        }
+        self.b.switch_to_block(merge);
+        self.b.block_params(merge)[0]
+    }
+}
