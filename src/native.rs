@@ -15,7 +15,7 @@
 //!   function, each immediate condition in its own (for a change the interpreter makes);
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
 //!   menu in one straight-line function, then the choice among the options (a weighted
-//!   choice inline, with one helper call for its uniform draw; a priority choice by one
+//!   choice inline, its uniform draw too; a priority choice by one
 //!   helper), then the chosen action taken inline when its effects are nothing or one
 //!   statement run (its costs paid as stores); any other chosen action returns to the
 //!   engine to take;

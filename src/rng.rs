@@ -6,8 +6,19 @@
 
 use rand::SeedableRng;
 
-/// The generator used everywhere in simulation code. ChaCha8 is portable and documented to
-/// give the same stream on every platform and in every release of `rand_chacha`.
+/// Words a [`Rng`] buffers: one refill of ChaCha8's four-block output.
+pub const BUF_WORDS: usize = 64;
+
+/// The generator used everywhere in simulation code: ChaCha8, which is portable and
+/// documented to give the same stream on every platform and in every release of
+/// `rand_chacha`.
+///
+/// The stream's words are read through a buffer of this crate's own, filled 64 words at a
+/// time from `rand_chacha`'s generator, so that machine code can read a word inline (see
+/// [`crate::native`]); `rand_chacha`'s own buffer is private. The words come out in the
+/// stream's order, and a 64-bit draw is two consecutive words (low first), exactly as
+/// `rand_chacha` gives them, so every distribution draws what it would from
+/// `rand_chacha::ChaCha8Rng` itself.
 ///
 /// The first output is pinned so that a silent change of algorithm fails the tests:
 ///
@@ -18,19 +29,126 @@ use rand::SeedableRng;
 /// // Another game index is another stream.
 /// assert_eq!(vpsim::rng::game_rng(42, 1).next_u64(), 0xb77f_a861_8dc9_e890);
 /// ```
-pub type Rng = rand_chacha::ChaCha8Rng;
+#[derive(Clone, Debug)]
+pub struct Rng {
+    /// The buffered words; `buf[at..]` are the next ones.
+    pub(crate) buf: [u32; BUF_WORDS],
+    /// The next word's index in `buf` ([`BUF_WORDS`] when every word is used).
+    pub(crate) at: u64,
+    core: rand_chacha::ChaCha8Rng,
+}
+
+impl Rng {
+    /// Refills the buffer with the stream's next 64 words. `core` is always at a four-block
+    /// boundary here (it is only ever read 256 bytes at a time), so this is exactly one
+    /// refill of its own.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let mut bytes = [0u8; BUF_WORDS * 4];
+        rand::Rng::fill_bytes(&mut self.core, &mut bytes);
+        for (w, b) in self.buf.iter_mut().zip(bytes.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        self.at = 0;
+    }
+
+    /// The next word.
+    #[inline]
+    fn word(&mut self) -> u32 {
+        if self.at >= BUF_WORDS as u64 {
+            self.refill();
+        }
+        let w = self.buf[self.at as usize];
+        self.at += 1;
+        w
+    }
+
+    /// The next two words as one `u64`, the first one low.
+    #[inline]
+    pub(crate) fn next_pair(&mut self) -> u64 {
+        let i = self.at as usize;
+        if i + 1 < BUF_WORDS {
+            self.at += 2;
+            return u64::from(self.buf[i + 1]) << 32 | u64::from(self.buf[i]);
+        }
+        let lo = self.word();
+        u64::from(self.word()) << 32 | u64::from(lo)
+    }
+
+    /// Words used since the stream was selected.
+    pub fn word_pos(&self) -> u128 {
+        self.core.get_word_pos() - (BUF_WORDS as u128 - self.at as u128)
+    }
+}
+
+impl rand::TryRng for Rng {
+    type Error = std::convert::Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.word())
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.next_pair())
+    }
+
+    /// Whole words, in order, little-endian; a part of a word at the end uses up the word,
+    /// as `rand_chacha` does.
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(4) {
+            let w = self.word().to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
 
 /// The random stream of game `game` under master seed `seed`.
 #[inline]
 pub fn game_rng(seed: u64, game: u64) -> Rng {
-    let mut rng = Rng::seed_from_u64(seed);
-    rng.set_stream(game);
-    rng
+    let mut core = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    core.set_stream(game);
+    Rng {
+        buf: [0; BUF_WORDS],
+        at: BUF_WORDS as u64,
+        core,
+    }
 }
 
 /// How many 32-bit words a generator has produced since its stream was selected; the
 /// benches use it to size the random-draw floor.
 #[inline]
 pub fn words_used(rng: &Rng) -> u128 {
-    rng.get_word_pos()
+    rng.word_pos()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng as _, RngExt as _, SeedableRng as _};
+
+    /// Every draw reads the same stream as `rand_chacha`'s own generator, across refills,
+    /// whatever mix of 32- and 64-bit draws is made.
+    #[test]
+    fn the_buffered_stream_is_chacha8s() {
+        let mut a = super::game_rng(9, 3);
+        let mut b = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        b.set_stream(3);
+        for i in 0..1000u32 {
+            match i % 5 {
+                0 | 3 => assert_eq!(a.next_u32(), b.next_u32()),
+                1 => assert_eq!(a.random::<f64>(), b.random::<f64>()),
+                2 => assert_eq!(a.random_range(0..7u64), b.random_range(0..7u64)),
+                _ => {
+                    let (mut x, mut y) = ([0u8; 7], [0u8; 7]);
+                    a.fill_bytes(&mut x);
+                    b.fill_bytes(&mut y);
+                    assert_eq!(x, y);
+                }
+            }
+            assert_eq!(super::words_used(&a), b.get_word_pos(), "draw {i}");
+        }
+    }
 }

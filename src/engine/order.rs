@@ -115,10 +115,16 @@ impl<T: Tracer> Game<'_, T> {
 /// one, so ties stay in seat order.
 #[inline(always)]
 pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
+    sort_by(keys, order, |a, b| a < b);
+}
+
+/// [`sort_by_keys`] with `less` comparing two keys (keys kept as bits, say).
+#[inline(always)]
+pub(crate) fn sort_by<K: Copy>(keys: &mut [K], order: &mut [u8], less: impl Fn(K, K) -> bool) {
     for i in 1..keys.len().min(order.len()) {
         let (x, o) = (keys[i], order[i]);
         let mut j = i;
-        while j > 0 && x < keys[j - 1] {
+        while j > 0 && less(x, keys[j - 1]) {
             keys[j] = keys[j - 1];
             order[j] = order[j - 1];
             j -= 1;

@@ -70,21 +70,18 @@ impl<T: Tracer> Game<'_, T> {
 }
 
 /// Sorts the first `k` completers of `env.race` by ascending key (`real` keys compared as
-/// reals, else as integers), ties by seat: the order both engines reward a race in.
+/// reals, else as integers), ties by seat: the order both engines reward a race in (and
+/// sort turn order in). The keys are sorted in place along with the factions.
 pub(crate) fn sort_completers(env: &mut Env<'_>, k: usize, real: bool) {
     let k = k.min(MAX_FACTIONS);
     let c = &mut env.race;
     if real {
-        let mut keys = [0.0f64; MAX_FACTIONS];
-        for (x, &b) in keys.iter_mut().zip(&c.keys[..k]) {
-            *x = f64::from_bits(b);
-        }
-        super::order::sort_by_keys(&mut keys[..k], &mut c.order[..k]);
+        super::order::sort_by(&mut c.keys[..k], &mut c.order[..k], |a, b| {
+            f64::from_bits(a) < f64::from_bits(b)
+        });
     } else {
-        let mut keys = [0i64; MAX_FACTIONS];
-        for (x, &b) in keys.iter_mut().zip(&c.keys[..k]) {
-            *x = b as i64;
-        }
-        super::order::sort_by_keys(&mut keys[..k], &mut c.order[..k]);
+        super::order::sort_by(&mut c.keys[..k], &mut c.order[..k], |a, b| {
+            (a as i64) < (b as i64)
+        });
     }
 }

@@ -393,13 +393,28 @@ pub(crate) fn int_func(f: Func, a: &[i64]) -> Result<i64, FaultKind> {
     })
 }
 
+/// The larger of two reals, the formula language's `max`: a NaN is ignored (the other one
+/// is the result) and of two equal values (0 and -0) the first one is. Spelled out rather
+/// than `f64::max`, which leaves the sign of a zero result to the platform; machine code
+/// computes exactly this.
+#[inline]
+pub(crate) fn fmax(a: f64, b: f64) -> f64 {
+    if b > a || a.is_nan() { b } else { a }
+}
+
+/// The smaller of two reals, the formula language's `min`: as [`fmax`] says.
+#[inline]
+pub(crate) fn fmin(a: f64, b: f64) -> f64 {
+    if b < a || a.is_nan() { b } else { a }
+}
+
 /// `min`, `max`, `abs`, `clamp` on reals.
 pub(crate) fn real_func(f: Func, a: &[f64]) -> f64 {
     match f {
-        Func::Min => a.iter().copied().fold(f64::INFINITY, f64::min),
-        Func::Max => a.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Func::Min => a.iter().copied().fold(f64::INFINITY, fmin),
+        Func::Max => a.iter().copied().fold(f64::NEG_INFINITY, fmax),
         Func::Abs => a[0].abs(),
-        Func::Clamp => a[0].max(a[1]).min(a[2]),
+        Func::Clamp => fmin(fmax(a[0], a[1]), a[2]),
         Func::Floor => a[0].floor(),
         Func::Ceil => a[0].ceil(),
         Func::Round => a[0].round(),
@@ -573,8 +588,8 @@ pub(crate) fn real_agg_start(kind: Agg) -> f64 {
 #[inline]
 pub(crate) fn real_agg_step(kind: Agg, acc: f64, v: f64) -> f64 {
     match kind {
-        Agg::Max => acc.max(v),
-        Agg::Min => acc.min(v),
+        Agg::Max => fmax(acc, v),
+        Agg::Min => fmin(acc, v),
         _ => acc + v,
     }
 }

@@ -102,16 +102,6 @@ pub extern "C" fn store_overflow(env: &mut Env<'_>, op: u32, old: i64, k: i64, l
     env.fault_at(FaultKind::Overflow(op, old, k), loc);
 }
 
-/// Rust's `f64::min`: a NaN operand gives the other one (Cranelift's `fmin` would give NaN).
-pub extern "C" fn fmin(a: f64, b: f64) -> f64 {
-    a.min(b)
-}
-
-/// Rust's `f64::max`.
-pub extern "C" fn fmax(a: f64, b: f64) -> f64 {
-    a.max(b)
-}
-
 /// `bernoulli(p)`: the reference's check of `p`, then the same single draw.
 pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     if (0.0..=1.0).contains(&p) {
@@ -328,10 +318,4 @@ pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     };
     let opts = &env.opts[..(n as usize).min(env.opts.len())];
     crate::engine::agents::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
-}
-
-/// `random()`, and the uniform real in [0, 1) a weighted choice draws
-/// ([`crate::engine::agents::pick`]).
-pub extern "C" fn unit(env: &mut Env<'_>) -> f64 {
-    rand::RngExt::random::<f64>(&mut env.rng)
 }

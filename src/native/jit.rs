@@ -58,6 +58,8 @@ impl Code {
     ///   during the call that obtained it, at indices inside one deck's range of that buffer
     ///   (computed from the model's tables, which sized the buffers); no helper resizes
     ///   those buffers, which keep their length for the whole game;
+    /// - the random stream's buffer (`Rng::buf`, 64 `u32` words) is read as one 8-byte load
+    ///   at word `at` only when `at` is below 63, so both words are inside it;
     /// - the card attribute table is the module's own read-only data, read at
     ///   `card * n_attrs + attr` for a current card below the number of cards it was built
     ///   for;

@@ -58,6 +58,10 @@ impl Off {
         + std::mem::offset_of!(crate::expr::Completers, keys)) as i32;
     const RACE_ORDER: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::expr::Completers, order)) as i32;
+    const RNG_BUF: i32 = (std::mem::offset_of!(Env<'static>, rng)
+        + std::mem::offset_of!(crate::rng::Rng, buf)) as i32;
+    const RNG_AT: i32 = (std::mem::offset_of!(Env<'static>, rng)
+        + std::mem::offset_of!(crate::rng::Rng, at)) as i32;
     const STEPS: i32 = std::mem::offset_of!(Env<'static>, steps) as i32;
     const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, marks)
         + std::mem::offset_of!(crate::expr::Marks, win)) as i32;
@@ -546,15 +550,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         f: Value,
         items: &[(u16, &Action)],
     ) {
-        let env = self.env;
-        let u = self.call(
-            h::unit as *const () as usize,
-            &[self.ptr],
-            Some(F64),
-            &[env],
-        );
-        // The draw records no fault.
-        self.faulty = false;
+        let u = self.unit();
         let mut x = self.b.ins().fmul(u, total);
         // Each option's action and target, in scan order.
         let mut chosen = Vec::with_capacity(weights.len());

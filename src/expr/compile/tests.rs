@@ -244,12 +244,12 @@ proptest::proptest! {
         proptest::prop_assert_eq!(m.ty(), b.ty(), "{}", src);
         proptest::prop_assert!(m == b || (nan(m) && nan(b)), "native {src}: {m} vs {b}");
         proptest::prop_assert_eq!(native.cx.fault, slow.cx.fault, "native {}", src);
-        proptest::prop_assert_eq!(native.rng.get_word_pos(), slow.rng.get_word_pos());
+        proptest::prop_assert_eq!(native.rng.word_pos(), slow.rng.word_pos());
         proptest::prop_assert_eq!(native.cx.bound, 1);
         proptest::prop_assert_eq!(a.ty(), e.ty(), "{}", src);
         proptest::prop_assert_eq!(a.ty(), b.ty(), "{}", src);
         proptest::prop_assert!(a == b || (nan(a) && nan(b)), "{src}: {a} vs {b}");
         proptest::prop_assert_eq!(fast.cx.fault, slow.cx.fault, "{}", src);
-        proptest::prop_assert_eq!(fast.rng.get_word_pos(), slow.rng.get_word_pos());
+        proptest::prop_assert_eq!(fast.rng.word_pos(), slow.rng.word_pos());
     }
 }

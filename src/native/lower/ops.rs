@@ -433,29 +433,23 @@ impl Lower<'_, '_> {
             }
         } else {
             let a: Vec<Value> = vs.iter().map(|&v| self.as_real(v)).collect();
-            let two = [F64, F64];
             match f {
                 Func::Min | Func::Max => {
-                    let (start, h) = if f == Func::Min {
-                        (f64::INFINITY, h::fmin as *const () as usize)
+                    let max = f == Func::Max;
+                    let mut m = self.real(if max {
+                        f64::NEG_INFINITY
                     } else {
-                        (f64::NEG_INFINITY, h::fmax as *const () as usize)
-                    };
-                    let mut m = self.real(start);
+                        f64::INFINITY
+                    });
                     for &x in &a {
-                        m = self.call(h, &two, Some(F64), &[m, x]);
+                        m = self.fminmax(max, m, x);
                     }
                     m
                 }
                 Func::Abs => self.b.ins().fabs(a[0]),
                 _ => {
-                    let m = self.call(
-                        h::fmax as *const () as usize,
-                        &two,
-                        Some(F64),
-                        &[a[0], a[1]],
-                    );
-                    self.call(h::fmin as *const () as usize, &two, Some(F64), &[m, a[2]])
+                    let m = self.fminmax(true, a[0], a[1]);
+                    self.fminmax(false, m, a[2])
                 }
             }
         };
@@ -493,12 +487,60 @@ impl Lower<'_, '_> {
         let scale = self.real(2.0 * (1u64 << 63) as f64);
         let scaled = self.b.ins().fmul(p, scale);
         let bound = self.b.ins().fcvt_to_uint_sat(I64, scaled);
-        let word = self.call_pure(h::word as *const () as usize, &[self.ptr], &[env]);
+        let word = self.word();
         let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound);
         let v = self.b.ins().uextend(I64, hit);
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
         self.b.block_params(done)[0]
+    }
+
+    /// The stream's next 64-bit draw (two words, the first low), as
+    /// [`crate::rng::Rng`] makes it: read inline from the stream's buffer while two words
+    /// are left in it, else by the helper that refills it.
+    pub(super) fn word(&mut self) -> Value {
+        let at = self.env_load(I64, Off::RNG_AT);
+        let (fast, slow, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(done, I64);
+        let two = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThan,
+            at,
+            crate::rng::BUF_WORDS as i64 - 1,
+        );
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(two, fast, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        let env = self.env;
+        let v = self.call_pure(h::word as *const () as usize, &[self.ptr], &[env]);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(fast);
+        // Words `at` and `at + 1` (`at` below 63: inside the buffer), one little-endian
+        // load, aligned to a word only.
+        let off = self.b.ins().ishl_imm_u(at, 2);
+        let p = self.b.ins().iadd(env, off);
+        let v = self
+            .b
+            .ins()
+            .load(I64, MemFlagsData::new().with_notrap(), p, Off::RNG_BUF);
+        let at2 = self.b.ins().iadd_imm_s(at, 2);
+        self.env_store(at2, Off::RNG_AT);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// `random()`: a uniform real in [0, 1) as `rand` makes it from one 64-bit draw (its
+    /// top 53 bits times 2^-53).
+    pub(super) fn unit(&mut self) -> Value {
+        let w = self.word();
+        let top = self.b.ins().ushr_imm_u(w, 11);
+        let x = self.b.ins().fcvt_from_uint(F64, top);
+        let scale = self.real(1.0 / (1u64 << 53) as f64);
+        self.b.ins().fmul(x, scale)
     }
 
     pub(super) fn rand(&mut self, f: RandFn, args: &[Node], ty: Ty) -> V {
@@ -523,12 +565,7 @@ impl Lower<'_, '_> {
                 return V { v, ty: Ty::Int };
             }
             RandFn::Random => {
-                let v = self.call(
-                    h::unit as *const () as usize,
-                    &[self.ptr],
-                    Some(F64),
-                    &[env],
-                );
+                let v = self.unit();
                 return V { v, ty: Ty::Real };
             }
             _ => {}
@@ -714,18 +751,8 @@ impl Lower<'_, '_> {
         } else {
             let v = self.as_real(v);
             match kind {
-                Agg::Max => self.call(
-                    h::fmax as *const () as usize,
-                    &[F64, F64],
-                    Some(F64),
-                    &[a, v],
-                ),
-                Agg::Min => self.call(
-                    h::fmin as *const () as usize,
-                    &[F64, F64],
-                    Some(F64),
-                    &[a, v],
-                ),
+                Agg::Max => self.fminmax(true, a, v),
+                Agg::Min => self.fminmax(false, a, v),
                 _ => self.b.ins().fadd(a, v),
             }
         };
@@ -736,6 +763,21 @@ impl Lower<'_, '_> {
 
     /// `acc + v` for a sum; on overflow the fault is recorded and the sum keeps `acc`, as
     /// the reference aggregate does.
+    /// The larger (`max`) or smaller of two reals, exactly as the formula language's
+    /// [`crate::expr::tree::fmax`] and `fmin` say: `b` when it is beyond `a` or `a` is NaN,
+    /// else `a`.
+    pub(super) fn fminmax(&mut self, max: bool, a: Value, b: Value) -> Value {
+        let cc = if max {
+            FloatCC::GreaterThan
+        } else {
+            FloatCC::LessThan
+        };
+        let beyond = self.b.ins().fcmp(cc, b, a);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+        let take = self.b.ins().bor(beyond, nan);
+        self.b.ins().select(take, b, a)
+    }
+
     pub(super) fn checked_sum(&mut self, a: Value, v: Value) -> Value {
         let (r, over) = self.b.ins().sadd_overflow(a, v);
         self.unless(over, r, I64, |l| {
