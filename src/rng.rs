@@ -45,10 +45,10 @@ impl Rng {
     #[cold]
     #[inline(never)]
     fn refill(&mut self) {
-        let mut bytes = [0u8; BUF_WORDS * 4];
-        rand::Rng::fill_bytes(&mut self.core, &mut bytes);
-        for (w, b) in self.buf.iter_mut().zip(bytes.chunks_exact(4)) {
-            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        rand::Rng::fill_bytes(&mut self.core, bytemuck::bytes_of_mut(&mut self.buf));
+        // The stream's bytes are its words little-endian (nothing to do on such a machine).
+        for w in &mut self.buf {
+            *w = u32::from_le(*w);
         }
         self.at = 0;
     }

@@ -5,7 +5,7 @@
 //! groups still tied; ties that survive the chain are shared places. Also the round leader.
 
 use super::{Bind, Decider, Game, NO_LEADER, Outcome, Result, Step, Tracer};
-use crate::expr::Num;
+use crate::expr::{Elem, Num, Op, Who};
 use crate::expr::{Fault, FaultKind};
 use crate::model::TieBreak;
 use crate::state::MAX_FACTIONS;
@@ -14,11 +14,32 @@ use rand::RngExt;
 impl<T: Tracer> Game<'_, T> {
     /// The faction with the strictly highest ranking score now, if any. Records every
     /// faction's score for the by-round tally.
+    /// Faction `f`'s ranking score. A score that is the faction's own variable (the common
+    /// case) is read from the state, as the formula would read it.
+    #[inline]
+    fn score(&mut self, f: usize) -> Step<Num> {
+        let score = &self.m.ranking.score;
+        if let [
+            Op::Load {
+                base,
+                fstride,
+                who: Who::Bound,
+                elem: Elem::None,
+            },
+        ] = score.code()
+        {
+            return Ok(Num::Int(
+                self.env.st.vals[crate::expr::slot(f, *base, *fstride, 0)],
+            ));
+        }
+        self.num(score, Bind::faction(f as u8))
+    }
+
     pub(super) fn leader(&mut self) -> Step<u8> {
         let m = self.m;
         let (mut best, mut who, mut tied) = (None, NO_LEADER, false);
         for f in 0..m.nfactions() {
-            let s = self.num(&m.ranking.score, Bind::faction(f as u8))?;
+            let s = self.score(f)?;
             self.round_scores.push(match s {
                 Num::Int(k) => k,
                 // Saturating; NaN reads as 0 (the final ranking refuses such a score).
@@ -42,7 +63,7 @@ impl<T: Tracer> Game<'_, T> {
         let n = m.nfactions();
         let mut scores = [0i64; MAX_FACTIONS];
         for (f, s) in scores.iter_mut().enumerate().take(n) {
-            let x = self.num(&m.ranking.score, Bind::faction(f as u8))?;
+            let x = self.score(f)?;
             *s = self.whole(x, m.ranking.score.loc)?;
         }
         let mut tiers = [0i64; MAX_FACTIONS];
