@@ -83,7 +83,7 @@ impl std::fmt::Debug for Compiled {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Report {
     /// Machine-code functions made: formulas that are not constants and run on their own,
-    /// statement runs and option scans.
+    /// statement runs, option scans, end checks and rounds.
     pub functions: usize,
     /// Time spent lowering and compiling.
     pub elapsed: Duration,

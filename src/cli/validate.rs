@@ -27,7 +27,7 @@ pub fn run(a: Args) -> Result<()> {
         Ok(r) => {
             let _ = writeln!(
                 text,
-                "native engine: {} functions (formulas, statement runs, option scans) \
+                "native engine: {} functions (formulas, statement runs, option scans, end checks, rounds) \
                  compiled to machine code in {:.1} ms",
                 r.functions,
                 r.elapsed.as_secs_f64() * 1e3
