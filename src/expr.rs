@@ -386,6 +386,23 @@ impl Expr {
         self.ty
     }
 
+    /// The variable this formula is when it is nothing but the bound faction's own variable
+    /// (`vp`, say): its base slot and faction stride, for callers that read it straight from
+    /// the state.
+    pub fn own_var(&self) -> Option<(u32, u32)> {
+        match self.code() {
+            [
+                Op::Load {
+                    base,
+                    fstride,
+                    who: Who::Bound,
+                    elem: Elem::None,
+                },
+            ] => Some((*base, *fstride)),
+            _ => None,
+        }
+    }
+
     /// The instructions (for the model summary and tests).
     pub fn code(&self) -> &[Op] {
         &self.code

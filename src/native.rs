@@ -401,11 +401,7 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     }
     let mut ids = Vec::new();
     for (list, _) in &lists {
-        let sig = &mut ctx.func.signature;
-        sig.call_conv = cc;
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(types::I64));
+        env_vals_signature(&mut ctx.func.signature, cc, ptr);
         let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
@@ -546,11 +542,11 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     let cfg = module.isa().frontend_config();
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    let sig = &mut ctx.func.signature;
-    sig.call_conv = module.isa().default_call_conv();
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(ptr));
-    sig.returns.push(AbiParam::new(types::I64));
+    env_vals_signature(
+        &mut ctx.func.signature,
+        module.isa().default_call_conv(),
+        ptr,
+    );
     let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
     let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
     lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
@@ -717,11 +713,7 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     for list in effect_lists(m) {
         for s in list.iter() {
             let Stmt::Native(n) = s else { continue };
-            let sig = &mut ctx.func.signature;
-            sig.call_conv = cc;
-            sig.params.push(AbiParam::new(ptr));
-            sig.params.push(AbiParam::new(ptr));
-            sig.returns.push(AbiParam::new(types::I64));
+            env_vals_signature(&mut ctx.func.signature, cc, ptr);
             let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             lower::Lower::new(b, &t, slots, 0, cfg)
@@ -783,6 +775,19 @@ fn define(
     Ok(id)
 }
 
+/// Makes `sig` the signature of a formula, statement run, set of end checks or round:
+/// `(env, vals) -> i64` in calling convention `cc` (see [`jit::NativeFn`]).
+fn env_vals_signature(
+    sig: &mut cranelift_codegen::ir::Signature,
+    cc: cranelift_codegen::isa::CallConv,
+    ptr: cranelift_codegen::ir::Type,
+) {
+    sig.call_conv = cc;
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I64));
+}
+
 /// A module for the host, set up the way every function of vpsim is compiled.
 fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
@@ -832,11 +837,7 @@ pub(crate) fn compile_with(
         if e.as_const_num().is_some() || failed.is_some() {
             return;
         }
-        let sig = &mut ctx.func.signature;
-        sig.call_conv = cc;
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(types::I64));
+        env_vals_signature(&mut ctx.func.signature, cc, ptr);
         let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         lower::Lower::new(b, t, slots, e.loc, cfg)

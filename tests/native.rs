@@ -62,19 +62,8 @@ fn every_worked_example_passes_on_both_engines() {
 /// Formulas over the generated scenario's variables: integers and reals, random draws,
 /// aggregates, and operations that can fault.
 fn formula() -> impl Strategy<Value = String> + Clone {
-    let leaf = prop_oneof![
-        (-3i32..9).prop_map(|n| n.to_string()),
-        Just("0.5".to_string()),
-        Just("x".to_string()),
-        Just("y".to_string()),
-        Just("g".to_string()),
-        Just("round".to_string()),
-        Just("seat".to_string()),
-        Just("held(d)".to_string()),
-        Just("uniform(0, 4)".to_string()),
-        Just("max_all(x)".to_string()),
-        Just("4611686018427387904".to_string()),
-    ];
+    let faction = ["x", "y", "seat", "held(d)"].map(|s| Just(s.to_string()));
+    let leaf = prop_oneof![global_leaf(), proptest::strategy::Union::new(faction)];
     leaf.prop_recursive(3, 12, 2, |inner| {
         prop_oneof![
             inner.clone().prop_map(|a| format!("sum_others(x * {a})")),
@@ -85,7 +74,12 @@ fn formula() -> impl Strategy<Value = String> + Clone {
 
 /// Formulas with nothing bound (a global phase's condition, an event's chance).
 fn global_formula() -> impl Strategy<Value = String> + Clone {
-    let leaf = prop_oneof![
+    global_leaf().prop_recursive(2, 8, 2, compound)
+}
+
+/// The leaves of a formula that need nothing bound.
+fn global_leaf() -> impl Strategy<Value = String> + Clone {
+    prop_oneof![
         (-3i32..9).prop_map(|n| n.to_string()),
         Just("0.5".to_string()),
         Just("g".to_string()),
@@ -93,8 +87,7 @@ fn global_formula() -> impl Strategy<Value = String> + Clone {
         Just("uniform(0, 4)".to_string()),
         Just("max_all(x)".to_string()),
         Just("4611686018427387904".to_string()),
-    ];
-    leaf.prop_recursive(2, 8, 2, compound)
+    ]
 }
 
 /// A formula made of formulas from `inner`.

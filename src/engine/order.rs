@@ -3,7 +3,7 @@
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::compile::MAX_ORDER_KEYS;
 use crate::expr::tree::Ty;
-use crate::expr::{AssignOp, Elem, Expr, LValue, Num, Op, RandFn, Who};
+use crate::expr::{AssignOp, Expr, LValue, Num, Op, RandFn};
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
@@ -40,18 +40,10 @@ impl<T: Tracer> Game<'_, T> {
                 return Ok(());
             }
             let mut k = [0i64; MAX_FACTIONS];
-            if let [
-                Op::Load {
-                    base,
-                    fstride,
-                    who: Who::Bound,
-                    elem: Elem::None,
-                },
-            ] = key.code()
-            {
+            if let Some((base, fstride)) = key.own_var() {
                 // A faction's own variable: read from the state, as the formula would.
                 for (f, x) in k.iter_mut().enumerate().take(n) {
-                    *x = self.env.st.vals[crate::expr::slot(f, *base, *fstride, 0)];
+                    *x = self.env.st.vals[crate::expr::slot(f, base, fstride, 0)];
                 }
             } else {
                 for (f, x) in k.iter_mut().enumerate().take(n) {

@@ -5,7 +5,7 @@
 //! groups still tied; ties that survive the chain are shared places. Also the round leader.
 
 use super::{Bind, Decider, Game, NO_LEADER, Outcome, Result, Step, Tracer};
-use crate::expr::{Elem, Num, Op, Who};
+use crate::expr::Num;
 use crate::expr::{Fault, FaultKind};
 use crate::model::TieBreak;
 use crate::state::MAX_FACTIONS;
@@ -19,17 +19,9 @@ impl<T: Tracer> Game<'_, T> {
     #[inline]
     fn score(&mut self, f: usize) -> Step<Num> {
         let score = &self.m.ranking.score;
-        if let [
-            Op::Load {
-                base,
-                fstride,
-                who: Who::Bound,
-                elem: Elem::None,
-            },
-        ] = score.code()
-        {
+        if let Some((base, fstride)) = score.own_var() {
             return Ok(Num::Int(
-                self.env.st.vals[crate::expr::slot(f, *base, *fstride, 0)],
+                self.env.st.vals[crate::expr::slot(f, base, fstride, 0)],
             ));
         }
         self.num(score, Bind::faction(f as u8))
