@@ -233,22 +233,26 @@ impl Lower<'_, '_> {
     ) {
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
-        self.sort_factions(p.order.first());
-        // The order, kept apart: the effects may sort factions again (a race, `order`).
-        let order = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                n as u32,
-                0,
-            ));
-        for i in 0..n {
-            let f = self
+        // Sorted turn order, kept apart (the effects may sort factions again: a race,
+        // `order`); with no key, seat order is the loop's own count.
+        let order = p.order.first().map(|key| {
+            self.sort_factions(Some(key));
+            let slot = self
                 .b
-                .ins()
-                .load(types::I8, mem, self.env, Off::RACE_ORDER + i as i32);
-            self.b.ins().stack_store(self.ptr, f, order, i as i32);
-        }
+                .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                    n as u32,
+                    0,
+                ));
+            for i in 0..n {
+                let f = self
+                    .b
+                    .ins()
+                    .load(types::I8, mem, self.env, Off::RACE_ORDER + i as i32);
+                self.b.ins().stack_store(self.ptr, f, slot, i as i32);
+            }
+            slot
+        });
         let (head, body, cont) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -267,9 +271,14 @@ impl Lower<'_, '_> {
         self.b.ins().brif(all, next, &[], body, &[]);
         self.b.switch_to_block(body);
         self.unless_ended(ended, next);
-        let at = self.b.ins().stack_addr(self.ptr, order, 0);
-        let at = self.b.ins().iadd(at, i);
-        let f = self.b.ins().uload8(I64, mem, at, 0);
+        let f = match order {
+            Some(slot) => {
+                let at = self.b.ins().stack_addr(self.ptr, slot, 0);
+                let at = self.b.ins().iadd(at, i);
+                self.b.ins().uload8(I64, mem, at, 0)
+            }
+            None => i,
+        };
         self.skip_if_out(f, cont, i);
         if let Some(k) = &p.actions {
             self.checks_at(plan, Timing::TurnStart, Some(f), ended);
