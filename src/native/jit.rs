@@ -51,7 +51,9 @@ impl Code {
     ///   `&mut Env` first parameter;
     /// - the second argument is the game's `State::vals` buffer, of `slots` elements; every
     ///   load from it uses an index proven below `slots` at compile time or checked against
-    ///   it in the generated code;
+    ///   it in the generated code; a faction index in it is clamped below the number of
+    ///   factions where it is read (`Lower::proven`), and the compile-time proof is that
+    ///   the last faction's slot is below `slots`;
     /// - every store into `vals` (in a statement list) uses an index proven or checked below
     ///   `slots` like the loads;
     /// - a pointer to a `State` buffer that a helper returns (`owner`, `pool`) is used only

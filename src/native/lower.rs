@@ -83,7 +83,8 @@ pub struct Hooks {
 }
 
 /// A binding (acting faction, bound faction or target) the code being built knows without
-/// loading it from the environment: a constant, or an `i64` value computed earlier.
+/// loading it from the environment: a constant, or an `i64` value computed earlier and
+/// proven below the number of factions ([`Lower::proven`]).
 #[derive(Clone, Copy)]
 enum Known {
     Const(u8),
@@ -204,6 +205,7 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Lowers `n` as the function's value (a real is returned as its bits) and finishes.
     pub fn finish(mut self, n: &Node) {
+        self.know_entry();
         let v = self.node(n);
         let bits = match v.ty {
             Ty::Int => v.v,
@@ -218,10 +220,25 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// finishes: it runs `stmts` and returns [`DONE`], [`FAULTED`], or [`HELD`] with the
     /// reason of an immediate end condition that held after a store.
     pub fn finish_stmts(mut self, stmts: &[Stmt]) {
+        self.know_entry();
         self.stmts(stmts);
         let done = self.int(DONE as i64);
         self.b.ins().return_(&[done]);
         self.end();
+    }
+
+    /// Reads the binding the function was called with once, at its entry (the engine binds
+    /// before it calls, and the statements and formulas of one call share that binding:
+    /// a loop that binds a faction restores what it knew). Reads the code never uses are
+    /// dropped by the compiler.
+    fn know_entry(&mut self) {
+        for (k, off) in [(ME, Off::ME), (BOUND, Off::BOUND), (TARGET, Off::TARGET)] {
+            if self.known[k].is_none() {
+                let v = self.env_load(types::I8, off);
+                let v = self.b.ins().uextend(I64, v);
+                self.known[k] = Some(Known::Val(self.proven(v)));
+            }
+        }
     }
 
     /// Lowers `stmts` in order, continuing in a new current block after the last.
@@ -242,7 +259,11 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// [`FAULTED`].
     pub fn finish_checks(mut self, checks: &[&Check]) {
         let given = [Off::ME, Off::BOUND, Off::TARGET].map(|o| self.env_load(types::I8, o));
-        let r = self.held(checks, given, [None; 3]);
+        let known = given.map(|g| {
+            let w = self.b.ins().uextend(I64, g);
+            Some(Known::Val(self.proven(w)))
+        });
+        let r = self.held(checks, given, known);
         self.b.ins().return_(&[r]);
         self.end();
     }
@@ -302,6 +323,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                         let out = self.env_load(I32, Off::OUT);
                         let out = self.b.ins().uextend(I64, out);
                         let wide = self.b.ins().uextend(I64, fv);
+                        let wide = self.proven(wide);
                         let bit = self.b.ins().ushr(out, wide);
                         let bit = self.b.ins().band_imm_s(bit, 1);
                         let go = self.b.create_block();
@@ -359,6 +381,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
         let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);
+        let f = self.proven(f);
         let fv = self.b.ins().ireduce(types::I8, f);
         for off in [Off::ME, Off::BOUND, Off::TARGET] {
             self.env_store(fv, off);
@@ -422,8 +445,8 @@ impl<'a, 'f> Lower<'a, 'f> {
                 }
                 for (lv, amount) in &a.cost {
                     let need = self.value(amount);
-                    let addr = self.lv_addr(lv);
-                    let have = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+                    let (addr, off) = self.lv_addr(lv);
+                    let have = self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
                     // As the engine compares `Num`s: integers exactly, else as reals.
                     let short = match need.ty {
                         Ty::Int => self.b.ins().icmp(IntCC::SignedLessThan, have, need.v),
@@ -604,6 +627,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// action [`inline_effects`] takes is taken here ([`Lower::act`]) and returns [`DONE`]
     /// (or [`HELD`]); any other returns [`CHOSE`] for the engine to take.
     fn take_action(&mut self, ai: u16, a: &Action, t: Value) {
+        let t = self.proven(t);
         let tv = self.b.ins().ireduce(types::I8, t);
         self.env_store(tv, Off::TARGET);
         self.known[TARGET] = Some(Known::Val(t));
@@ -629,6 +653,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         let tv = self.b.ins().load(types::I8, mem, p, target);
         self.env_store(tv, Off::TARGET);
         let t64 = self.b.ins().uextend(I64, tv);
+        let t64 = self.proven(t64);
         self.known[TARGET] = Some(Known::Val(t64));
         let mut sw = cranelift_frontend::Switch::new();
         let mut bodies = Vec::new();
@@ -845,7 +870,19 @@ impl<'a, 'f> Lower<'a, 'f> {
             None => {}
         }
         let v = self.env_load(types::I8, off);
-        self.b.ins().uextend(I64, v)
+        let v = self.b.ins().uextend(I64, v);
+        self.proven(v)
+    }
+
+    /// `v`, an `i64` faction index, made provably below the number of factions (an index at
+    /// or above it becomes the last faction's). The engine binds only factions that exist,
+    /// so this changes no value; it lets the code address a faction's variables without a
+    /// check of its own ([`Lower::slot`]). Every [`Lower::who`] and [`Known::Val`] is such a
+    /// value: a loop over the factions counts below their number, and every other index
+    /// read from memory or a parameter goes through here.
+    fn proven(&mut self, v: Value) -> Value {
+        let top = self.int(self.t.nfactions.saturating_sub(1) as i64);
+        self.b.ins().umin(v, top)
     }
 }
 

@@ -39,6 +39,32 @@ impl Lower<'_, '_> {
         self.b.ins().iadd(self.vals, off)
     }
 
+    /// The address and offset of the slot of faction `who`'s element `e` of the variable at
+    /// `base` with faction stride `fs`. A faction index is always a [`Lower::proven`] value,
+    /// so when the last faction's slot is inside the buffer every faction's is, and the
+    /// address needs no check of its own; otherwise it is checked like a bound element's.
+    pub(super) fn slot(&mut self, base: u32, fs: u32, who: Who, e: u64) -> (Value, i32) {
+        let last = self.t.nfactions.checked_sub(1).map(u64::from);
+        let (base, fs) = (base as u64, fs as u64);
+        match last {
+            Some(l) if base + l * fs + e < self.slots => {
+                let off = ((base + e) * 8) as i32;
+                if fs == 0 {
+                    return (self.vals, off);
+                }
+                let w = self.who(who);
+                let row = self.b.ins().imul_imm_s(w, (fs * 8) as i64);
+                (self.b.ins().iadd(self.vals, row), off)
+            }
+            _ => {
+                let w = self.who(who);
+                let idx = self.b.ins().imul_imm_s(w, fs as i64);
+                let idx = self.b.ins().iadd_imm_s(idx, (base + e) as i64);
+                (self.slot_addr(idx), 0)
+            }
+        }
+    }
+
     pub(super) fn load(&mut self, base: u32, fs: u32, who: Who, elem: Elem) -> Value {
         if self.slots == 0 {
             return self.int(0);
@@ -67,18 +93,17 @@ impl Lower<'_, '_> {
                     .ins()
                     .load(I64, MemFlagsData::trusted(), self.vals, off as i32);
             }
-            _ => {
+            (_, Some(e)) => {
+                let (addr, off) = self.slot(base, fs, who, e);
+                return self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
+            }
+            (_, None) => {
                 let w = self.who(who);
                 let mut idx = self.b.ins().imul_imm_s(w, fs as i64);
                 idx = self.b.ins().iadd_imm_s(idx, base as i64);
-                if fixed_elem.is_none() {
-                    let e = self.env_load(types::I16, Off::ELEM);
-                    let e = self.b.ins().uextend(I64, e);
-                    idx = self.b.ins().iadd(idx, e);
-                } else if let Some(e) = fixed_elem {
-                    idx = self.b.ins().iadd_imm_s(idx, e as i64);
-                }
-                idx
+                let e = self.env_load(types::I16, Off::ELEM);
+                let e = self.b.ins().uextend(I64, e);
+                self.b.ins().iadd(idx, e)
             }
         };
         let addr = self.slot_addr(idx);

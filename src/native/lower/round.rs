@@ -275,7 +275,8 @@ impl Lower<'_, '_> {
             Some(slot) => {
                 let at = self.b.ins().stack_addr(self.ptr, slot, 0);
                 let at = self.b.ins().iadd(at, i);
-                self.b.ins().uload8(I64, mem, at, 0)
+                let f = self.b.ins().uload8(I64, mem, at, 0);
+                self.proven(f)
             }
             None => i,
         };

@@ -299,8 +299,8 @@ impl Lower<'_, '_> {
     /// the result clamped to the variable's bounds); returns the new and the old value.
     pub(super) fn store(&mut self, lv: &LValue, op: AssignOp, x: Value) -> (Value, Value) {
         let env = self.env;
-        let addr = self.lv_addr(lv);
-        let old = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+        let (addr, off) = self.lv_addr(lv);
+        let old = self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
         let v = match op {
             AssignOp::Set => x,
             AssignOp::Add | AssignOp::Sub => {
@@ -342,7 +342,7 @@ impl Lower<'_, '_> {
             let hi = self.int(hi);
             v = self.b.ins().smin(v, hi);
         }
-        self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+        self.b.ins().store(MemFlagsData::trusted(), v, addr, off);
         (v, old)
     }
 
@@ -409,8 +409,8 @@ impl Lower<'_, '_> {
         for f in 0..self.t.nfactions {
             let skip = self.b.create_block();
             let fv = self.bind_each(f, None, skip);
-            let addr = self.lv_addr(done);
-            let d = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
+            let (addr, off) = self.lv_addr(done);
+            let d = self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
             let out = self.env_load(I32, Off::OUT);
             let out = self.b.ins().ushr_imm_u(out, f as i64);
             let out = self.b.ins().band_imm_s(out, 1);
@@ -470,9 +470,10 @@ impl Lower<'_, '_> {
             .load(types::I8, MemFlagsData::trusted(), p, Off::RACE_ORDER);
         self.env_store(fv, Off::BOUND);
         let f64v = self.b.ins().uextend(I64, fv);
+        let f64v = self.proven(f64v);
         self.known[BOUND] = Some(Known::Val(f64v));
-        let caddr = self.lv_addr(count);
-        let place = self.b.ins().load(I64, MemFlagsData::trusted(), caddr, 0);
+        let (caddr, off) = self.lv_addr(count);
+        let place = self.b.ins().load(I64, MemFlagsData::trusted(), caddr, off);
         // The scale's entry for `place` (0 past its end, or for a negative place).
         let mut reward = self.int(0);
         for (p, &s) in scale.iter().enumerate().rev() {
@@ -562,6 +563,7 @@ impl Lower<'_, '_> {
             );
             self.env_store(fv, Off::BOUND);
             let f = self.b.ins().uextend(I64, fv);
+            let f = self.proven(f);
             self.known[BOUND] = Some(Known::Val(f));
             let place = self.int(pos as i64 + 1);
             self.store(lv, AssignOp::Set, place);
@@ -726,17 +728,14 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The address of the slot `lv` names (an element fixed or none), checked inside the
-    /// buffer like every load.
-    pub(super) fn lv_addr(&mut self, lv: &LValue) -> Value {
+    /// The address and offset of the slot `lv` names (an element fixed or none), inside
+    /// the buffer like every load ([`Lower::slot`]).
+    pub(super) fn lv_addr(&mut self, lv: &LValue) -> (Value, i32) {
         let e = match lv.elem {
-            Elem::Fixed(i) => i as i64,
+            Elem::Fixed(i) => i as u64,
             _ => 0,
         };
-        let w = self.who(lv.who);
-        let mut idx = self.b.ins().imul_imm_s(w, lv.fstride as i64);
-        idx = self.b.ins().iadd_imm_s(idx, lv.base as i64 + e);
-        self.slot_addr(idx)
+        self.slot(lv.base, lv.fstride, lv.who, e)
     }
 }
 
