@@ -34,6 +34,13 @@ pub struct Tables {
     pub pool: Vec<u16>,
     /// The card attribute named `id`, if any card has one.
     pub id_attr: Option<u16>,
+    /// Every card as `(deck, id, card)`, sorted, when there is an `id` attribute
+    /// ([`Tables::index_ids`]): the cards of a deck with a given id are one run of it.
+    pub by_id: Vec<(u16, i64, u32)>,
+    /// For each deck, its least id and where in [`Tables::by_id`] the run of each id from
+    /// there up to its greatest starts (one more entry ends the last run); no starts when
+    /// the ids spread too wide for a table (a search of `by_id` finds them then).
+    pub id_runs: Vec<(i64, Vec<u32>)>,
 }
 
 impl Tables {
@@ -42,6 +49,67 @@ impl Tables {
         // Cards are numbered deck after deck, so a deck's ids are its pool range.
         let start = self.deck_start[deck as usize] as usize;
         start..start + self.deck_len[deck as usize] as usize
+    }
+
+    /// Builds [`Tables::by_id`] from the card attributes.
+    pub fn index_ids(&mut self) {
+        self.by_id.clear();
+        self.id_runs.clear();
+        let Some(at) = self.id_attr else { return };
+        for d in 0..self.deck_start.len() as u16 {
+            for c in self.deck_cards(d) {
+                let id = self.card_attrs[c * self.n_attrs + at as usize];
+                self.by_id.push((d, id, c as u32));
+            }
+        }
+        self.by_id.sort_unstable();
+        for d in 0..self.deck_start.len() as u16 {
+            let from = self.by_id.partition_point(|&(e, _, _)| e < d);
+            let to = self.by_id.partition_point(|&(e, _, _)| e <= d);
+            let ids = &self.by_id[from..to];
+            let (Some(lo), Some(hi)) = (ids.first(), ids.last()) else {
+                self.id_runs.push((0, vec![]));
+                continue;
+            };
+            let (lo, span) = (lo.1, (hi.1 as i128 - lo.1 as i128) as u128);
+            // A table at most 4 entries a card (and 64 more) long; a search beyond.
+            if span > 4 * ids.len() as u128 + 64 {
+                self.id_runs.push((lo, vec![]));
+                continue;
+            }
+            let mut starts = Vec::with_capacity(span as usize + 2);
+            let mut at = 0;
+            for k in 0..=span as i64 + 1 {
+                while at < ids.len() && ids[at].1 < lo + k {
+                    at += 1;
+                }
+                starts.push((from + at) as u32);
+            }
+            self.id_runs.push((lo, starts));
+        }
+    }
+
+    /// The cards of `deck` whose `id` attribute is `id`, in card order.
+    pub fn cards_with_id(&self, deck: u16, id: i64) -> impl Iterator<Item = usize> + '_ {
+        let run = match self.id_runs.get(deck as usize) {
+            Some((lo, starts)) if !starts.is_empty() => {
+                let k = id as i128 - *lo as i128;
+                if (0..starts.len() as i128 - 1).contains(&k) {
+                    starts[k as usize] as usize..starts[k as usize + 1] as usize
+                } else {
+                    0..0
+                }
+            }
+            _ => {
+                let start = self.by_id.partition_point(|&(d, i, _)| (d, i) < (deck, id));
+                let len = self.by_id[start..]
+                    .iter()
+                    .take_while(|&&(d, i, _)| (d, i) == (deck, id))
+                    .count();
+                start..start + len
+            }
+        };
+        self.by_id[run].iter().map(|&(_, _, c)| c as usize)
     }
 
     /// The deck card `c` belongs to.
@@ -245,5 +313,44 @@ impl State {
             self.owned[i] += 1;
         }
         self.owner[c] = code;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cards_are_found_by_deck_and_id() {
+        // Two decks: cards 0-2 and 3-4; the id attribute is the second of two.
+        let mut t = Tables {
+            n_attrs: 2,
+            id_attr: Some(1),
+            card_attrs: vec![9, 7, 9, 5, 9, 7, 9, 7, 9, 5],
+            deck_start: vec![0, 3],
+            deck_len: vec![3, 2],
+            ..Tables::default()
+        };
+        t.index_ids();
+        let find = |d, id| t.cards_with_id(d, id).collect::<Vec<_>>();
+        assert_eq!(find(0, 7), [0, 2]);
+        assert_eq!(find(0, 5), [1]);
+        assert_eq!(find(1, 7), [3]);
+        assert_eq!(find(1, 5), [4]);
+        assert_eq!(find(1, 6), [0usize; 0]);
+        assert_eq!(find(1, 4), [0usize; 0]);
+        assert_eq!(find(1, 8), [0usize; 0]);
+        assert_eq!(find(2, 7), [0usize; 0]);
+        assert_eq!(find(0, i64::MIN), [0usize; 0]);
+        assert_eq!(find(0, i64::MAX), [0usize; 0]);
+        // Ids too far apart for a table are searched for.
+        t.card_attrs[3] = 1_000_000;
+        t.index_ids();
+        assert!(t.id_runs[0].1.is_empty());
+        let find = |d, id| t.cards_with_id(d, id).collect::<Vec<_>>();
+        assert_eq!(find(0, 1_000_000), [1]);
+        assert_eq!(find(0, 7), [0, 2]);
+        assert_eq!(find(0, 5), [0usize; 0]);
+        assert_eq!(find(1, 5), [4]);
     }
 }

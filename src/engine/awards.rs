@@ -61,7 +61,20 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
         let mut amounts = [0i64; MAX_FACTIONS];
-        rank_awards(&key[..n], scale, ties, &mut amounts[..n]);
+        // Integer keys (the common case) rank as `i64`s: the same order, fewer steps.
+        let mut ints = [0i64; MAX_FACTIONS];
+        let whole = key[..n].iter().zip(&mut ints).all(|(k, i)| match *k {
+            Num::Int(v) => {
+                *i = v;
+                true
+            }
+            Num::Real(_) => false,
+        });
+        if whole {
+            rank_awards(&ints[..n], scale, ties, &mut amounts[..n]);
+        } else {
+            rank_awards(&key[..n], scale, ties, &mut amounts[..n]);
+        }
         let mut changed = false;
         for (f, &a) in amounts.iter().enumerate().take(n) {
             changed |= self.assign_from(

@@ -607,12 +607,7 @@ pub(crate) fn has_completed(e: &Env<'_>, deck: u16, id: i64) -> bool {
     if e.count_owned(deck, code) == 0 {
         return false;
     }
-    let t = e.t;
-    t.deck_cards(deck).any(|c| {
-        e.st.owner[c] == code
-            && t.id_attr
-                .is_some_and(|at| t.card_attrs[c * t.n_attrs + at as usize] == id)
-    })
+    e.t.cards_with_id(deck, id).any(|c| e.st.owner[c] == code)
 }
 
 /// The value of a builtin leaf.

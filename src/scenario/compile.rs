@@ -372,6 +372,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             tables.card_attrs[i * tables.n_attrs + syms.attrs[k] as usize] = *v;
         }
     }
+    tables.index_ids();
 
     // Variables: slot layout.
     let mut slots = 0u32;
