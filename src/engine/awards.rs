@@ -104,9 +104,14 @@ pub fn rank_awards<K: PartialOrd>(metric: &[K], scale: &[i64], ties: TiePolicy, 
     let n = metric.len();
     let at = |p: usize| scale.get(p).copied().unwrap_or(0);
     for f in 0..n {
-        let above = metric.iter().filter(|m| **m > metric[f]).count();
-        let tied = metric.iter().filter(|m| **m == metric[f]).count();
+        let (mut above, mut tied) = (0, 0);
+        for m in metric {
+            above += (*m > metric[f]) as usize;
+            tied += (*m == metric[f]) as usize;
+        }
         out[f] = match ties {
+            // Alone in its place (the common case): every policy pays the place.
+            _ if tied == 1 => at(above),
             TiePolicy::Split => (above..above + tied)
                 .map(at)
                 .sum::<i64>()

@@ -87,13 +87,15 @@ impl<T: Tracer> Game<'_, T> {
             _ => 0,
         };
         // Sort key: rule winners first (all equal), then score.
-        let key = |f: usize| -> (bool, i64, i64) {
-            if winmask & (1 << f) != 0 {
+        let mut keys = [(false, 0i64, 0i64); MAX_FACTIONS];
+        for (f, k) in keys.iter_mut().enumerate().take(n) {
+            *k = if winmask & (1 << f) != 0 {
                 (true, 0, 0)
             } else {
                 (false, tiers[f], scores[f])
-            }
-        };
+            };
+        }
+        let key = |f: usize| keys[f];
         let mut order = [0u8; MAX_FACTIONS];
         for (i, o) in order.iter_mut().enumerate().take(n) {
             *o = i as u8;
