@@ -636,6 +636,8 @@ fn lowerable(s: &Stmt) -> bool {
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),
+        // The engine ranks a tie-break chain first; awards without one are lowered.
+        Stmt::Award { lv, chain, .. } => chain.is_empty() && !matches!(lv.elem, Elem::Bound),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
         Stmt::Outcome { .. }

@@ -130,8 +130,16 @@ fn statement(
         f.clone().prop_map(|a| format!("g -= {a}")),
         (f.clone(), f.clone()).prop_map(|(c, a)| format!("if {c}: x = {a} else: y += 1")),
         (f.clone(), f.clone()).prop_map(|(c, a)| format!("each: if {c}: x += {a}")),
-        f.clone()
-            .prop_map(|a| format!("award x by {a} scale 3, 1 ties split")),
+        // Awards by every tie policy, tagged or not (a tie for the last two places of three
+        // splits -3: rounding down is not truncating); with a tie-break chain the engine
+        // ranks them.
+        (
+            f.clone(),
+            prop_oneof![Just("split"), Just("high"), Just("low"), Just("zero")],
+            prop_oneof![Just(""), Just(" as pts")],
+        )
+            .prop_map(|(a, t, s)| format!("award x by {a} scale 4, -1, -2 ties {t}{s}")),
+        (f.clone(), f.clone()).prop_map(|(a, c)| format!("award y by {a} scale 2, 1 ties by {c}")),
         f.clone()
             .prop_map(|c| format!("race done cnt if {c} by seat award y 2, 1")),
         // A key of any type, which may fault; the completers are sorted by it.
@@ -567,4 +575,62 @@ score = "x"
     let (interp, native) = both(text, "marks.toml").unwrap();
     assert!(native.round_fn.is_some());
     same_games(&interp, &native, 2, 200, 2);
+}
+
+/// Awards of every tie policy, with ties at the top and bottom of three factions and a scale
+/// whose tied sums can be negative and odd (split rounds down, not toward zero), run inside
+/// machine-code rounds and give what the interpreter gives.
+#[test]
+fn awards_share_ties_as_the_interpreter_does() {
+    // inf - inf: no literal is that large.
+    let big = ["1000000000000000000.0"; 18].join(" * ");
+    let text = format!(
+        r#"
+[scenario]
+name = "awards"
+rounds = 12
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[var]]
+name = "m"
+init = "uniform(0, 2)"
+[[var]]
+name = "s"
+[[var]]
+name = "h"
+[[var]]
+name = "l"
+[[var]]
+name = "z"
+min = -3
+[[var]]
+name = "r"
+[[phase]]
+name = "p"
+effects = [
+  "award s by m scale 4, -1, -2 ties split",
+  "award h by m scale 4, -1, -2 ties high as top",
+  "award l by m scale 4, -1, -2 ties low",
+  "award z by -m scale 4, -1, -2 ties zero as top",
+  # A real metric, NaN (inf - inf) when m is 0: a NaN ties with nothing, not even itself.
+  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties split",
+  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties low",
+  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties zero",
+  "each: m = uniform(0, 2)",
+]
+[[end]]
+name = "over"
+when = "max_all(s) >= 20"
+timing = "immediate"
+[ranking]
+score = "s + h + l + z + r"
+"#
+    );
+    let (interp, native) = both(&text, "awards.toml").unwrap();
+    assert!(native.round_fn.is_some());
+    same_games(&interp, &native, 3, 400, 2);
 }

@@ -99,7 +99,8 @@ impl<T: Tracer> Game<'_, T> {
 /// Awards by rank: `metric` is ranked highest first; place `p` earns `scale[p]` (0 past the
 /// end). Tied factions share according to `ties`: `Split` sums the tied places' awards and
 /// divides evenly, rounding down; `High` gives each the best tied place's award; `Low` the
-/// worst's; `Zero` gives tied factions nothing ("ties negate").
+/// worst's; `Zero` gives tied factions nothing ("ties negate"). The machine-code engine
+/// lowers the same rule inline (`Lower::award`).
 pub fn rank_awards<K: PartialOrd>(metric: &[K], scale: &[i64], ties: TiePolicy, out: &mut [i64]) {
     let n = metric.len();
     let at = |p: usize| scale.get(p).copied().unwrap_or(0);
@@ -112,14 +113,46 @@ pub fn rank_awards<K: PartialOrd>(metric: &[K], scale: &[i64], ties: TiePolicy, 
         out[f] = match ties {
             // Alone in its place (the common case): every policy pays the place.
             _ if tied == 1 => at(above),
+            // The sum wraps rather than overflows (the machine code sums alike); only a NaN
+            // metric, equal to nothing, makes an empty tie, which earns 0.
             TiePolicy::Split => (above..above + tied)
                 .map(at)
-                .sum::<i64>()
-                .div_euclid(tied as i64),
+                .fold(0i64, i64::wrapping_add)
+                .div_euclid((tied as i64).max(1)),
             TiePolicy::High => at(above),
-            TiePolicy::Low => at(above + tied - 1),
+            TiePolicy::Low => (above + tied).checked_sub(1).map_or(0, at),
             TiePolicy::Zero if tied > 1 => 0,
             TiePolicy::Zero => at(above),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nan_metric_ties_with_nothing_and_earns_nothing_when_shared_or_low() {
+        let metric = [2.0, f64::NAN, 1.0];
+        let mut out = [9; 3];
+        for (ties, nan) in [
+            (TiePolicy::Split, 0),
+            (TiePolicy::Low, 0),
+            // Nothing is above a NaN and it is not tied with another: `high` and `zero`
+            // pay it the first place.
+            (TiePolicy::High, 5),
+            (TiePolicy::Zero, 5),
+        ] {
+            rank_awards(&metric, &[5, 3, 1], ties, &mut out);
+            assert_eq!(out, [5, nan, 3], "{ties:?}");
+        }
+    }
+
+    #[test]
+    fn a_split_sum_wraps_as_the_machine_code_sums() {
+        let mut out = [0; 2];
+        rank_awards(&[1i64, 1], &[i64::MAX, 3], TiePolicy::Split, &mut out);
+        let sum = i64::MAX.wrapping_add(3);
+        assert_eq!(out, [sum.div_euclid(2); 2]);
     }
 }

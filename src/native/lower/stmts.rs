@@ -4,7 +4,7 @@
 //! as the engine runs it.
 
 use super::*;
-use crate::expr::Race;
+use crate::expr::{Race, TiePolicy};
 
 impl Lower<'_, '_> {
     /// Lowers statement `k` (or a branch of it), continuing at `next`.
@@ -48,6 +48,14 @@ impl Lower<'_, '_> {
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
             Stmt::Race(r) => self.race(r, next),
+            Stmt::Award {
+                lv,
+                metric,
+                scale,
+                ties,
+                chain,
+                source,
+            } if chain.is_empty() => self.award(lv, metric, scale, *ties, *source, next),
             Stmt::Order { lv, keys } if keys.len() <= 1 => self.order(lv, keys.first(), next),
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
@@ -388,6 +396,139 @@ impl Lower<'_, '_> {
         self.stmt(body, cont);
         self.b.switch_to_block(cont);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
+    }
+
+    /// `award lv by metric scale ... ties policy` (no tie-break chain), as the engine's
+    /// `award` and [`crate::engine::rank_awards`] run it: every faction's metric is read
+    /// first, in seat order, with that faction bound; each faction's place is the number of
+    /// metrics above its own, and the number tied with it (its own included) says how it
+    /// shares: alone it earns its place's entry of the scale (0 past the end); tied, `split`
+    /// divides the sum of the tied places' entries evenly, rounding down (an empty tie,
+    /// which only a NaN makes, earns 0), `high` pays the best tied place, `low` the worst
+    /// (0 for an empty tie) and `zero` nothing (an empty tie its place). Then every faction's `lv` gains its amount
+    /// (stored, clamped and credited as an assignment), and the variable's immediate end
+    /// conditions run if any value changed.
+    pub(super) fn award(
+        &mut self,
+        lv: &LValue,
+        metric: &Expr,
+        scale: &[i64],
+        ties: TiePolicy,
+        source: Option<u8>,
+        next: Block,
+    ) {
+        let n = self.t.nfactions;
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        let mut keys = Vec::with_capacity(n as usize);
+        let mut real = metric.ty() == Ty::Real;
+        for f in 0..n {
+            let skip = self.b.create_block();
+            self.bind_each(f, None, skip);
+            let x = self.value(metric);
+            real = x.ty == Ty::Real;
+            keys.push(x.v);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        // The scale's entry for place `p` and the sum of its entries before `p`, as the
+        // engine sums them (wrapping; a difference of two sums is the sum between them).
+        let at = |l: &mut Self, p: Value| {
+            let mut v = l.int(0);
+            for (i, &s) in scale.iter().enumerate().rev() {
+                let here = l.b.ins().icmp_imm_s(IntCC::Equal, p, i as i64);
+                let sv = l.int(s);
+                v = l.b.ins().select(here, sv, v);
+            }
+            v
+        };
+        let before = |l: &mut Self, p: Value| {
+            let mut v = l.int(0);
+            let mut sum = 0i64;
+            for (i, &s) in scale.iter().enumerate() {
+                sum = sum.wrapping_add(s);
+                let past =
+                    l.b.ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThan, p, i as i64);
+                let sv = l.int(sum);
+                v = l.b.ins().select(past, sv, v);
+            }
+            v
+        };
+        let mut amounts = Vec::with_capacity(n as usize);
+        for &k in &keys {
+            let (mut above, mut tied) = (self.int(0), self.int(0));
+            for &m in &keys {
+                let (gt, eq) = if real {
+                    (
+                        self.b.ins().fcmp(FloatCC::GreaterThan, m, k),
+                        self.b.ins().fcmp(FloatCC::Equal, m, k),
+                    )
+                } else {
+                    (
+                        self.b.ins().icmp(IntCC::SignedGreaterThan, m, k),
+                        self.b.ins().icmp(IntCC::Equal, m, k),
+                    )
+                };
+                let gt = self.b.ins().uextend(I64, gt);
+                let eq = self.b.ins().uextend(I64, eq);
+                above = self.b.ins().iadd(above, gt);
+                tied = self.b.ins().iadd(tied, eq);
+            }
+            let alone = self.b.ins().icmp_imm_s(IntCC::Equal, tied, 1);
+            let place = at(self, above);
+            let zero = self.int(0);
+            let shared = match ties {
+                TiePolicy::Split => {
+                    let end = self.b.ins().iadd(above, tied);
+                    let hi = before(self, end);
+                    let lo = before(self, above);
+                    let sum = self.b.ins().isub(hi, lo);
+                    let one = self.int(1);
+                    let d = self.b.ins().smax(tied, one);
+                    // Euclidean division by a positive divisor: truncation, one lower when
+                    // the remainder is negative.
+                    let q = self.b.ins().sdiv(sum, d);
+                    let r = self.b.ins().srem(sum, d);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+                    let neg = self.b.ins().uextend(I64, neg);
+                    self.b.ins().isub(q, neg)
+                }
+                TiePolicy::High => place,
+                TiePolicy::Low => {
+                    let end = self.b.ins().iadd(above, tied);
+                    let last = self.b.ins().iadd_imm_s(end, -1);
+                    let v = at(self, last);
+                    let empty = self.b.ins().icmp_imm_s(IntCC::Equal, end, 0);
+                    self.b.ins().select(empty, zero, v)
+                }
+                TiePolicy::Zero => {
+                    let many = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, tied, 1);
+                    self.b.ins().select(many, zero, place)
+                }
+            };
+            amounts.push(self.b.ins().select(alone, place, shared));
+        }
+        self.loc = metric.loc;
+        let changed = self.b.declare_var(types::I8);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(changed, no);
+        for (f, &a) in amounts.iter().enumerate() {
+            let skip = self.b.create_block();
+            self.bind_each(f as u8, None, skip);
+            let (v, old) = self.store(lv, AssignOp::Add, a);
+            self.credit(lv, source, v, old);
+            let ch = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            let was = self.b.use_var(changed);
+            let now = self.b.ins().bor(was, ch);
+            self.b.def_var(changed, now);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        let any = self.b.use_var(changed);
+        self.after_change(any, lv.var, next);
     }
 
     /// `race done count if cond by key award lv scale`, as the engine's `race` runs it: every
