@@ -471,8 +471,8 @@ fn run_of(list: &[Stmt]) -> Option<Option<(usize, Arc<jit::Code>)>> {
 }
 
 /// Compiles the round loop when every piece of it has machine code: each phase's and
-/// event's effects are nothing or one compiled statement run, turn order has at most one
-/// key, and every faction has a turn whose actions all run inline (pays its costs and runs
+/// event's effects are nothing or one compiled statement run, turn order has at most
+/// [`crate::expr::compile::MAX_ORDER_KEYS`] keys (which the language allows), and every faction has a turn whose actions all run inline (pays its costs and runs
 /// its effects itself). Returns how many functions were made (0 or 1).
 fn compile_round(m: &mut Model) -> Result<usize, String> {
     m.round_fn = None;
@@ -491,7 +491,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         let Some(run) = run_of(&p.effects) else {
             return Ok(0);
         };
-        if p.order.len() > 1 {
+        if p.order.len() > crate::expr::compile::MAX_ORDER_KEYS {
             return Ok(0);
         }
         phases.push((p, keep(run)));
@@ -632,7 +632,9 @@ fn lowerable(s: &Stmt) -> bool {
             None => lowerable(body),
         },
         Stmt::ForHeld { body, .. } => lowerable(body),
-        Stmt::Order { lv, keys } => keys.len() <= 1 && !matches!(lv.elem, Elem::Bound),
+        Stmt::Order { lv, keys } => {
+            keys.len() <= crate::expr::compile::MAX_ORDER_KEYS && !matches!(lv.elem, Elem::Bound)
+        }
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),

@@ -171,6 +171,8 @@ fn statement(
         f.clone().prop_map(|c| format!("draw d if card.v > {c}")),
         // Each faction's place when sorted by a key of any type (which may fault).
         f.clone().prop_map(|k| format!("order y by {k}")),
+        // Several keys, compared in turn; the last breaks ties at random.
+        (f.clone(), f.clone()).prop_map(|(k, j)| format!("order y by {k}, {j}, random()")),
         Just("discard".to_string()),
         Just("take d".to_string()),
         Just("draw d".to_string()),
@@ -578,8 +580,9 @@ score = "x"
 }
 
 /// Awards of every tie policy, with ties at the top and bottom of three factions and a scale
-/// whose tied sums can be negative and odd (split rounds down, not toward zero), run inside
-/// machine-code rounds and give what the interpreter gives.
+/// whose tied sums can be negative and odd (split rounds down, not toward zero), and orders
+/// by several keys (with NaNs), statements and turn order, run inside machine-code rounds
+/// and give what the interpreter gives.
 #[test]
 fn awards_share_ties_as_the_interpreter_does() {
     // inf - inf: no literal is that large.
@@ -609,6 +612,8 @@ name = "z"
 min = -3
 [[var]]
 name = "r"
+[[var]]
+name = "t"
 [[phase]]
 name = "p"
 effects = [
@@ -620,8 +625,15 @@ effects = [
   "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties split",
   "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties low",
   "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties zero",
+  # Sorting by several keys: a NaN is neither below nor above, so the next key decides.
+  "order t by if(m == 1, ({big}) - ({big}), 0.5 * m), -s, random()",
   "each: m = uniform(0, 2)",
 ]
+[[phase]]
+name = "turns"
+each = "faction"
+order = ["t", "if(m == 2, ({big}) - ({big}), 0.25 * m)", "-h"]
+effects = ["s += if(t == 1, 1, 0)"]
 [[end]]
 name = "over"
 when = "max_all(s) >= 20"

@@ -63,14 +63,7 @@ impl<T: Tracer> Game<'_, T> {
                 row[j] = self.num(e, Bind::faction(f as u8))?;
             }
         }
-        // Insertion sort: stable, no allocation, n <= 16.
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && less(&k[order[j] as usize][..nk], &k[order[j - 1] as usize][..nk]) {
-                order.swap(j, j - 1);
-                j -= 1;
-            }
-        }
+        sort_rows(&k, nk, order);
         Ok(())
     }
 
@@ -124,6 +117,57 @@ pub(crate) fn sort_by<K: Copy>(keys: &mut [K], order: &mut [u8], less: impl Fn(K
         keys[j] = x;
         order[j] = o;
     }
+}
+
+/// Sorts `order` (seat order on entry) ascending by each faction's row of `nk` keys in `k`,
+/// compared in turn (a key neither below nor above another, a NaN say, leaves the decision
+/// to the next): an insertion sort that swaps, stable (ties by seat), no allocation,
+/// n <= 16. Both engines sort by more than one key with it.
+pub(crate) fn sort_rows(k: &[[Num; MAX_ORDER_KEYS]], nk: usize, order: &mut [u8]) {
+    sort_rows_by(k, order, |a, b| less(&a[..nk], &b[..nk]));
+}
+
+/// The insertion sort of [`sort_rows`], with `less` comparing two factions' rows.
+#[inline(always)]
+fn sort_rows_by<R>(k: &[R], order: &mut [u8], less: impl Fn(&R, &R) -> bool) {
+    for i in 1..order.len() {
+        let mut j = i;
+        while j > 0 && less(&k[order[j] as usize], &k[order[j - 1] as usize]) {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
+/// Sorts the first `n` factions of `env.race` by their rows of `nk` keys (`real` has bit
+/// `j` set when key `j` holds a real's bits, else an integer's), as [`sort_rows`]: the
+/// order, from seat order, is left in `env.race.order`.
+pub(crate) fn sort_race_rows(env: &mut crate::expr::Env<'_>, n: usize, nk: usize, real: u32) {
+    let (n, nk) = (n.min(MAX_FACTIONS), nk.min(MAX_ORDER_KEYS));
+    let c = &mut env.race;
+    let order = &mut c.order[..n];
+    for (i, o) in order.iter_mut().enumerate() {
+        *o = i as u8;
+    }
+    // `less` of the keys as `Num`s, read from their bits: integers exactly, reals as reals.
+    sort_rows_by(&c.rows, order, |a, b| {
+        for j in 0..nk {
+            let (x, y) = (a[j], b[j]);
+            let (lt, gt) = if real >> j & 1 != 0 {
+                let (x, y) = (f64::from_bits(x), f64::from_bits(y));
+                (x < y, x > y)
+            } else {
+                ((x as i64) < (y as i64), (x as i64) > (y as i64))
+            };
+            if lt {
+                return true;
+            }
+            if gt {
+                return false;
+            }
+        }
+        false
+    });
 }
 
 pub(crate) fn less<K: PartialOrd>(a: &[K], b: &[K]) -> bool {

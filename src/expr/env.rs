@@ -103,6 +103,8 @@ pub(crate) struct Completers {
     pub keys: [u64; crate::state::MAX_FACTIONS],
     /// The completers.
     pub order: [u8; crate::state::MAX_FACTIONS],
+    /// Each faction's keys (bits, as `keys`) when factions are sorted by more than one key.
+    pub rows: [[u64; crate::expr::compile::MAX_ORDER_KEYS]; crate::state::MAX_FACTIONS],
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run

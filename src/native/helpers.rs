@@ -162,6 +162,12 @@ pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
     crate::engine::races::sort_completers(env, k as usize, real != 0);
 }
 
+/// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
+/// ([`crate::engine::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
+pub extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {
+    crate::engine::order::sort_race_rows(env, n as usize, nk as usize, real);
+}
+
 /// The option buffer agents' turns write to (`Env::opts`): a round in machine code passes it
 /// to every turn. The buffer keeps its length for the whole game.
 pub extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::native::Opt {

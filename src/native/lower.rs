@@ -58,6 +58,8 @@ impl Off {
         + std::mem::offset_of!(crate::expr::Completers, keys)) as i32;
     const RACE_ORDER: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::expr::Completers, order)) as i32;
+    const RACE_ROWS: i32 = (std::mem::offset_of!(Env<'static>, race)
+        + std::mem::offset_of!(crate::expr::Completers, rows)) as i32;
     const RNG_BUF: i32 = (std::mem::offset_of!(Env<'static>, rng)
         + std::mem::offset_of!(crate::rng::Rng, buf)) as i32;
     const RNG_AT: i32 = (std::mem::offset_of!(Env<'static>, rng)

@@ -235,8 +235,8 @@ impl Lower<'_, '_> {
         let mem = MemFlagsData::trusted();
         // Sorted turn order, kept apart (the effects may sort factions again: a race,
         // `order`); with no key, seat order is the loop's own count.
-        let order = p.order.first().map(|key| {
-            self.sort_factions(Some(key));
+        let order = (!p.order.is_empty()).then(|| {
+            self.sort_factions(&p.order);
             let slot = self
                 .b
                 .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(

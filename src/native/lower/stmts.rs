@@ -56,7 +56,9 @@ impl Lower<'_, '_> {
                 chain,
                 source,
             } if chain.is_empty() => self.award(lv, metric, scale, *ties, *source, next),
-            Stmt::Order { lv, keys } if keys.len() <= 1 => self.order(lv, keys.first(), next),
+            Stmt::Order { lv, keys } if keys.len() <= crate::expr::compile::MAX_ORDER_KEYS => {
+                self.order(lv, keys, next)
+            }
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
             // The game ends here: nothing after this runs.
@@ -643,54 +645,79 @@ impl Lower<'_, '_> {
         self.b.ins().jump(next, &[]);
     }
 
-    /// Sorts every faction by `key` (none: seat order) as the engine's `sorted_order` does:
-    /// each faction's key is evaluated with that faction as every binding, in seat order,
-    /// into `env.race`, then [`h::sort_completers`] sorts them (ascending, ties by seat).
-    /// The order is left in `env.race.order`, and the environment's binding as the last key
-    /// set it (`known` says nothing of it).
-    pub(super) fn sort_factions(&mut self, key: Option<&Expr>) {
+    /// Sorts every faction by `keys` (none: seat order; at most
+    /// [`crate::expr::compile::MAX_ORDER_KEYS`]) as the engine's `sorted_order` does: each
+    /// faction's keys are evaluated in turn with that faction as every binding, faction
+    /// after faction in seat order, into `env.race`, then one helper sorts them (ascending,
+    /// ties by seat): [`h::sort_completers`] for one key, [`h::sort_rows`] for more. The
+    /// order is left in `env.race.order`, and the environment's binding as the last key set
+    /// it (`known` says nothing of it).
+    pub(super) fn sort_factions(&mut self, keys: &[Expr]) {
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
+        let one = keys.len() == 1;
         for f in 0..n {
             let fv = self.b.ins().iconst(types::I8, f as i64);
             self.b
                 .ins()
                 .store(mem, fv, self.env, Off::RACE_ORDER + f as i32);
-            let Some(key) = key else { continue };
+            if keys.is_empty() {
+                continue;
+            }
             for off in [Off::ME, Off::BOUND, Off::TARGET] {
                 self.env_store(fv, off);
             }
             self.known = [Some(Known::Const(f)); 3];
-            let x = self.value(key);
-            let bits = match x.ty {
-                Ty::Int => x.v,
-                Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
-            };
-            self.b
-                .ins()
-                .store(mem, bits, self.env, Off::RACE_KEYS + 8 * f as i32);
+            for (j, key) in keys.iter().enumerate() {
+                let x = self.value(key);
+                let bits = match x.ty {
+                    Ty::Int => x.v,
+                    Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+                };
+                let at = if one {
+                    Off::RACE_KEYS + 8 * f as i32
+                } else {
+                    let row = f as usize * crate::expr::compile::MAX_ORDER_KEYS + j;
+                    Off::RACE_ROWS + 8 * row as i32
+                };
+                self.b.ins().store(mem, bits, self.env, at);
+            }
         }
         self.known = [None; 3];
-        if let Some(key) = key {
-            let env = self.env;
-            let (k, real) = (self.int(n as i64), self.i32c((key.ty() == Ty::Real) as u32));
-            self.call_quiet(
+        let env = self.env;
+        let k = self.int(n as i64);
+        let real = keys
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (j, e)| m | ((e.ty() == Ty::Real) as u32) << j);
+        let real = self.i32c(real);
+        match keys.len() {
+            0 => {}
+            1 => self.call_quiet(
                 h::sort_completers as *const () as usize,
                 &[self.ptr, I64, I32],
                 &[env, k, real],
-            );
+            ),
+            nk => {
+                let nk = self.int(nk as i64);
+                self.call_quiet(
+                    h::sort_rows as *const () as usize,
+                    &[self.ptr, I64, I64, I32],
+                    &[env, k, nk, real],
+                );
+            }
         }
     }
 
-    /// `order VAR by KEY` as the engine's `order_stmt` runs it: the factions sorted by
+    /// `order VAR by KEYS` as the engine's `order_stmt` runs it: the factions sorted by
     /// [`Lower::sort_factions`], then each one's place (1 first) stored into its `VAR` in
     /// that order, with the statement's own binding but for the bound faction; then the
     /// variable's immediate end conditions, whether or not a value changed.
-    pub(super) fn order(&mut self, lv: &LValue, key: Option<&Expr>, next: Block) {
+    pub(super) fn order(&mut self, lv: &LValue, keys: &[Expr], next: Block) {
         let at = [Off::ME, Off::BOUND, Off::TARGET];
         let saved = at.map(|o| self.env_load(types::I8, o));
         let known = self.known;
-        self.sort_factions(key);
+        self.sort_factions(keys);
         for (v, o) in saved.into_iter().zip(at) {
             self.env_store(v, o);
         }
