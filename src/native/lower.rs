@@ -135,6 +135,9 @@ pub(super) struct Lower<'a, 'f> {
     /// The bindings this point of the code knows (each also stored in the environment,
     /// which helpers read): `[me, bound, target]`.
     known: [Option<Known>; 3],
+    /// Inside an aggregation over a set's elements: the element (an `i64`, the loop's
+    /// count, below the second value, the set's size), also stored in the environment.
+    elem: Option<(Value, u16)>,
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -188,6 +191,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             hooks: None,
             attrs: None,
             known: [None; 3],
+            elem: None,
         }
     }
 

@@ -98,6 +98,25 @@ impl Lower<'_, '_> {
                 return self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
             }
             (_, None) => {
+                if let (Some((e, count)), Some(last)) = (self.elem, self.t.nfactions.checked_sub(1))
+                {
+                    // The loop's own count, below the set's size: inside the buffer when
+                    // the last faction's last element is.
+                    let (base, fs) = (base as u64, fs as u64);
+                    if base + last as u64 * fs + count as u64 - 1 < self.slots && count > 0 {
+                        let w = self.who(who);
+                        let row = self.b.ins().imul_imm_s(w, fs as i64);
+                        let i = self.b.ins().iadd(row, e);
+                        let at = self.b.ins().ishl_imm_u(i, 3);
+                        let addr = self.b.ins().iadd(self.vals, at);
+                        return self.b.ins().load(
+                            I64,
+                            MemFlagsData::trusted(),
+                            addr,
+                            (base * 8) as i32,
+                        );
+                    }
+                }
                 let w = self.who(who);
                 let mut idx = self.b.ins().imul_imm_s(w, fs as i64);
                 idx = self.b.ins().iadd_imm_s(idx, base as i64);
@@ -703,10 +722,14 @@ impl Lower<'_, '_> {
             }
             let narrow = self.b.ins().ireduce(bty, iv);
             self.env_store(narrow, off);
+            let elem = self.elem;
             if others.is_some() {
                 self.known[BOUND] = Some(Known::Val(iv));
+            } else {
+                self.elem = Some((iv, count));
             }
             self.agg_member(kind, int, acc, seen, body, known);
+            self.elem = elem;
             self.b.ins().jump(next, &[]);
 
             self.b.switch_to_block(next);
