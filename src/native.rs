@@ -5,8 +5,9 @@
 //! - every formula that is not a constant (conditions, weights, values, chances, costs,
 //!   initial values, ranking keys, the right-hand side of every assignment), installed in its
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
-//! - every run of assignments, `if`s, `each`, `for held`, `race`, `draw`, `take`,
-//!   `discard`, `complete`, `end` and `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
+//! - every run of assignments, `if`s, `each`, `for held`, `race`, `award` (without a
+//!   tie-break chain), `order`, `draw`, `take`, `discard`, `complete`, `end` and
+//!   `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
 //!   machine code, and so do the immediate end conditions of a variable a store changes
 //!   (the code returns to the engine early only when one of them ends the game); marks go
@@ -620,9 +621,9 @@ impl Clone for Stmts {
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
-/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, `draw`,
-/// `take`, `discard`, `complete`, a condition over such statements, or an `each` or
-/// `for held` over them.
+/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, an `award`
+/// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
+/// `complete`, a condition over such statements, or an `each` or `for held` over them.
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
