@@ -138,6 +138,10 @@ pub(super) struct Lower<'a, 'f> {
     /// Inside an aggregation over a set's elements: the element (an `i64`, the loop's
     /// count, below the second value, the set's size), also stored in the environment.
     elem: Option<(Value, u16)>,
+    /// In an option scan, the target being tried, which the environment holds only where
+    /// it is needed: before each helper call and each read of the binding from memory
+    /// ([`Lower::flush_target`]), not at every target.
+    pending_target: Option<u8>,
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -192,6 +196,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             attrs: None,
             known: [None; 3],
             elem: None,
+            pending_target: None,
         }
     }
 
@@ -442,7 +447,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     let go = self.b.create_block();
                     self.b.ins().brif(me, skip, &[], go, &[]);
                     self.b.switch_to_block(go);
-                    self.env_store(tv, Off::TARGET);
+                    self.pending_target = Some(t);
                     self.known[TARGET] = Some(Known::Const(t));
                     if let Some(w) = &a.target_when {
                         let c = self.value(w);
@@ -473,6 +478,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                         self.b.ins().jump(skip, &[]);
                         self.b.switch_to_block(skip);
                         self.known[TARGET] = None;
+                        self.pending_target = None;
                         continue;
                     }
                     None => {
@@ -505,6 +511,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 self.b.switch_to_block(skip);
                 // Reached with or without this target stored.
                 self.known[TARGET] = None;
+                self.pending_target = None;
             }
             if a.targeted {
                 self.env_store(fv, Off::TARGET);
@@ -813,8 +820,18 @@ impl<'a, 'f> Lower<'a, 'f> {
             .store(MemFlagsData::trusted(), v, self.env, off);
     }
 
+    /// Stores the target an option scan is trying into the environment, where a helper or
+    /// a read of the binding from memory will find it (see [`Lower::pending_target`]).
+    fn flush_target(&mut self) {
+        if let Some(t) = self.pending_target {
+            let v = self.b.ins().iconst(types::I8, t as i64);
+            self.env_store(v, Off::TARGET);
+        }
+    }
+
     /// Calls helper `f` (an `extern "C"` function with these parameter and result types).
     fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
+        self.flush_target();
         self.faulty = true;
         let key = (params.to_vec(), ret);
         let sig = match self.sigs.get(&key) {
@@ -875,6 +892,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             Some(Known::Val(v)) => return v,
             None => {}
         }
+        self.flush_target();
         let v = self.env_load(types::I8, off);
         let v = self.b.ins().uextend(I64, v);
         self.proven(v)
