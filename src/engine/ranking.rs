@@ -31,18 +31,16 @@ impl<T: Tracer> Game<'_, T> {
         let m = self.m;
         if let Some((base, fstride)) = m.ranking.score.own_var() {
             // The common case: integer scores read straight from the state.
-            let n = m.nfactions();
             let (mut best, mut who, mut tied) = (i64::MIN, NO_LEADER, false);
-            for f in 0..n {
+            for f in 0..m.nfactions() {
                 let s = self.env.st.vals[crate::expr::slot(f, base, fstride, 0)];
+                self.round_scores.push(s);
                 if f > 0 && s == best {
                     tied = true;
                 } else if f == 0 || s > best {
                     (best, who, tied) = (s, f as u8, false);
                 }
             }
-            self.round_scores
-                .extend((0..n).map(|f| self.env.st.vals[crate::expr::slot(f, base, fstride, 0)]));
             return Ok(if tied { NO_LEADER } else { who });
         }
         let (mut best, mut who, mut tied) = (None, NO_LEADER, false);

@@ -1,0 +1,347 @@
+//! Lowering the statements that place factions against each other: rank awards, completion
+//! races and `order` (with the sort of factions by keys that turn order shares).
+
+use super::*;
+use crate::expr::{Race, TiePolicy};
+
+impl Lower<'_, '_> {
+    /// `award lv by metric scale ... ties policy` (no tie-break chain), as the engine's
+    /// `award` and [`crate::engine::rank_awards`] run it: every faction's metric is read
+    /// first, in seat order, with that faction bound; each faction's place is the number of
+    /// metrics above its own, and the number tied with it (its own included) says how it
+    /// shares: alone it earns its place's entry of the scale (0 past the end); tied, `split`
+    /// divides the sum of the tied places' entries evenly, rounding down (an empty tie,
+    /// which only a NaN makes, earns 0), `high` pays the best tied place, `low` the worst
+    /// (0 for an empty tie) and `zero` nothing (an empty tie its place). Then every faction's `lv` gains its amount
+    /// (stored, clamped and credited as an assignment), and the variable's immediate end
+    /// conditions run if any value changed.
+    pub(super) fn award(
+        &mut self,
+        lv: &LValue,
+        metric: &Expr,
+        scale: &[i64],
+        ties: TiePolicy,
+        source: Option<u8>,
+        next: Block,
+    ) {
+        let n = self.t.nfactions;
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        let mut keys = Vec::with_capacity(n as usize);
+        let mut real = metric.ty() == Ty::Real;
+        for f in 0..n {
+            let skip = self.b.create_block();
+            self.bind_each(f, None, skip);
+            let x = self.value(metric);
+            real = x.ty == Ty::Real;
+            keys.push(x.v);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        let at = |l: &mut Self, p: Value| l.scale_at(scale, p);
+        // The sum of the scale's entries before place `p`, as the engine sums them
+        // (wrapping; a difference of two sums is the sum between them).
+        let before = |l: &mut Self, p: Value| {
+            let mut v = l.int(0);
+            let mut sum = 0i64;
+            for (i, &s) in scale.iter().enumerate() {
+                sum = sum.wrapping_add(s);
+                let past =
+                    l.b.ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThan, p, i as i64);
+                let sv = l.int(sum);
+                v = l.b.ins().select(past, sv, v);
+            }
+            v
+        };
+        let mut amounts = Vec::with_capacity(n as usize);
+        for &k in &keys {
+            let (mut above, mut tied) = (self.int(0), self.int(0));
+            for &m in &keys {
+                let (gt, eq) = if real {
+                    (
+                        self.b.ins().fcmp(FloatCC::GreaterThan, m, k),
+                        self.b.ins().fcmp(FloatCC::Equal, m, k),
+                    )
+                } else {
+                    (
+                        self.b.ins().icmp(IntCC::SignedGreaterThan, m, k),
+                        self.b.ins().icmp(IntCC::Equal, m, k),
+                    )
+                };
+                let gt = self.b.ins().uextend(I64, gt);
+                let eq = self.b.ins().uextend(I64, eq);
+                above = self.b.ins().iadd(above, gt);
+                tied = self.b.ins().iadd(tied, eq);
+            }
+            let alone = self.b.ins().icmp_imm_s(IntCC::Equal, tied, 1);
+            let place = at(self, above);
+            let zero = self.int(0);
+            let shared = match ties {
+                TiePolicy::Split => {
+                    let end = self.b.ins().iadd(above, tied);
+                    let hi = before(self, end);
+                    let lo = before(self, above);
+                    let sum = self.b.ins().isub(hi, lo);
+                    let one = self.int(1);
+                    let d = self.b.ins().smax(tied, one);
+                    // Euclidean division by a positive divisor: truncation, one lower when
+                    // the remainder is negative.
+                    let q = self.b.ins().sdiv(sum, d);
+                    let r = self.b.ins().srem(sum, d);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+                    let neg = self.b.ins().uextend(I64, neg);
+                    self.b.ins().isub(q, neg)
+                }
+                TiePolicy::High => place,
+                TiePolicy::Low => {
+                    let end = self.b.ins().iadd(above, tied);
+                    let last = self.b.ins().iadd_imm_s(end, -1);
+                    let v = at(self, last);
+                    let empty = self.b.ins().icmp_imm_s(IntCC::Equal, end, 0);
+                    self.b.ins().select(empty, zero, v)
+                }
+                TiePolicy::Zero => {
+                    let many = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, tied, 1);
+                    self.b.ins().select(many, zero, place)
+                }
+            };
+            amounts.push(self.b.ins().select(alone, place, shared));
+        }
+        self.loc = metric.loc;
+        let changed = self.b.declare_var(types::I8);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(changed, no);
+        for (f, &a) in amounts.iter().enumerate() {
+            let skip = self.b.create_block();
+            self.bind_each(f as u8, None, skip);
+            let (v, old) = self.store(lv, AssignOp::Add, a);
+            self.credit(lv, source, v, old);
+            let ch = self.b.ins().icmp(IntCC::NotEqual, v, old);
+            let was = self.b.use_var(changed);
+            let now = self.b.ins().bor(was, ch);
+            self.b.def_var(changed, now);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        let any = self.b.use_var(changed);
+        self.after_change(any, lv.var, next);
+    }
+
+    /// `race done count if cond by key award lv scale`, as the engine's `race` runs it: every
+    /// faction not yet done and still in the game whose condition holds completes now (its
+    /// key read at the same moment, in seat order, into `env.race`); one helper sorts the
+    /// completers by key, ties by seat ([`h::sort_completers`], the engine's own order);
+    /// then, in that order, each is marked done, gains the scale's reward for the place the
+    /// count says, and the count goes up. With any completer, the immediate conditions of
+    /// the three variables run after every store.
+    pub(super) fn race(&mut self, r: &Race, next: Block) {
+        let (done, count, lv) = (&r.done, &r.count, &r.lv);
+        let (cond, key, scale, source) = (&r.cond, &r.key, &r.scale[..], r.source);
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        let k = self.b.declare_var(I64);
+        let zero = self.int(0);
+        self.b.def_var(k, zero);
+        let mut real = key.ty() == Ty::Real;
+        for f in 0..self.t.nfactions {
+            let skip = self.b.create_block();
+            let fv = self.bind_each(f, None, skip);
+            let (addr, off) = self.lv_addr(done);
+            let d = self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
+            let out = self.env_load(I32, Off::OUT);
+            let out = self.b.ins().ushr_imm_u(out, f as i64);
+            let out = self.b.ins().band_imm_s(out, 1);
+            let out = self.b.ins().uextend(I64, out);
+            let gone = self.b.ins().bor(d, out);
+            let go = self.b.create_block();
+            self.b.ins().brif(gone, skip, &[], go, &[]);
+            self.b.switch_to_block(go);
+            let c = self.value(cond);
+            self.pass_if(c, skip);
+            let x = self.value(key);
+            real = x.ty == Ty::Real;
+            let bits = match x.ty {
+                Ty::Int => x.v,
+                Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+            };
+            let i = self.b.use_var(k);
+            let at = self.b.ins().ishl_imm_u(i, 3);
+            let p = self.b.ins().iadd(self.env, at);
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), bits, p, Off::RACE_KEYS);
+            let p = self.b.ins().iadd(self.env, i);
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), fv, p, Off::RACE_ORDER);
+            let i1 = self.b.ins().iadd_imm_s(i, 1);
+            self.b.def_var(k, i1);
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        let n = self.b.use_var(k);
+        let env = self.env;
+        let realv = self.i32c(real as u32);
+        self.call_quiet(
+            h::sort_completers as *const () as usize,
+            &[self.ptr, I64, I32],
+            &[env, n, realv],
+        );
+        // The rewards, in order.
+        let (head, body, after) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, I64);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let i = self.b.block_params(head)[0];
+        let end = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, i, n);
+        self.b.ins().brif(end, after, &[], body, &[]);
+        self.b.switch_to_block(body);
+        let p = self.b.ins().iadd(self.env, i);
+        let fv = self
+            .b
+            .ins()
+            .load(types::I8, MemFlagsData::trusted(), p, Off::RACE_ORDER);
+        self.env_store(fv, Off::BOUND);
+        let f64v = self.b.ins().uextend(I64, fv);
+        let f64v = self.proven(f64v);
+        self.known[BOUND] = Some(Known::Val(f64v));
+        let (caddr, off) = self.lv_addr(count);
+        let place = self.b.ins().load(I64, MemFlagsData::trusted(), caddr, off);
+        let reward = self.scale_at(scale, place);
+        // Every store of a race is located at its condition, as the engine does.
+        self.loc = cond.loc;
+        let one = self.int(1);
+        self.store(done, AssignOp::Set, one);
+        let (v, old) = self.store(lv, AssignOp::Add, reward);
+        self.credit(lv, source, v, old);
+        self.store(count, AssignOp::Add, one);
+        let i1 = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(i1)]);
+        self.b.switch_to_block(after);
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, n, 0);
+        for var in [done.var, lv.var, count.var] {
+            let go = self.b.create_block();
+            self.after_change(any, var, go);
+            self.b.switch_to_block(go);
+        }
+        self.b.ins().jump(next, &[]);
+    }
+
+    /// Sorts every faction by `keys` (none: seat order; at most
+    /// [`crate::expr::compile::MAX_ORDER_KEYS`]) as the engine's `sorted_order` does: each
+    /// faction's keys are evaluated in turn with that faction as every binding, faction
+    /// after faction in seat order, into `env.race`, then one helper sorts them (ascending,
+    /// ties by seat): [`h::sort_completers`] for one key, [`h::sort_rows`] for more. The
+    /// order is left in `env.race.order`, and the environment's binding as the last key set
+    /// it (`known` says nothing of it).
+    pub(super) fn sort_factions(&mut self, keys: &[Expr]) {
+        let n = self.t.nfactions;
+        let mem = MemFlagsData::trusted();
+        let one = keys.len() == 1;
+        for f in 0..n {
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.b
+                .ins()
+                .store(mem, fv, self.env, Off::RACE_ORDER + f as i32);
+            if keys.is_empty() {
+                continue;
+            }
+            for off in [Off::ME, Off::BOUND, Off::TARGET] {
+                self.env_store(fv, off);
+            }
+            self.known = [Some(Known::Const(f)); 3];
+            for (j, key) in keys.iter().enumerate() {
+                let x = self.value(key);
+                let bits = match x.ty {
+                    Ty::Int => x.v,
+                    Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+                };
+                let at = if one {
+                    Off::RACE_KEYS + 8 * f as i32
+                } else {
+                    let row = f as usize * crate::expr::compile::MAX_ORDER_KEYS + j;
+                    Off::RACE_ROWS + 8 * row as i32
+                };
+                self.b.ins().store(mem, bits, self.env, at);
+            }
+        }
+        self.known = [None; 3];
+        let env = self.env;
+        let k = self.int(n as i64);
+        let real = keys
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (j, e)| m | ((e.ty() == Ty::Real) as u32) << j);
+        let real = self.i32c(real);
+        match keys.len() {
+            0 => {}
+            1 => self.call_quiet(
+                h::sort_completers as *const () as usize,
+                &[self.ptr, I64, I32],
+                &[env, k, real],
+            ),
+            nk => {
+                let nk = self.int(nk as i64);
+                self.call_quiet(
+                    h::sort_rows as *const () as usize,
+                    &[self.ptr, I64, I64, I32],
+                    &[env, k, nk, real],
+                );
+            }
+        }
+    }
+
+    /// `order VAR by KEYS` as the engine's `order_stmt` runs it: the factions sorted by
+    /// [`Lower::sort_factions`], then each one's place (1 first) stored into its `VAR` in
+    /// that order, with the statement's own binding but for the bound faction; then the
+    /// variable's immediate end conditions, whether or not a value changed.
+    pub(super) fn order(&mut self, lv: &LValue, keys: &[Expr], next: Block) {
+        let at = [Off::ME, Off::BOUND, Off::TARGET];
+        let saved = at.map(|o| self.env_load(types::I8, o));
+        let known = self.known;
+        self.sort_factions(keys);
+        for (v, o) in saved.into_iter().zip(at) {
+            self.env_store(v, o);
+        }
+        self.known = known;
+        for pos in 0..self.t.nfactions {
+            let fv = self.b.ins().load(
+                types::I8,
+                MemFlagsData::trusted(),
+                self.env,
+                Off::RACE_ORDER + pos as i32,
+            );
+            self.env_store(fv, Off::BOUND);
+            let f = self.b.ins().uextend(I64, fv);
+            let f = self.proven(f);
+            self.known[BOUND] = Some(Known::Val(f));
+            let place = self.int(pos as i64 + 1);
+            self.store(lv, AssignOp::Set, place);
+        }
+        self.env_store(saved[BOUND], Off::BOUND);
+        self.known = known;
+        let always = self.b.ins().iconst(types::I8, 1);
+        self.after_change(always, lv.var, next);
+    }
+
+    /// The entry of `scale` for place `p` (an `i64`; 0 past its end, or for a negative
+    /// place), by selects over the entries.
+    fn scale_at(&mut self, scale: &[i64], p: Value) -> Value {
+        let mut v = self.int(0);
+        for (i, &s) in scale.iter().enumerate().rev() {
+            let here = self.b.ins().icmp_imm_s(IntCC::Equal, p, i as i64);
+            let sv = self.int(s);
+            v = self.b.ins().select(here, sv, v);
+        }
+        v
+    }
+}
