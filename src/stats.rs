@@ -265,6 +265,17 @@ impl Histogram {
     }
 }
 
+/// `nfactions * max - sum` of one round's scores in `i128`, clamped to `i64`: the leader's
+/// margin when the `i64` sum or product overflows.
+#[cold]
+fn wide_margin(s: &[i64]) -> i64 {
+    let (max, sum) = s.iter().fold((i128::MIN, 0i128), |(m, t), &v| {
+        (m.max(v as i128), t + v as i128)
+    });
+    let margin = s.len() as i128 * max - sum;
+    margin.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 /// Per-faction counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FactionTally {
@@ -356,18 +367,23 @@ impl Tally {
                 self.by_round.resize(rounds, vec![Histogram::default(); nf]);
                 self.margins.resize(rounds, Histogram::default());
             }
-            for (r, s) in scores.chunks_exact(nf).take(rounds).enumerate() {
-                for (h, &v) in self.by_round[r].iter_mut().zip(s) {
+            let rows = self.by_round.iter_mut().zip(&mut self.margins);
+            for ((hs, margin), s) in rows.zip(scores.chunks_exact(nf)).take(rounds) {
+                // The margin in `i64` unless a sum or product near its limits overflows,
+                // then in `i128`: the same value either way.
+                let (mut max, mut sum, mut wide) = (i64::MIN, 0i64, false);
+                for (h, &v) in hs.iter_mut().zip(s) {
                     h.add_within(v, ROUND_BINS);
+                    max = max.max(v);
+                    let (t, o) = sum.overflowing_add(v);
+                    (sum, wide) = (t, wide | o);
                 }
-                let (max, sum) = s.iter().fold((i128::MIN, 0i128), |(m, t), &v| {
-                    (m.max(v as i128), t + v as i128)
-                });
-                let margin = nf as i128 * max - sum;
-                self.margins[r].add_within(
-                    margin.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
-                    ROUND_BINS,
-                );
+                let m = (nf as i64)
+                    .checked_mul(max)
+                    .and_then(|x| x.checked_sub(sum))
+                    .filter(|_| !wide)
+                    .unwrap_or_else(|| wide_margin(s));
+                margin.add_within(m, ROUND_BINS);
             }
         }
         if self.leader_games.len() < leaders.len() {
@@ -614,6 +630,42 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The by-round tally counts each score and the leader's margin `n * max - sum`
+        /// exactly as `i128` arithmetic gives it (clamped to `i64`), scores near the `i64`
+        /// limits included.
+        #[test]
+        fn round_margins_are_exact_at_any_scores(
+            scores in prop::collection::vec(prop_oneof![
+                any::<i64>(),
+                -50i64..50,
+                Just(i64::MAX),
+                Just(i64::MIN),
+            ], 3..=12),
+        ) {
+            use crate::engine::{Decider, Outcome, Result as GameResult};
+            let nf = 3;
+            let o = Outcome {
+                reason: 0,
+                rounds: (scores.len() / nf) as u32,
+                scores: [0; crate::state::MAX_FACTIONS],
+                ranks: [1; crate::state::MAX_FACTIONS],
+                result: GameResult::Draw,
+                decided_by: Decider::Score,
+            };
+            let mut t = super::Tally::new(nf, 1, 0, 1);
+            t.add(&o, &[0; 3], &[], &scores);
+            for (r, row) in scores.chunks_exact(nf).enumerate() {
+                let max = row.iter().map(|&v| v as i128).max().unwrap();
+                let sum: i128 = row.iter().map(|&v| v as i128).sum();
+                let m = (3 * max - sum).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+                prop_assert_eq!(t.margins[r].min(), Some(m));
+                prop_assert_eq!(t.margins[r].total(), 1);
+                for (f, &v) in row.iter().enumerate() {
+                    prop_assert_eq!(t.by_round[r][f].min(), Some(v));
+                }
+            }
+        }
+
         /// Past its bin limit a histogram stays bounded and keeps the count, sum, min and max
         /// exact, whatever the values and however the counts are split and merged.
         #[test]

@@ -646,3 +646,49 @@ score = "s + h + l + z + r"
     assert!(native.round_fn.is_some());
     same_games(&interp, &native, 3, 400, 2);
 }
+
+/// A helper that reads the bound faction (`held`) inside aggregations over the factions,
+/// in statements and in an immediate end condition (whose members machine code binds
+/// only where something reads the binding), gives what the interpreter gives.
+#[test]
+fn helpers_inside_aggregations_see_each_member() {
+    let text = r#"
+[scenario]
+name = "bindings"
+rounds = 12
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[faction]]
+name = "D"
+[[var]]
+name = "x"
+[[var]]
+name = "s"
+[[deck]]
+name = "d"
+cards = [{ name = "c", count = 10, attrs = { v = 1 } }]
+[[phase]]
+name = "p"
+each = "faction"
+effects = [
+  "if bernoulli(0.6): take d",
+  "x = sum_others(held(d) * (seat + 1)) + 10 * count_all(held(d) >= 1)",
+  "s += sum_all(held(d) * seat) % 7",
+  "each: if held(d) == max_all(held(d)): x += 1",
+  "for held d: if bernoulli(0.3): discard",
+]
+[[end]]
+name = "spread"
+when = "max_all(s) >= 25 and count_all(held(d) >= 2) >= 2"
+timing = "immediate"
+[ranking]
+score = "s + x"
+"#;
+    let (interp, native) = both(text, "bindings.toml").unwrap();
+    assert!(native.round_fn.is_some());
+    same_games(&interp, &native, 11, 400, 2);
+}

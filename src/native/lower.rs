@@ -18,8 +18,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, GlobalValue, InstBuilder, MemFlagsData, SigRef, Signature, Type,
-    Value, types,
+    AbiParam, Block, BlockArg, GlobalValue, InstBuilder, InstructionData, MemFlagsData, Opcode,
+    SigRef, Signature, Type, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -134,15 +134,20 @@ pub(super) struct Lower<'a, 'f> {
     /// has one: `card.ATTR` reads it inline.
     attrs: Option<GlobalValue>,
     /// The bindings this point of the code knows (each also stored in the environment,
-    /// which helpers read): `[me, bound, target]`.
+    /// which helpers read, unless [`Lower::pending`] holds it): `[me, bound, target]`.
     known: [Option<Known>; 3],
     /// Inside an aggregation over a set's elements: the element (an `i64`, the loop's
     /// count, below the second value, the set's size), also stored in the environment.
     elem: Option<(Value, u16)>,
-    /// In an option scan, the target being tried, which the environment holds only where
-    /// it is needed: before each helper call and each read of the binding from memory
-    /// ([`Lower::flush_target`]), not at every target.
-    pending_target: Option<u8>,
+    /// Bindings (`[me, bound, target]`) this point of the code has made but not yet stored
+    /// into the environment: the target an option scan tries, the faction of an unrolled
+    /// aggregation's member, the empty binding of an immediate end condition. The
+    /// environment holds them only where something reads them from memory: before each
+    /// helper call and each read of the binding ([`Lower::flush_pending`]).
+    pending: [Option<u8>; 3],
+    /// Which bindings [`Lower::flush_pending`] stored since the scope that set them began:
+    /// that scope restores those on exit (and only those).
+    flushed: [bool; 3],
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -197,7 +202,8 @@ impl<'a, 'f> Lower<'a, 'f> {
             attrs: None,
             known: [None; 3],
             elem: None,
-            pending_target: None,
+            pending: [None; 3],
+            flushed: [false; 3],
         }
     }
 
@@ -480,6 +486,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn env_load(&mut self, ty: Type, off: i32) -> Value {
+        if [Off::ME, Off::BOUND, Off::TARGET].contains(&off) {
+            self.flush_pending();
+        }
         self.b
             .ins()
             .load(ty, MemFlagsData::trusted(), self.env, off)
@@ -491,18 +500,22 @@ impl<'a, 'f> Lower<'a, 'f> {
             .store(MemFlagsData::trusted(), v, self.env, off);
     }
 
-    /// Stores the target an option scan is trying into the environment, where a helper or
-    /// a read of the binding from memory will find it (see [`Lower::pending_target`]).
-    fn flush_target(&mut self) {
-        if let Some(t) = self.pending_target {
-            let v = self.b.ins().iconst(types::I8, t as i64);
-            self.env_store(v, Off::TARGET);
+    /// Stores the pending bindings into the environment, where a helper or a read of the
+    /// binding from memory will find them (see [`Lower::pending`]). They stay pending: a
+    /// later reader on another path of the code stores them again.
+    fn flush_pending(&mut self) {
+        for (k, off) in [(ME, Off::ME), (BOUND, Off::BOUND), (TARGET, Off::TARGET)] {
+            if let Some(f) = self.pending[k] {
+                let v = self.b.ins().iconst(types::I8, f as i64);
+                self.env_store(v, off);
+                self.flushed[k] = true;
+            }
         }
     }
 
     /// Calls helper `f` (an `extern "C"` function with these parameter and result types).
     fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
-        self.flush_target();
+        self.flush_pending();
         self.faulty = true;
         let key = (params.to_vec(), ret);
         let sig = match self.sigs.get(&key) {
@@ -563,7 +576,6 @@ impl<'a, 'f> Lower<'a, 'f> {
             Some(Known::Val(v)) => return v,
             None => {}
         }
-        self.flush_target();
         let v = self.env_load(types::I8, off);
         let v = self.b.ins().uextend(I64, v);
         self.proven(v)

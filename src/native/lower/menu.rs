@@ -78,7 +78,7 @@ impl Lower<'_, '_> {
                     let go = self.b.create_block();
                     self.b.ins().brif(me, skip, &[], go, &[]);
                     self.b.switch_to_block(go);
-                    self.pending_target = Some(t);
+                    self.pending[TARGET] = Some(t);
                     self.known[TARGET] = Some(Known::Const(t));
                     if let Some(w) = &a.target_when {
                         let c = self.value(w);
@@ -109,7 +109,7 @@ impl Lower<'_, '_> {
                         self.b.ins().jump(skip, &[]);
                         self.b.switch_to_block(skip);
                         self.known[TARGET] = None;
-                        self.pending_target = None;
+                        self.pending[TARGET] = None;
                         continue;
                     }
                     None => {
@@ -142,7 +142,7 @@ impl Lower<'_, '_> {
                 self.b.switch_to_block(skip);
                 // Reached with or without this target stored.
                 self.known[TARGET] = None;
-                self.pending_target = None;
+                self.pending[TARGET] = None;
             }
             if a.targeted {
                 self.env_store(fv, Off::TARGET);

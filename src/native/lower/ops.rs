@@ -505,6 +505,16 @@ impl Lower<'_, '_> {
     /// runs inline with one call for the word; `p` of 1 (true without a draw) and the
     /// faulting cases call the reference helper.
     pub(super) fn bernoulli(&mut self, p: Value, loc: Value) -> Value {
+        // 2^64, the scale `rand` uses.
+        let scale = 2.0 * (1u64 << 63) as f64;
+        if let Some(c) = self.const_real(p).filter(|c| (0.0..1.0).contains(c)) {
+            // A constant probability: its bound is known here (`as` saturates as
+            // `fcvt_to_uint_sat` does), so the draw is one compare.
+            let bound = self.int((c * scale) as u64 as i64);
+            let word = self.word();
+            let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound);
+            return self.b.ins().uextend(I64, hit);
+        }
         let env = self.env;
         let (draw, other, done) = (
             self.b.create_block(),
@@ -527,8 +537,7 @@ impl Lower<'_, '_> {
         );
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(draw);
-        // 2^64, the scale `rand` uses.
-        let scale = self.real(2.0 * (1u64 << 63) as f64);
+        let scale = self.real(scale);
         let scaled = self.b.ins().fmul(p, scale);
         let bound = self.b.ins().fcvt_to_uint_sat(I64, scaled);
         let word = self.word();
@@ -537,6 +546,18 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
         self.b.block_params(done)[0]
+    }
+
+    /// The value of `v` when the code makes it a real constant (an `f64const`).
+    pub(super) fn const_real(&self, v: Value) -> Option<f64> {
+        let dfg = &self.b.func.dfg;
+        match dfg.insts[dfg.value_def(v).inst()?] {
+            InstructionData::UnaryIeee64 {
+                opcode: Opcode::F64const,
+                imm,
+            } => Some(f64::from_bits(imm.bits())),
+            _ => None,
+        }
     }
 
     /// The stream's next 64-bit draw (two words, the first low), as
@@ -659,8 +680,13 @@ impl Lower<'_, '_> {
             Some(_) => (Off::BOUND, types::I8, self.t.nfactions as i64),
             None => (Off::ELEM, types::I16, count as i64),
         };
-        let outer = self.env_load(bty, off);
+        // The binding outside: a pending one is known here without a read.
+        let outer = match (others, self.pending[BOUND]) {
+            (Some(_), Some(f)) => self.b.ins().iconst(bty, f as i64),
+            _ => self.env_load(bty, off),
+        };
         let known = self.known[BOUND];
+        let (pending, flushed) = (self.pending[BOUND], self.flushed[BOUND]);
         let int = ty == Ty::Int || kind == Agg::Count;
         let acc_ty = if int { I64 } else { F64 };
         let start = if int {
@@ -677,9 +703,13 @@ impl Lower<'_, '_> {
         self.b.def_var(acc, start);
         let zero = self.int(0);
         self.b.def_var(seen, zero);
+        // Whether the environment's binding changed here: it is restored on exit.
+        let stored;
         if others.is_some() && n <= UNROLL_FACTIONS && small(body, &mut 24) {
             // A few factions and a small body: one copy per faction, each with its faction
             // known (its loads at fixed slots), in seat order as the loop would run them.
+            // Each member's faction is pending: stored only if something reads it.
+            self.flushed[BOUND] = false;
             for f in 0..n as u8 {
                 let next = self.b.create_block();
                 if others == Some(true) {
@@ -689,14 +719,19 @@ impl Lower<'_, '_> {
                     self.b.ins().brif(skip, next, &[], go, &[]);
                     self.b.switch_to_block(go);
                 }
-                let fv = self.b.ins().iconst(types::I8, f as i64);
-                self.env_store(fv, off);
+                self.pending[BOUND] = Some(f);
                 self.known[BOUND] = Some(Known::Const(f));
                 self.agg_member(kind, int, acc, seen, body, known);
                 self.b.ins().jump(next, &[]);
                 self.b.switch_to_block(next);
             }
+            stored = self.flushed[BOUND];
         } else {
+            // Each member's binding is stored as the loop binds it.
+            if others.is_some() {
+                self.pending[BOUND] = None;
+            }
+            stored = true;
             let i = self.b.declare_var(I64);
             self.b.def_var(i, zero);
             let (head, member, next, exit) = (
@@ -739,7 +774,16 @@ impl Lower<'_, '_> {
             self.b.ins().jump(head, &[]);
             self.b.switch_to_block(exit);
         }
-        self.env_store(outer, off);
+        if others.is_none() {
+            self.env_store(outer, off);
+        } else {
+            self.pending[BOUND] = pending;
+            if stored {
+                self.env_store(outer, off);
+            }
+            // Memory now holds the outer binding: a pending one counts as stored.
+            self.flushed[BOUND] = flushed || (stored && pending.is_some());
+        }
         self.known[BOUND] = known;
         let a = self.b.use_var(acc);
         if int {

@@ -166,6 +166,36 @@ impl Lower<'_, '_> {
         let at = [Off::ME, Off::BOUND, Off::TARGET];
         let saved = at.map(|o| self.env_load(types::I8, o));
         let known = self.known;
+        if checks.iter().all(|c| c.kind == CheckKind::End) {
+            // Nothing bound, pending: stored only where something reads the binding, and
+            // the statement's binding restored only if it was.
+            let (pending, flushed) = (self.pending, self.flushed);
+            (self.pending, self.flushed) = ([Some(0); 3], [false; 3]);
+            for c in checks {
+                self.known = [Some(Known::Const(0)); 3];
+                let v = self.value(&c.when);
+                let held = self.truth(v);
+                let (end, cont) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(held, end, &[], cont, &[]);
+                self.b.switch_to_block(end);
+                // The game ends with the binding as the engine leaves it.
+                let kept = self.flushed;
+                self.flush_pending();
+                self.flushed = kept;
+                let code = self.int((HELD | c.reason as u64) as i64);
+                self.b.ins().return_(&[code]);
+                self.b.switch_to_block(cont);
+            }
+            for ((v, o), stored) in saved.into_iter().zip(at).zip(self.flushed) {
+                if stored {
+                    self.env_store(v, o);
+                }
+            }
+            (self.pending, self.flushed) = (pending, flushed);
+            self.known = known;
+            self.b.ins().jump(next, &[]);
+            return;
+        }
         let zero = self.b.ins().iconst(types::I8, 0);
         for c in checks {
             let r = self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
