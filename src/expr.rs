@@ -509,6 +509,7 @@ mod tests {
             pool: vec![],
             owner: vec![],
             owned: vec![],
+            hands: vec![],
         };
         let t = Tables {
             nfactions: 3,

@@ -168,6 +168,16 @@ pub struct State {
     /// How many cards of each deck each faction holds and has completed (see
     /// [`owned_slot`]): `held(d)` and `completed(d)` read it instead of walking the deck.
     pub owned: Vec<u32>,
+    /// Each faction's hand as bits: bit `c % 64` of word `f * hand_words(pool) + c / 64` is
+    /// set while faction `f` holds card `c`. Kept in step by [`State::set_owner`]; machine
+    /// code's `for held` walks it a word at a time instead of reading every card's owner.
+    pub hands: Vec<u64>,
+}
+
+/// Words of [`State::hands`] a faction's hand takes, for a pool of `cards` cards.
+#[inline]
+pub fn hand_words(cards: usize) -> usize {
+    cards.div_ceil(64)
 }
 
 /// Where [`State::owned`] counts the cards of deck `deck` with owner code `code`: a hand or a
@@ -197,6 +207,7 @@ impl State {
             pool: t.pool.clone(),
             owner: vec![IN_POOL; t.pool.len()],
             owned: vec![0; t.deck_start.len() * 2 * MAX_FACTIONS],
+            hands: vec![0; MAX_FACTIONS * hand_words(t.pool.len())],
         }
     }
 
@@ -213,6 +224,7 @@ impl State {
             pool: Vec::new(),
             owner: Vec::new(),
             owned: Vec::new(),
+            hands: Vec::new(),
         }
     }
 
@@ -228,6 +240,7 @@ impl State {
         self.pool.copy_from_slice(&t.pool);
         self.owner.fill(IN_POOL);
         self.owned.fill(0);
+        self.hands.fill(0);
     }
 
     /// `discard`: card `c` goes back to its deck's pool (nothing happens if it is there).
@@ -312,6 +325,13 @@ impl State {
         if let Some(i) = owned_slot(deck, code) {
             self.owned[i] += 1;
         }
+        let (words, bit) = (hand_words(self.owner.len()), 1u64 << (c % 64));
+        for (o, set) in [(self.owner[c], false), (code, true)] {
+            if (1..=MAX_FACTIONS).contains(&(o as usize)) {
+                let w = &mut self.hands[(o as usize - 1) * words + c / 64];
+                *w = if set { *w | bit } else { *w & !bit };
+            }
+        }
         self.owner[c] = code;
     }
 }
@@ -352,5 +372,44 @@ mod tests {
         assert_eq!(find(0, 7), [0, 2]);
         assert_eq!(find(0, 5), [0usize; 0]);
         assert_eq!(find(1, 5), [4]);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever moves cards between the pool, the table, hands and completed piles,
+        /// the hand bits say exactly which cards each faction holds, and the counts agree.
+        #[test]
+        fn hand_bits_follow_every_move(
+            moves in prop::collection::vec((0usize..150, 0u8..4), 0..300),
+        ) {
+            // Two decks across three words of bits: cards 0-69 and 70-149.
+            let t = Tables {
+                deck_start: vec![0, 70],
+                deck_len: vec![70, 80],
+                pool: (0..150).collect(),
+                ..Tables::default()
+            };
+            let mut st = State::new(0, &t);
+            for (c, kind) in moves {
+                let f = (c % MAX_FACTIONS) as u8;
+                let code = [IN_POOL, REVEALED, held_by(f), completed_by(f)][kind as usize];
+                st.set_owner(usize::from(c >= 70), c, code);
+            }
+            let words = hand_words(150);
+            for f in 0..MAX_FACTIONS {
+                for c in 0..150 {
+                    let bit = st.hands[f * words + c / 64] >> (c % 64) & 1 == 1;
+                    prop_assert_eq!(bit, st.owner[c] == held_by(f as u8));
+                }
+                for d in 0..2 {
+                    let held = t.deck_cards(d).filter(|&c| st.owner[c] == held_by(f as u8));
+                    let slot = owned_slot(d as usize, held_by(f as u8)).unwrap();
+                    prop_assert_eq!(st.owned[slot] as usize, held.count());
+                }
+            }
+            st.reset(&t);
+            prop_assert!(st.hands.iter().all(|&w| w == 0));
+        }
     }
 }

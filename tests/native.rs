@@ -649,9 +649,10 @@ score = "s + h + l + z + r"
 
 /// A helper that reads the bound faction (`held`) inside aggregations over the factions,
 /// in statements and in an immediate end condition (whose members machine code binds
-/// only where something reads the binding), gives what the interpreter gives.
+/// only where something reads the binding), and `for held` walks of decks that span two
+/// words of a hand's bits or share one, give what the interpreter gives.
 #[test]
-fn helpers_inside_aggregations_see_each_member() {
+fn helpers_inside_aggregations_and_hand_walks_match() {
     let text = r#"
 [scenario]
 name = "bindings"
@@ -668,18 +669,32 @@ name = "D"
 name = "x"
 [[var]]
 name = "s"
+# Deck d's cards are 60 to 69, across two words of a hand's bits, sharing the second
+# with deck e's.
+[[deck]]
+name = "a"
+cards = [{ name = "b", count = 60, attrs = { v = 2 } }]
 [[deck]]
 name = "d"
 cards = [{ name = "c", count = 10, attrs = { v = 1 } }]
+[[deck]]
+name = "e"
+cards = [{ name = "f", count = 10, attrs = { v = 3 } }]
 [[phase]]
 name = "p"
 each = "faction"
 effects = [
+  "take a", "take a",
   "if bernoulli(0.6): take d",
+  "if bernoulli(0.7): take e",
   "x = sum_others(held(d) * (seat + 1)) + 10 * count_all(held(d) >= 1)",
   "s += sum_all(held(d) * seat) % 7",
   "each: if held(d) == max_all(held(d)): x += 1",
   "for held d: if bernoulli(0.3): discard",
+  "for held d: x += card.v",
+  "for held a: if bernoulli(0.4): discard",
+  "for held e: if bernoulli(0.2): complete",
+  "for held a: s += card.v // 2",
 ]
 [[end]]
 name = "spread"

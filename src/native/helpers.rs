@@ -112,10 +112,10 @@ pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     }
 }
 
-/// Where each card is (`State::owner`, one byte a card): `for held` walks it in machine
-/// code. The buffer never changes length during a game.
-pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
-    env.st.owner.as_ptr()
+/// Each faction's hand as bits (`State::hands`): `for held` walks it in machine code. The
+/// buffer never changes length during a game.
+pub extern "C" fn hands(env: &mut Env<'_>) -> *const u64 {
+    env.st.hands.as_ptr()
 }
 
 /// The decks' pools (`State::pool`, a card index each): a take's test reads it in machine

@@ -56,10 +56,12 @@ impl Code {
     ///   the last faction's slot is below `slots`;
     /// - every store into `vals` (in a statement list) uses an index proven or checked below
     ///   `slots` like the loads;
-    /// - a pointer to a `State` buffer that a helper returns (`owner`, `pool`) is used only
-    ///   during the call that obtained it, at indices inside one deck's range of that buffer
-    ///   (computed from the model's tables, which sized the buffers); no helper resizes
-    ///   those buffers, which keep their length for the whole game;
+    /// - a pointer to a `State` buffer that a helper returns (`pool`, `hands`) is
+    ///   used only during the call that obtained it, at indices inside one deck's range of
+    ///   that buffer (for `hands`: the word of such a card in a faction's row, with the
+    ///   faction clamped below the number of factions), computed from the model's tables,
+    ///   which sized the buffers; no helper resizes those buffers, which keep their length
+    ///   for the whole game;
     /// - the random stream's buffer (`Rng::buf`, 64 `u32` words) is read as one 8-byte load
     ///   at word `at` only when `at` is below 63, so both words are inside it;
     /// - the card attribute table is the module's own read-only data, read at

@@ -241,9 +241,11 @@ impl Lower<'_, '_> {
     /// faction's keys are evaluated in turn with that faction as every binding, faction
     /// after faction in seat order, into `env.race`, then one helper sorts them (ascending,
     /// ties by seat): [`h::sort_completers`] for one key, [`h::sort_rows`] for more. The
-    /// order is left in `env.race.order`, and the environment's binding as the last key set
-    /// it (`known` says nothing of it).
+    /// order is left in `env.race.order`. Each faction's binding is pending while its keys
+    /// are evaluated (stored only if something reads it), so the environment's binding is
+    /// left as it was or as the last stored key set it (`known` says nothing of it).
     pub(super) fn sort_factions(&mut self, keys: &[Expr]) {
+        debug_assert_eq!(self.pending, [None; 3], "a sort is a statement's");
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
         let one = keys.len() == 1;
@@ -255,9 +257,7 @@ impl Lower<'_, '_> {
             if keys.is_empty() {
                 continue;
             }
-            for off in [Off::ME, Off::BOUND, Off::TARGET] {
-                self.env_store(fv, off);
-            }
+            self.pending = [Some(f); 3];
             self.known = [Some(Known::Const(f)); 3];
             for (j, key) in keys.iter().enumerate() {
                 let x = self.value(key);
@@ -275,6 +275,7 @@ impl Lower<'_, '_> {
             }
         }
         self.known = [None; 3];
+        self.pending = [None; 3];
         let env = self.env;
         let k = self.int(n as i64);
         let real = keys

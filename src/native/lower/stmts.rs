@@ -387,22 +387,28 @@ impl Lower<'_, '_> {
 
     /// `for held DECK: body` for the bound faction: the body runs for each card of the deck
     /// it holds, in card order, each card looked at once, as the engine's walk
-    /// (`State::next_owned`) goes: the owner of each card of the deck's range is read
-    /// inline (a card the body discards or completes is still looked at once), and a card
-    /// held becomes the current card.
+    /// (`State::next_owned`) goes: from card `c` on, the next card held is found in the
+    /// faction's hand bits (`State::hands`), read afresh at each step (so a card the body
+    /// discards, completes or takes counts as the engine's walk counts it), a word of 64
+    /// cards at a time; a card held becomes the current card.
     pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, next: Block) {
         let cards = self.t.deck_cards(deck);
         let f = self.who(Who::Bound);
-        let code = self.b.ins().iadd_imm_s(f, crate::state::held_by(0) as i64);
-        // One byte a card; the buffer keeps its length for the whole game.
-        let owners = self.call_ptr(h::owners as *const () as usize);
-        let (head, test, run, cont) = (
+        // The faction's row of words (`f` is proven below the number of factions).
+        let words = crate::state::hand_words(self.t.pool.len()) as i64;
+        let hands = self.call_ptr(h::hands as *const () as usize);
+        let row = self.b.ins().imul_imm_s(f, words * 8);
+        let row = self.b.ins().iadd(hands, row);
+        let (head, test, step, found, run, cont) = (
+            self.b.create_block(),
+            self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
         self.b.append_block_param(head, I64);
+        self.b.append_block_param(run, I64);
         let start = self.int(cards.start as i64);
         self.b.ins().jump(head, &[BlockArg::Value(start)]);
         self.b.switch_to_block(head);
@@ -413,19 +419,36 @@ impl Lower<'_, '_> {
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, c, cards.end as i64);
         self.b.ins().brif(end, next, &[], test, &[]);
         self.b.switch_to_block(test);
-        // `start <= c < end`: a card of this deck, inside the buffer.
-        let p = self.b.ins().iadd(owners, c);
-        let o = self.b.ins().uload8(I64, MemFlagsData::trusted(), p, 0);
-        let held = self.b.ins().icmp(IntCC::Equal, o, code);
-        let after = self.b.ins().iadd_imm_s(c, 1);
+        // `start <= c < end`: a card of this deck, so its word is inside the row.
+        let w = self.b.ins().ushr_imm_u(c, 6);
+        let off = self.b.ins().ishl_imm_u(w, 3);
+        let p = self.b.ins().iadd(row, off);
+        let bits = self.b.ins().load(I64, MemFlagsData::trusted(), p, 0);
+        let shift = self.b.ins().band_imm_s(c, 63);
+        let ahead = self.b.ins().ushr(bits, shift);
+        self.b.ins().brif(ahead, found, &[], step, &[]);
+        self.b.switch_to_block(step);
+        // No card held from `c` to the end of its word: on to the next word.
+        let w1 = self.b.ins().iadd_imm_s(w, 1);
+        let c1 = self.b.ins().ishl_imm_u(w1, 6);
+        self.b.ins().jump(head, &[BlockArg::Value(c1)]);
+        self.b.switch_to_block(found);
+        let skip = self.b.ins().ctz(ahead);
+        let held = self.b.ins().iadd(c, skip);
+        let past = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, held, cards.end as i64);
         self.b
             .ins()
-            .brif(held, run, &[], head, &[BlockArg::Value(after)]);
+            .brif(past, next, &[], run, &[BlockArg::Value(held)]);
         self.b.switch_to_block(run);
-        let c32 = self.b.ins().ireduce(I32, c);
+        let held = self.b.block_params(run)[0];
+        let c32 = self.b.ins().ireduce(I32, held);
         self.env_store(c32, Off::CARD);
         self.stmt(body, cont);
         self.b.switch_to_block(cont);
+        let after = self.b.ins().iadd_imm_s(held, 1);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
     }
 
