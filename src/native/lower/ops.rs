@@ -147,15 +147,29 @@ impl Lower<'_, '_> {
                 return self.b.ins().iadd_imm_s(f, 1);
             }
             Op::Side(w) | Op::Player(w) => {
-                if let Who::Fixed(f) = w {
-                    let table = if matches!(op, Op::Side(_)) {
-                        &self.t.side
-                    } else {
-                        &self.t.player
-                    };
-                    if let Some(&c) = table.get(f as usize) {
-                        return self.int(c);
+                let table = if matches!(op, Op::Side(_)) {
+                    &self.t.side
+                } else {
+                    &self.t.player
+                };
+                if let Who::Fixed(f) = w
+                    && let Some(&c) = table.get(f as usize)
+                {
+                    return self.int(c);
+                }
+                if table.len() == self.t.nfactions as usize
+                    && table.len() <= UNROLL_FACTIONS as usize
+                {
+                    // A few factions: the table's entry by selects (the faction is proven
+                    // below their number).
+                    let f = self.who(w);
+                    let mut v = self.int(0);
+                    for (i, &c) in table.iter().enumerate() {
+                        let here = self.b.ins().icmp_imm_s(IntCC::Equal, f, i as i64);
+                        let cv = self.int(c);
+                        v = self.b.ins().select(here, cv, v);
                     }
+                    return v;
                 }
                 let f = self.who(w);
                 let env = self.env;
@@ -166,6 +180,7 @@ impl Lower<'_, '_> {
                 };
                 return self.call_pure(fun, &[self.ptr, I64], &[env, f]);
             }
+            Op::Dice(n, s) if (1..=4).contains(&n) && s >= 1 => return self.dice(n, s),
             Op::Dice(n, s) => {
                 let (n, s) = (self.i32c(n), self.i32c(s));
                 let env = self.env;
@@ -546,6 +561,40 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
         self.b.block_params(done)[0]
+    }
+
+    /// `NdS` for a few dice, inline, exactly as the reference throws them (`rand`'s
+    /// `random_range(1..=S)` on `u64`, the widening-multiply method): each die is the high
+    /// word of a 64-bit draw times `S`, plus one; when the low word falls in the biased
+    /// zone (above `2^64 - S`), a second draw's high word decides whether it carries.
+    pub(super) fn dice(&mut self, n: u32, s: u32) -> Value {
+        let sv = self.int(s as i64);
+        let zone = self.int((s as u64).wrapping_neg() as i64);
+        let mut total = self.int(n as i64);
+        for _ in 0..n {
+            let w = self.word();
+            let hi = self.b.ins().umulhi(w, sv);
+            let lo = self.b.ins().imul(w, sv);
+            let (again, done) = (self.b.create_block(), self.b.create_block());
+            self.b.append_block_param(done, I64);
+            let biased = self.b.ins().icmp(IntCC::UnsignedGreaterThan, lo, zone);
+            self.b.set_cold_block(again);
+            self.b
+                .ins()
+                .brif(biased, again, &[], done, &[BlockArg::Value(hi)]);
+            self.b.switch_to_block(again);
+            let w2 = self.word();
+            let hi2 = self.b.ins().umulhi(w2, sv);
+            let sum = self.b.ins().iadd(lo, hi2);
+            let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
+            let carry = self.b.ins().uextend(I64, carry);
+            let up = self.b.ins().iadd(hi, carry);
+            self.b.ins().jump(done, &[BlockArg::Value(up)]);
+            self.b.switch_to_block(done);
+            let die = self.b.block_params(done)[0];
+            total = self.b.ins().iadd(total, die);
+        }
+        total
     }
 
     /// The value of `v` when the code makes it a real constant (an `f64const`).
