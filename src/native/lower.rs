@@ -591,8 +591,22 @@ impl<'a, 'f> Lower<'a, 'f> {
         let top = self.int(self.t.nfactions.saturating_sub(1) as i64);
         self.b.ins().umin(v, top)
     }
+
+    /// The entry of `table` at index `i` (an `i64`; 0 past its end or below 0), by selects
+    /// over the entries: a scale's reward for a place, a faction's side.
+    fn entry(&mut self, table: &[i64], i: Value) -> Value {
+        let mut v = self.int(0);
+        for (k, &x) in table.iter().enumerate().rev() {
+            let here = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+            let xv = self.int(x);
+            v = self.b.ins().select(here, xv, v);
+        }
+        v
+    }
 }
 
+mod aggs;
+mod draws;
 mod menu;
 mod ops;
 mod places;

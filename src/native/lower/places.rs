@@ -38,7 +38,7 @@ impl Lower<'_, '_> {
             self.b.ins().jump(skip, &[]);
             self.b.switch_to_block(skip);
         }
-        let at = |l: &mut Self, p: Value| l.scale_at(scale, p);
+        let at = |l: &mut Self, p: Value| l.entry(scale, p);
         // The sum of the scale's entries before place `p`, as the engine sums them
         // (wrapping; a difference of two sums is the sum between them).
         let before = |l: &mut Self, p: Value| {
@@ -214,7 +214,7 @@ impl Lower<'_, '_> {
         self.known[BOUND] = Some(Known::Val(f64v));
         let (caddr, off) = self.lv_addr(count);
         let place = self.b.ins().load(I64, MemFlagsData::trusted(), caddr, off);
-        let reward = self.scale_at(scale, place);
+        let reward = self.entry(scale, place);
         // Every store of a race is located at its condition, as the engine does.
         self.loc = cond.loc;
         let one = self.int(1);
@@ -332,17 +332,5 @@ impl Lower<'_, '_> {
         self.known = known;
         let always = self.b.ins().iconst(types::I8, 1);
         self.after_change(always, lv.var, next);
-    }
-
-    /// The entry of `scale` for place `p` (an `i64`; 0 past its end, or for a negative
-    /// place), by selects over the entries.
-    fn scale_at(&mut self, scale: &[i64], p: Value) -> Value {
-        let mut v = self.int(0);
-        for (i, &s) in scale.iter().enumerate().rev() {
-            let here = self.b.ins().icmp_imm_s(IntCC::Equal, p, i as i64);
-            let sv = self.int(s);
-            v = self.b.ins().select(here, sv, v);
-        }
-        v
     }
 }

@@ -165,52 +165,41 @@ impl Lower<'_, '_> {
     fn immediate(&mut self, checks: &[Check], next: Block) {
         let at = [Off::ME, Off::BOUND, Off::TARGET];
         let saved = at.map(|o| self.env_load(types::I8, o));
-        let known = self.known;
-        if checks.iter().all(|c| c.kind == CheckKind::End) {
-            // Nothing bound, pending: stored only where something reads the binding, and
-            // the statement's binding restored only if it was.
-            let (pending, flushed) = (self.pending, self.flushed);
-            (self.pending, self.flushed) = ([Some(0); 3], [false; 3]);
-            for c in checks {
-                self.known = [Some(Known::Const(0)); 3];
-                let v = self.value(&c.when);
-                let held = self.truth(v);
-                let (end, cont) = (self.b.create_block(), self.b.create_block());
-                self.b.ins().brif(held, end, &[], cont, &[]);
-                self.b.switch_to_block(end);
-                // The game ends with the binding as the engine leaves it.
-                let kept = self.flushed;
-                self.flush_pending();
-                self.flushed = kept;
-                let code = self.int((HELD | c.reason as u64) as i64);
-                self.b.ins().return_(&[code]);
-                self.b.switch_to_block(cont);
-            }
-            for ((v, o), stored) in saved.into_iter().zip(at).zip(self.flushed) {
-                if stored {
-                    self.env_store(v, o);
-                }
-            }
-            (self.pending, self.flushed) = (pending, flushed);
-            self.known = known;
-            self.b.ins().jump(next, &[]);
-            return;
-        }
+        let (known, pending, flushed) = (self.known, self.pending, self.flushed);
+        self.flushed = [false; 3];
         let zero = self.b.ins().iconst(types::I8, 0);
         for c in checks {
-            let r = self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
+            if c.kind != CheckKind::End {
+                // A win or lose condition only marks (the marks are settled after the
+                // decision): each faction is bound in turn, in memory.
+                self.pending = [None; 3];
+                self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
+                self.flushed = [true; 3];
+                continue;
+            }
+            // Nothing bound, pending: stored only where something reads the binding.
+            self.pending = [Some(0); 3];
+            self.known = [Some(Known::Const(0)); 3];
+            let v = self.value(&c.when);
+            let held = self.truth(v);
             let (end, cont) = (self.b.create_block(), self.b.create_block());
-            self.b.ins().brif(r, end, &[], cont, &[]);
+            self.b.ins().brif(held, end, &[], cont, &[]);
             self.b.switch_to_block(end);
-            // `r` is the reason plus one.
-            let code = self.b.ins().iadd_imm_s(r, HELD as i64 - 1);
+            // The game ends with the binding as the engine leaves it.
+            let kept = self.flushed;
+            self.flush_pending();
+            self.flushed = kept;
+            let code = self.int((HELD | c.reason as u64) as i64);
             self.b.ins().return_(&[code]);
             self.b.switch_to_block(cont);
         }
-        for (v, o) in saved.into_iter().zip(at) {
-            self.env_store(v, o);
+        // The statement's binding, restored where it was stored over.
+        for ((v, o), stored) in saved.into_iter().zip(at).zip(self.flushed) {
+            if stored {
+                self.env_store(v, o);
+            }
         }
-        self.known = known;
+        (self.known, self.pending, self.flushed) = (known, pending, flushed);
         self.b.ins().jump(next, &[]);
     }
 
@@ -218,8 +207,8 @@ impl Lower<'_, '_> {
     /// bound faction's hand), as the engine's `pick` runs it: with a condition, each card of
     /// the pool in turn becomes the current card and the condition marks it eligible or not
     /// (inline), then the current card is put back and one helper draws among the eligible
-    /// cards ([`h::take_eligible`]); with none, one helper draws ([`h::take_any`]). Then the immediate end conditions that read draws,
-    /// and on to `next`.
+    /// cards ([`h::take_eligible`]); with none, one helper draws ([`h::take_any`]). Then the
+    /// immediate end conditions that read draws, and on to `next`.
     pub(super) fn take(&mut self, d: u16, cond: Option<&Expr>, hand: bool, next: Block) {
         let env = self.env;
         let owner = if hand {

@@ -1,0 +1,214 @@
+//! Lowering the random draws of the formula language exactly as the reference makes them
+//! from the game's stream: the next 64-bit draw read inline from the stream's buffer,
+//! `random()`, `bernoulli(p)`, a few dice, and the other distributions by helpers.
+
+use super::*;
+
+impl Lower<'_, '_> {
+    /// `bernoulli(p)`, exactly as the reference draws it (`rand`'s `Bernoulli`): for `p` in
+    /// [0, 1), one 64-bit word below `p * 2^64` (truncated) is a success. That common case
+    /// runs inline with one call for the word; `p` of 1 (true without a draw) and the
+    /// faulting cases call the reference helper.
+    pub(super) fn bernoulli(&mut self, p: Value, loc: Value) -> Value {
+        // 2^64, the scale `rand` uses.
+        let scale = 2.0 * (1u64 << 63) as f64;
+        if let Some(c) = self.const_real(p).filter(|c| (0.0..1.0).contains(c)) {
+            // A constant probability: its bound is known here (`as` saturates as
+            // `fcvt_to_uint_sat` does), so the draw is one compare.
+            let bound = self.int((c * scale) as u64 as i64);
+            return self.draw_below(bound);
+        }
+        let env = self.env;
+        let (draw, other, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(done, I64);
+        let (zero, one) = (self.real(0.0), self.real(1.0));
+        let lo = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, p, zero);
+        let hi = self.b.ins().fcmp(FloatCC::LessThan, p, one);
+        let inside = self.b.ins().band(lo, hi);
+        self.b.ins().brif(inside, draw, &[], other, &[]);
+        self.b.set_cold_block(other);
+        self.b.switch_to_block(other);
+        let v = self.call(
+            h::bernoulli as *const () as usize,
+            &[self.ptr, F64, I32],
+            Some(I64),
+            &[env, p, loc],
+        );
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(draw);
+        let scale = self.real(scale);
+        let scaled = self.b.ins().fmul(p, scale);
+        let bound = self.b.ins().fcvt_to_uint_sat(I64, scaled);
+        let v = self.draw_below(bound);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// 1 when the next 64-bit draw is below `bound`, else 0: a `bernoulli` success.
+    fn draw_below(&mut self, bound: Value) -> Value {
+        let word = self.word();
+        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound);
+        self.b.ins().uextend(I64, hit)
+    }
+
+    /// `NdS` for at most [`INLINE_DICE`] dice, inline, exactly as the reference throws them (`rand`'s
+    /// `random_range(1..=S)` on `u64`, the widening-multiply method): each die is the high
+    /// word of a 64-bit draw times `S`, plus one; when the low word falls in the biased
+    /// zone (above `2^64 - S`), a second draw's high word decides whether it carries.
+    pub(super) fn dice(&mut self, n: u32, s: u32) -> Value {
+        let sv = self.int(s as i64);
+        let zone = self.int((s as u64).wrapping_neg() as i64);
+        let mut total = self.int(n as i64);
+        for _ in 0..n {
+            let w = self.word();
+            let hi = self.b.ins().umulhi(w, sv);
+            let lo = self.b.ins().imul(w, sv);
+            let (again, done) = (self.b.create_block(), self.b.create_block());
+            self.b.append_block_param(done, I64);
+            let biased = self.b.ins().icmp(IntCC::UnsignedGreaterThan, lo, zone);
+            self.b.set_cold_block(again);
+            self.b
+                .ins()
+                .brif(biased, again, &[], done, &[BlockArg::Value(hi)]);
+            self.b.switch_to_block(again);
+            let w2 = self.word();
+            let hi2 = self.b.ins().umulhi(w2, sv);
+            let sum = self.b.ins().iadd(lo, hi2);
+            let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
+            let carry = self.b.ins().uextend(I64, carry);
+            let up = self.b.ins().iadd(hi, carry);
+            self.b.ins().jump(done, &[BlockArg::Value(up)]);
+            self.b.switch_to_block(done);
+            let die = self.b.block_params(done)[0];
+            total = self.b.ins().iadd(total, die);
+        }
+        total
+    }
+
+    /// The value of `v` when the code makes it a real constant (an `f64const`).
+    pub(super) fn const_real(&self, v: Value) -> Option<f64> {
+        let dfg = &self.b.func.dfg;
+        match dfg.insts[dfg.value_def(v).inst()?] {
+            InstructionData::UnaryIeee64 {
+                opcode: Opcode::F64const,
+                imm,
+            } => Some(f64::from_bits(imm.bits())),
+            _ => None,
+        }
+    }
+
+    /// The stream's next 64-bit draw (two words, the first low), as
+    /// [`crate::rng::Rng`] makes it: read inline from the stream's buffer while two words
+    /// are left in it, else by the helper that refills it.
+    pub(super) fn word(&mut self) -> Value {
+        let at = self.env_load(I64, Off::RNG_AT);
+        let (fast, slow, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(done, I64);
+        let two = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThan,
+            at,
+            crate::rng::BUF_WORDS as i64 - 1,
+        );
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(two, fast, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        let env = self.env;
+        let v = self.call_pure(h::word as *const () as usize, &[self.ptr], &[env]);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(fast);
+        // Words `at` and `at + 1` (`at` below 63: inside the buffer), one little-endian
+        // load, aligned to a word only.
+        let off = self.b.ins().ishl_imm_u(at, 2);
+        let p = self.b.ins().iadd(env, off);
+        let v = self
+            .b
+            .ins()
+            .load(I64, MemFlagsData::new().with_notrap(), p, Off::RNG_BUF);
+        let at2 = self.b.ins().iadd_imm_s(at, 2);
+        self.env_store(at2, Off::RNG_AT);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// `random()`: a uniform real in [0, 1) as `rand` makes it from one 64-bit draw (its
+    /// top 53 bits times 2^-53).
+    pub(super) fn unit(&mut self) -> Value {
+        let w = self.word();
+        let top = self.b.ins().ushr_imm_u(w, 11);
+        let x = self.b.ins().fcvt_from_uint(F64, top);
+        let scale = self.real(1.0 / (1u64 << 53) as f64);
+        self.b.ins().fmul(x, scale)
+    }
+
+    pub(super) fn rand(&mut self, f: RandFn, args: &[Node], ty: Ty) -> V {
+        let vs: Vec<V> = args.iter().map(|a| self.node(a)).collect();
+        let env = self.env;
+        let l = self.i32c(self.loc);
+        match f {
+            RandFn::Bernoulli if vs.len() == 1 => {
+                let p = self.as_real(vs[0]);
+                return V {
+                    v: self.bernoulli(p, l),
+                    ty: Ty::Int,
+                };
+            }
+            RandFn::Uniform if vs.len() == 2 && vs.iter().all(|v| v.ty == Ty::Int) => {
+                let v = self.call(
+                    h::uniform as *const () as usize,
+                    &[self.ptr, I64, I64, I32],
+                    Some(I64),
+                    &[env, vs[0].v, vs[1].v, l],
+                );
+                return V { v, ty: Ty::Int };
+            }
+            RandFn::Random => {
+                let v = self.unit();
+                return V { v, ty: Ty::Real };
+            }
+            _ => {}
+        }
+        let mut reals = 0u64;
+        for (i, v) in vs.iter().enumerate() {
+            if v.ty == Ty::Real {
+                reals |= 1 << i;
+            }
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), v.v, env, Off::ARGS + 8 * i as i32);
+        }
+        let fc = self.i32c(code_of(&RAND_FNS, f));
+        let n = self.i32c(vs.len() as u32);
+        let reals = self.int(reals as i64);
+        let real = self.i32c((ty == Ty::Real) as u32);
+        let bits = self.call(
+            h::rand as *const () as usize,
+            &[self.ptr, I32, I32, I64, I32, I32],
+            Some(I64),
+            &[env, fc, n, reals, real, l],
+        );
+        match ty {
+            Ty::Int => V {
+                v: bits,
+                ty: Ty::Int,
+            },
+            Ty::Real => V {
+                v: self.b.ins().bitcast(F64, MemFlagsData::new(), bits),
+                ty: Ty::Real,
+            },
+        }
+    }
+}
+
+/// Dice thrown inline by one `NdS` at most (more call the reference helper): a bound on the
+/// code one formula makes.
+pub(super) const INLINE_DICE: u32 = 4;
