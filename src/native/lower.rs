@@ -139,12 +139,12 @@ pub(super) struct Lower<'a, 'f> {
     /// Inside an aggregation over a set's elements: the element (an `i64`, the loop's
     /// count, below the second value, the set's size), also stored in the environment.
     elem: Option<(Value, u16)>,
-    /// Bindings (`[me, bound, target]`) this point of the code has made but not yet stored
-    /// into the environment: the target an option scan tries, the faction of an unrolled
-    /// aggregation's member, the empty binding of an immediate end condition. The
-    /// environment holds them only where something reads them from memory: before each
-    /// helper call and each read of the binding ([`Lower::flush_pending`]).
-    pending: [Option<u8>; 3],
+    /// Bindings (`[me, bound, target]`, `i8` values) this point of the code has made but
+    /// not yet stored into the environment: the target an option scan tries, the faction of
+    /// an unrolled aggregation's member, the binding of an end condition. The environment
+    /// holds them only where something reads them from memory: before each helper call and
+    /// each read of the binding ([`Lower::flush_pending`]).
+    pending: [Option<Value>; 3],
     /// Which bindings [`Lower::flush_pending`] stored since the scope that set them began:
     /// that scope restores those on exit (and only those).
     flushed: [bool; 3],
@@ -289,10 +289,12 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// The end conditions `checks` as [`Lower::finish_checks`] says, with `given` (the
     /// `i8` values of `[me, bound, target]`, of which `known` says what the code knows)
     /// bound for the game-ending ones: the reason of the first that held plus one, or 0.
-    /// The environment's binding is left as the last condition set it.
+    /// Each condition's binding is pending (stored only where a helper or a read of the
+    /// binding needs it), so the environment's binding is left as it was or as a condition
+    /// stored it: [`Lower::flushed`] says which may have been stored over.
     fn held(&mut self, checks: &[&Check], given: [Value; 3], known: [Option<Known>; 3]) -> Value {
         let n = self.t.nfactions;
-        let at = [Off::ME, Off::BOUND, Off::TARGET];
+        let pending = self.pending;
         let end = self.b.declare_var(I64);
         let zero = self.int(0);
         self.b.def_var(end, zero);
@@ -304,9 +306,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     let found = self.b.use_var(end);
                     self.b.ins().brif(found, next, &[], go, &[]);
                     self.b.switch_to_block(go);
-                    for (&v, &o) in given.iter().zip(&at) {
-                        self.env_store(v, o);
-                    }
+                    self.pending = given.map(Some);
                     self.known = known;
                     let v = self.value(&c.when);
                     let held = self.truth(v);
@@ -347,9 +347,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                         let go = self.b.create_block();
                         self.b.ins().brif(bit, skip, &[], go, &[]);
                         self.b.switch_to_block(go);
-                        for &o in &at {
-                            self.env_store(fv, o);
-                        }
+                        self.pending = [Some(fv); 3];
                         self.known = match f {
                             Some(f) => [Some(Known::Const(f)); 3],
                             None => [Some(Known::Val(wide)); 3],
@@ -367,6 +365,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             self.b.switch_to_block(next);
         }
+        self.pending = pending;
         self.b.use_var(end)
     }
 
@@ -505,8 +504,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// later reader on another path of the code stores them again.
     fn flush_pending(&mut self) {
         for (k, off) in [(ME, Off::ME), (BOUND, Off::BOUND), (TARGET, Off::TARGET)] {
-            if let Some(f) = self.pending[k] {
-                let v = self.b.ins().iconst(types::I8, f as i64);
+            if let Some(v) = self.pending[k] {
                 self.env_store(v, off);
                 self.flushed[k] = true;
             }

@@ -21,7 +21,7 @@ impl Lower<'_, '_> {
         };
         // The binding outside: a pending one is known here without a read.
         let outer = match (others, self.pending[BOUND]) {
-            (Some(_), Some(f)) => self.b.ins().iconst(bty, f as i64),
+            (Some(_), Some(v)) => v,
             _ => self.env_load(bty, off),
         };
         let known = self.known[BOUND];
@@ -51,14 +51,14 @@ impl Lower<'_, '_> {
             self.flushed[BOUND] = false;
             for f in 0..n as u8 {
                 let next = self.b.create_block();
+                let fv = self.b.ins().iconst(types::I8, f as i64);
                 if others == Some(true) {
-                    let fv = self.b.ins().iconst(types::I8, f as i64);
                     let skip = self.b.ins().icmp(IntCC::Equal, outer, fv);
                     let go = self.b.create_block();
                     self.b.ins().brif(skip, next, &[], go, &[]);
                     self.b.switch_to_block(go);
                 }
-                self.pending[BOUND] = Some(f);
+                self.pending[BOUND] = Some(fv);
                 self.known[BOUND] = Some(Known::Const(f));
                 self.agg_member(kind, int, acc, seen, body, known);
                 self.b.ins().jump(next, &[]);

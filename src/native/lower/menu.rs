@@ -78,7 +78,7 @@ impl Lower<'_, '_> {
                     let go = self.b.create_block();
                     self.b.ins().brif(me, skip, &[], go, &[]);
                     self.b.switch_to_block(go);
-                    self.pending[TARGET] = Some(t);
+                    self.pending[TARGET] = Some(tv);
                     self.known[TARGET] = Some(Known::Const(t));
                     if let Some(w) = &a.target_when {
                         let c = self.value(w);

@@ -257,7 +257,7 @@ impl Lower<'_, '_> {
             if keys.is_empty() {
                 continue;
             }
-            self.pending = [Some(f); 3];
+            self.pending = [Some(fv); 3];
             self.known = [Some(Known::Const(f)); 3];
             for (j, key) in keys.iter().enumerate() {
                 let x = self.value(key);

@@ -171,14 +171,12 @@ impl Lower<'_, '_> {
         for c in checks {
             if c.kind != CheckKind::End {
                 // A win or lose condition only marks (the marks are settled after the
-                // decision): each faction is bound in turn, in memory.
-                self.pending = [None; 3];
+                // decision): each faction is bound in turn, pending.
                 self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
-                self.flushed = [true; 3];
                 continue;
             }
             // Nothing bound, pending: stored only where something reads the binding.
-            self.pending = [Some(0); 3];
+            self.pending = [Some(zero); 3];
             self.known = [Some(Known::Const(0)); 3];
             let v = self.value(&c.when);
             let held = self.truth(v);
