@@ -148,6 +148,9 @@ pub(super) struct Lower<'a, 'f> {
     /// Which bindings [`Lower::flush_pending`] stored since the scope that set them began:
     /// that scope restores those on exit (and only those).
     flushed: [bool; 3],
+    /// Integers this function computed that are 0 or 1 (a comparison's result, say), each
+    /// with its `i8` truth: [`Lower::truth`] of one is that truth, with no compare.
+    bools: HashMap<Value, Value>,
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -204,6 +207,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             elem: None,
             pending: [None; 3],
             flushed: [false; 3],
+            bools: HashMap::new(),
         }
     }
 
@@ -471,7 +475,10 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// `v != 0` as an `i8` truth value.
     fn truth(&mut self, v: V) -> Value {
         match v.ty {
-            Ty::Int => self.b.ins().icmp_imm_s(IntCC::NotEqual, v.v, 0),
+            Ty::Int => match self.bools.get(&v.v) {
+                Some(&t) => t,
+                None => self.b.ins().icmp_imm_s(IntCC::NotEqual, v.v, 0),
+            },
             Ty::Real => {
                 let z = self.real(0.0);
                 self.b.ins().fcmp(FloatCC::NotEqual, v.v, z)
@@ -481,7 +488,9 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// An `i8` truth as an integer 0 or 1.
     fn bool_int(&mut self, c: Value) -> Value {
-        self.b.ins().uextend(I64, c)
+        let v = self.b.ins().uextend(I64, c);
+        self.bools.insert(v, c);
+        v
     }
 
     fn env_load(&mut self, ty: Type, off: i32) -> Value {

@@ -164,7 +164,7 @@ impl Lower<'_, '_> {
             match kind {
                 Agg::Sum => self.checked_sum(a, v),
                 Agg::Count => {
-                    let t = self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);
+                    let t = self.truth(V { v, ty: Ty::Int });
                     let t = self.bool_int(t);
                     self.b.ins().iadd(a, t)
                 }

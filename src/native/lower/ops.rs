@@ -140,7 +140,11 @@ impl Lower<'_, '_> {
                 let out = self.b.ins().uextend(I64, out);
                 let f = self.who(w);
                 let s = self.b.ins().ushr(out, f);
-                return self.b.ins().band_imm_s(s, 1);
+                let bit = self.b.ins().band_imm_s(s, 1);
+                // 0 or 1: its truth is the bit itself.
+                let t = self.b.ins().ireduce(types::I8, bit);
+                self.bools.insert(bit, t);
+                return bit;
             }
             Op::Seat(w) => {
                 let f = self.who(w);
