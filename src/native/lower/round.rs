@@ -45,7 +45,7 @@ impl Lower<'_, '_> {
             .then(|| self.call_ptr(h::opts as *const () as usize));
         let out = self.b.create_block();
         self.events(plan, EventAt::RoundStart, ended, out);
-        self.checks_at(plan, Timing::RoundStart, None, ended);
+        self.checks_at(plan, Timing::RoundStart, None, ended, false);
         for &(p, run) in &plan.phases {
             self.unless_ended(ended, out);
             let next = self.b.create_block();
@@ -65,7 +65,7 @@ impl Lower<'_, '_> {
         }
         self.unless_ended(ended, out);
         self.events(plan, EventAt::RoundEnd, ended, out);
-        self.checks_at(plan, Timing::RoundEnd, None, ended);
+        self.checks_at(plan, Timing::RoundEnd, None, ended, false);
         self.b.ins().jump(out, &[]);
         self.b.switch_to_block(out);
         let r = self.b.use_var(ended);
@@ -163,19 +163,23 @@ impl Lower<'_, '_> {
     /// The engine's `checks` of `timing` with faction `f` bound (none: the global
     /// binding), the game still going: the conditions' function, its marks settled, then
     /// the first game-ending condition that held ends the game unless the marks did.
+    /// `going` says the code has just seen the game going on (no test is made again).
     fn checks_at(
         &mut self,
         plan: &RoundPlan<'_>,
         timing: Timing,
         f: Option<Value>,
         ended: Variable,
+        going: bool,
     ) {
         let Some(addr) = plan.checks[timing as usize] else {
             self.resolve(ended);
             return;
         };
         let skip = self.b.create_block();
-        self.unless_ended(ended, skip);
+        if !going {
+            self.unless_ended(ended, skip);
+        }
         self.bind_all(f);
         let r = self.call_code(addr, &[]);
         self.resolve(ended);
@@ -282,11 +286,15 @@ impl Lower<'_, '_> {
         };
         self.skip_if_out(f, cont, i);
         if let Some(k) = &p.actions {
-            self.checks_at(plan, Timing::TurnStart, Some(f), ended);
+            // The game goes on: this body began with that test.
+            self.checks_at(plan, Timing::TurnStart, Some(f), ended, true);
             self.unless_ended(ended, next);
             // It may have lost as its turn began.
             self.skip_if_out(f, cont, i);
-            self.bind_all(Some(f));
+            // A turn binds its faction itself: only a count that is a formula needs it.
+            if k.as_const_num().is_none() {
+                self.bind_all(Some(f));
+            }
             let c = self.value(k);
             let count = match c.ty {
                 Ty::Int => {
@@ -303,14 +311,12 @@ impl Lower<'_, '_> {
             };
             self.decisions(plan, f, count, k.loc, opts, ended, next);
         }
+        // The game goes on here: tested as the body began and after each decision that
+        // took an action (nothing else in between ends it).
         if let Some(addr) = run {
-            let go = self.b.create_block();
-            self.unless_ended(ended, go);
             self.bind_all(Some(f));
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
-            self.b.ins().jump(go, &[]);
-            self.b.switch_to_block(go);
         }
         self.resolve(ended);
         self.b.ins().jump(cont, &[BlockArg::Value(i)]);
@@ -333,10 +339,11 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(go);
     }
 
-    /// Faction `f`'s `count` decisions, as the engine's turn loop makes them: while the
-    /// game goes on (else to `ended_to`), each counts against the step budget (a fault
-    /// located at the action count `loc` past it), then the faction's turn runs; its marks
-    /// are settled after a turn that took an action.
+    /// Faction `f`'s `count` decisions, as the engine's turn loop makes them, the game
+    /// going on as they begin: while it goes on (else to `ended_to`, tested after each
+    /// turn that took an action, the only ones that can end it), each counts against the
+    /// step budget (a fault located at the action count `loc` past it), then the faction's
+    /// turn runs; its marks are settled after a turn that took an action.
     #[allow(clippy::too_many_arguments)]
     fn decisions(
         &mut self,
@@ -361,7 +368,6 @@ impl Lower<'_, '_> {
         let all = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, j, count);
         self.b.ins().brif(all, done, &[], body, &[]);
         self.b.switch_to_block(body);
-        self.unless_ended(ended, ended_to);
         let steps = self.env_load(I64, Off::STEPS);
         let steps = self.b.ins().iadd_imm_s(steps, 1);
         self.env_store(steps, Off::STEPS);
@@ -393,6 +399,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(took);
         self.held_ends(r, ended);
         self.resolve(ended);
+        self.unless_ended(ended, ended_to);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         let j1 = self.b.ins().iadd_imm_s(j, 1);
