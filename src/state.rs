@@ -90,11 +90,15 @@ impl Tables {
     }
 
     /// The cards of `deck` whose `id` attribute is `id`, in card order.
+    #[inline]
     pub fn cards_with_id(&self, deck: u16, id: i64) -> impl Iterator<Item = usize> + '_ {
         let run = match self.id_runs.get(deck as usize) {
             Some((lo, starts)) if !starts.is_empty() => {
-                let k = id as i128 - *lo as i128;
-                if (0..starts.len() as i128 - 1).contains(&k) {
+                // `id - lo` as unsigned is below the table's length exactly when `id` is in
+                // it: an id below `lo` wraps high, and so does a difference that overflows
+                // (it is 2^63 or more away).
+                let k = id.wrapping_sub(*lo) as u64;
+                if k < (starts.len() - 1) as u64 {
                     starts[k as usize] as usize..starts[k as usize + 1] as usize
                 } else {
                     0..0
@@ -363,6 +367,17 @@ mod tests {
         assert_eq!(find(2, 7), [0usize; 0]);
         assert_eq!(find(0, i64::MIN), [0usize; 0]);
         assert_eq!(find(0, i64::MAX), [0usize; 0]);
+        // Ids at the bottom of the range: an id whose distance from them overflows is in
+        // no run.
+        let mut low = t.clone();
+        (low.card_attrs[7], low.card_attrs[9]) = (i64::MIN + 1, i64::MIN);
+        low.index_ids();
+        assert!(!low.id_runs[1].1.is_empty());
+        let find_low = |d, id| low.cards_with_id(d, id).collect::<Vec<_>>();
+        assert_eq!(find_low(1, i64::MIN), [4]);
+        assert_eq!(find_low(1, i64::MIN + 1), [3]);
+        assert_eq!(find_low(1, i64::MAX), [0usize; 0]);
+        assert_eq!(find_low(1, -1), [0usize; 0]);
         // Ids too far apart for a table are searched for.
         t.card_attrs[3] = 1_000_000;
         t.index_ids();

@@ -79,10 +79,12 @@ impl Histogram {
     #[inline(always)]
     fn add_n(&mut self, v: i64, n: u64, max_bins: i128) {
         // The common case, many times per game: an exact histogram already covering v.
+        // `v - offset` as unsigned is below the bins' count exactly when v is in them: a v
+        // below the offset wraps high, and so does a difference that overflows (it is 2^63
+        // or more away).
         if self.width == 1
-            && let Some(c) = v
-                .checked_sub(self.offset)
-                .and_then(|i| usize::try_from(i).ok())
+            && let Some(c) = usize::try_from(v.wrapping_sub(self.offset) as u64)
+                .ok()
                 .and_then(|i| self.counts.get_mut(i))
         {
             *c += n;
