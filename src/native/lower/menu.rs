@@ -37,17 +37,26 @@ impl Lower<'_, '_> {
         let z = self.real(0.0);
         self.b.def_var(total, z);
         // A weighted choice keeps each option's weight in a variable of its own (0 for an
-        // option left out) instead of the buffer, and the last option taken; options are
+        // option left out) instead of the buffer, or for a constant weight one bit of
+        // `taken` (the weight is the constant), and the last option taken; options are
         // numbered in scan order, every target of a targeted action counted.
         let mut weights = Vec::new();
+        let taken = self.b.declare_var(I64);
+        self.b.def_var(taken, zero);
         let last = self.b.declare_var(I64);
         let none = self.int(-1);
         self.b.def_var(last, none);
         if priority.is_none() {
             for &(_, a) in items {
                 for _ in 0..if a.targeted { n } else { 1 } {
-                    let w = self.b.declare_var(F64);
-                    self.b.def_var(w, z);
+                    let w = match a.weight.as_const() {
+                        Some(c) if weights.len() < 64 => Weight::Const(c),
+                        _ => {
+                            let w = self.b.declare_var(F64);
+                            self.b.def_var(w, z);
+                            Weight::Var(w)
+                        }
+                    };
                     weights.push(w);
                 }
             }
@@ -132,7 +141,14 @@ impl Lower<'_, '_> {
                 if priority.is_some() {
                     self.write_opt(out, k, score, ai, tv);
                 } else {
-                    self.b.def_var(weights[this], score);
+                    match weights[this] {
+                        Weight::Var(w) => self.b.def_var(w, score),
+                        Weight::Const(_) => {
+                            let t = self.b.use_var(taken);
+                            let t = self.b.ins().bor_imm_s(t, 1 << this);
+                            self.b.def_var(taken, t);
+                        }
+                    }
                     let here = self.int(this as i64);
                     self.b.def_var(last, here);
                 }
@@ -161,7 +177,8 @@ impl Lower<'_, '_> {
         let total = self.b.use_var(total);
         if priority.is_none() {
             let last = self.b.use_var(last);
-            self.weighted(total, &weights, last, n, f, items);
+            let taken = self.b.use_var(taken);
+            self.weighted(total, &weights, taken, last, n, f, items);
             self.end();
             return;
         }
@@ -212,12 +229,15 @@ impl Lower<'_, '_> {
     /// then the first option whose weight exceeds what is left, the last one taken (`last`)
     /// if none does. `weights` holds every option's weight in scan order, 0 for one left
     /// out: what is left never goes below 0, so such an option is never chosen and leaves
-    /// it as it is. The chosen option's action then runs with its target bound, as
-    /// [`Lower::take_action`] says.
+    /// it as it is. An option of constant weight weighs its constant if its bit of `taken`
+    /// is set, else 0. The chosen option's action then
+    /// runs with its target bound, as [`Lower::take_action`] says.
+    #[allow(clippy::too_many_arguments)]
     fn weighted(
         &mut self,
         total: Value,
-        weights: &[Variable],
+        weights: &[Weight],
+        taken: Value,
         last: Value,
         n: u8,
         f: Value,
@@ -254,7 +274,17 @@ impl Lower<'_, '_> {
                 .ins()
                 .brif(is_last, bodies[i], &[BlockArg::Value(target)], test, &[]);
             self.b.switch_to_block(test);
-            let w = self.b.use_var(w);
+            let w = match w {
+                Weight::Var(w) => self.b.use_var(w),
+                // The constant if the option was taken, else 0, chosen without a branch (an
+                // option's inclusion is as random as the game).
+                Weight::Const(c) => {
+                    let bit = self.b.ins().band_imm_s(taken, 1 << o);
+                    let (cb, zero) = (self.int(c.to_bits() as i64), self.int(0));
+                    let bits = self.b.ins().select(bit, cb, zero);
+                    self.b.ins().bitcast(F64, MemFlagsData::new(), bits)
+                }
+            };
             let hit = self.b.ins().fcmp(FloatCC::LessThan, x, w);
             let go = self.b.create_block();
             self.b
@@ -353,4 +383,13 @@ pub(crate) fn inline_effects(a: &Action) -> Option<&[Stmt]> {
         [Stmt::Native(run)] => Some(&run.stmts),
         _ => None,
     }
+}
+
+/// An option's weight in a weighted choice (see [`Lower::finish_menu`]).
+#[derive(Clone, Copy)]
+enum Weight {
+    /// Computed as the scan takes the option: kept in this variable, 0 if left out.
+    Var(Variable),
+    /// This constant, for an option whose bit of the scan's `taken` mask is set.
+    Const(f64),
 }
