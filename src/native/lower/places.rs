@@ -115,12 +115,7 @@ impl Lower<'_, '_> {
         for (f, &a) in amounts.iter().enumerate() {
             let skip = self.b.create_block();
             self.bind_each(f as u8, None, skip);
-            let (v, old) = self.store(lv, AssignOp::Add, a);
-            self.credit(lv, source, v, old);
-            let ch = self.b.ins().icmp(IntCC::NotEqual, v, old);
-            let was = self.b.use_var(changed);
-            let now = self.b.ins().bor(was, ch);
-            self.b.def_var(changed, now);
+            self.store_noting(lv, AssignOp::Add, a, source, changed);
             self.b.ins().jump(skip, &[]);
             self.b.switch_to_block(skip);
         }

@@ -106,6 +106,25 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// Stores `x` into `lv` with `op` and credits the change to `source` ([`Lower::store`],
+    /// [`Lower::credit`]), noting in `changed` (an `i8` variable) whether the value changed:
+    /// one of many stores whose immediate end conditions run once after them all.
+    pub(super) fn store_noting(
+        &mut self,
+        lv: &LValue,
+        op: AssignOp,
+        x: Value,
+        source: Option<u8>,
+        changed: Variable,
+    ) {
+        let (v, old) = self.store(lv, op, x);
+        self.credit(lv, source, v, old);
+        let c = self.b.ins().icmp(IntCC::NotEqual, v, old);
+        let was = self.b.use_var(changed);
+        let now = self.b.ins().bor(was, c);
+        self.b.def_var(changed, now);
+    }
+
     /// A store into `lv` tagged `as SOURCE` that changed the value from `old` to `v`: the
     /// change is credited to the faction's points from that source, as the engine's
     /// `record` does (a global variable earns no points).
@@ -538,12 +557,7 @@ impl Lower<'_, '_> {
                     self.b.block_params(join)[0]
                 }
             };
-            let (v, old) = self.store(lv, op, x);
-            self.credit(lv, source, v, old);
-            let c = self.b.ins().icmp(IntCC::NotEqual, v, old);
-            let was = self.b.use_var(changed);
-            let now = self.b.ins().bor(was, c);
-            self.b.def_var(changed, now);
+            self.store_noting(lv, op, x, source, changed);
             self.b.ins().jump(skip, &[]);
             self.b.switch_to_block(skip);
         }
