@@ -4,7 +4,7 @@
 //! seat) and the per-place scale.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Env, Num, Race};
+use crate::expr::{AssignOp, Completers, Env, Num, Race};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -73,15 +73,21 @@ impl<T: Tracer> Game<'_, T> {
 /// reals, else as integers), ties by seat: the order both engines reward a race in (and
 /// sort turn order in). The keys are sorted in place along with the factions.
 pub(crate) fn sort_completers(env: &mut Env<'_>, k: usize, real: bool) {
+    sort_keyed(&mut env.race, k, real);
+}
+
+/// [`sort_completers`] on the completers themselves.
+pub(crate) fn sort_keyed(c: &mut Completers, k: usize, real: bool) {
     let k = k.min(MAX_FACTIONS);
-    let c = &mut env.race;
+    let (keys, order) = (&mut c.keys[..k], &mut c.order[..k]);
     if real {
-        super::order::sort_by(&mut c.keys[..k], &mut c.order[..k], |a, b| {
-            f64::from_bits(a) < f64::from_bits(b)
-        });
+        let less = |a, b| f64::from_bits(a) < f64::from_bits(b);
+        if keys.iter().any(|&x| f64::from_bits(x).is_nan()) {
+            super::order::insertion_sort_by(keys, order, less);
+        } else {
+            super::order::sort_by(keys, order, less);
+        }
     } else {
-        super::order::sort_by(&mut c.keys[..k], &mut c.order[..k], |a, b| {
-            (a as i64) < (b as i64)
-        });
+        super::order::sort_by(keys, order, |a, b| (a as i64) < (b as i64));
     }
 }
