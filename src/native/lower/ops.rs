@@ -380,6 +380,18 @@ impl Lower<'_, '_> {
                 BinOp::Add => self.b.ins().fadd(p, q),
                 BinOp::Sub => self.b.ins().fsub(p, q),
                 BinOp::Mul => self.b.ins().fmul(p, q),
+                // A constant divisor other than 0 (or NaN) needs no test. A power of two
+                // whose reciprocal is normal divides as a product by that reciprocal: both
+                // are the correctly rounded value of the same real, so they are equal.
+                BinOp::Div if let Some(c) = constant(b).filter(|&c| c != 0.0 && !c.is_nan()) => {
+                    let r = 1.0 / c;
+                    if c.is_normal() && r.is_normal() && c.to_bits() << 12 == 0 {
+                        let r = self.real(r);
+                        self.b.ins().fmul(p, r)
+                    } else {
+                        self.b.ins().fdiv(p, q)
+                    }
+                }
                 // `/` inline; a zero divisor goes to the reference, which records the fault.
                 BinOp::Div => {
                     let z = self.real(0.0);
@@ -528,5 +540,38 @@ impl Lower<'_, '_> {
         let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
         let take = self.b.ins().bor(beyond, nan);
         self.b.ins().select(take, b, a)
+    }
+}
+
+/// The value of a constant node as a real (an integer converted as the division converts
+/// it), or `None` for any other node.
+fn constant(n: &Node) -> Option<f64> {
+    match *n {
+        Node::Real(c) => Some(c),
+        Node::Int(c) => Some(c as f64),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The rewrite of `x / c` for a power of two `c` with a normal reciprocal: the
+        /// product by the reciprocal is the same real, bit for bit, for any `x` (subnormal
+        /// and overflowing results included).
+        #[test]
+        fn dividing_by_a_power_of_two_is_multiplying_by_its_reciprocal(
+            x in prop_oneof![any::<f64>(), -1e-300f64..1e-300, Just(f64::MAX), Just(5e-324)],
+            k in -1022i32..=1022,
+            negative in any::<bool>(),
+        ) {
+            let c = if negative { -(2f64.powi(k)) } else { 2f64.powi(k) };
+            let r = 1.0 / c;
+            prop_assume!(c.is_normal() && r.is_normal() && c.to_bits() << 12 == 0);
+            let (q, p) = (x / c, x * r);
+            prop_assert!(q.to_bits() == p.to_bits() || (q.is_nan() && p.is_nan()), "{x} / {c}");
+        }
     }
 }
