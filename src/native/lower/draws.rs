@@ -145,7 +145,9 @@ impl Lower<'_, '_> {
     pub(super) fn unit(&mut self) -> Value {
         let w = self.word();
         let top = self.b.ins().ushr_imm_u(w, 11);
-        let x = self.b.ins().fcvt_from_uint(F64, top);
+        // Below 2^53, so converted exactly as a signed integer (the unsigned conversion
+        // would add a test for values of 2^63 and more).
+        let x = self.b.ins().fcvt_from_sint(F64, top);
         let scale = self.real(1.0 / (1u64 << 53) as f64);
         self.b.ins().fmul(x, scale)
     }
