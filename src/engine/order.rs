@@ -99,18 +99,15 @@ impl<T: Tracer> Game<'_, T> {
 /// (a NaN among reals) take the insertion sort, whose result with them is the reference.
 #[inline(always)]
 pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
-    // `k == k` is false only for an unordered key (a real's NaN); for integers it folds away.
+    // `k != k` only for an unordered key (a real's NaN); for integers it folds away.
     #[allow(clippy::eq_op)]
-    let ordered = keys.iter().all(|&k| k == k);
-    if ordered {
-        sort_by(keys, order, |a, b| a < b);
-    } else {
-        insertion_sort_by(keys, order, |a, b| a < b);
-    }
+    sort_by(keys, order, |a, b| a < b, |k| k != k);
 }
 
-/// [`sort_by_keys`] with `less` comparing two keys (keys kept as bits, say), which must be a
-/// strict weak order over these keys (no NaN among reals; see [`insertion_sort_by`]).
+/// [`sort_by_keys`] with `less` comparing two keys (keys kept as bits, say); `unordered`
+/// names the keys `less` does not order (a real's NaN), with any of which the insertion sort
+/// ([`insertion_sort_by`]) runs, since only for a strict weak order is the ranking below
+/// the same sort.
 ///
 /// Up to 8 keys are ranked with no data-dependent branch: the key to sort is random more
 /// often than not (turn order by `random()`, or by a place just drawn), and the insertion
@@ -120,8 +117,17 @@ pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8
 /// word; each key then moves to its rank. For a strict weak order this is exactly the
 /// stable sort. Hand-written because the standard library's sorts branch on each compare.
 #[inline(always)]
-pub(crate) fn sort_by<K: Copy>(keys: &mut [K], order: &mut [u8], less: impl Fn(K, K) -> bool) {
+pub(crate) fn sort_by<K: Copy>(
+    keys: &mut [K],
+    order: &mut [u8],
+    less: impl Fn(K, K) -> bool,
+    unordered: impl Fn(K) -> bool,
+) {
     let n = keys.len().min(order.len());
+    if keys[..n].iter().any(|&k| unordered(k)) {
+        insertion_sort_by(keys, order, less);
+        return;
+    }
     match n {
         0 | 1 => {}
         2 => rank_sort::<K, 2>(keys, order, &less),
@@ -167,11 +173,7 @@ fn rank_sort<K: Copy, const N: usize>(
 /// strictly greater one, so ties stay in entry order; with a NaN among real keys, a key
 /// moves past none at or before it.
 #[inline(always)]
-pub(crate) fn insertion_sort_by<K: Copy>(
-    keys: &mut [K],
-    order: &mut [u8],
-    less: impl Fn(K, K) -> bool,
-) {
+fn insertion_sort_by<K: Copy>(keys: &mut [K], order: &mut [u8], less: impl Fn(K, K) -> bool) {
     for i in 1..keys.len().min(order.len()) {
         let (x, o) = (keys[i], order[i]);
         let mut j = i;
@@ -254,7 +256,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// Sorts copies with [`sort_by_keys`] and with the reference insertion sort.
-    fn both<K: PartialOrd + Copy + std::fmt::Debug>(keys: &[K]) -> ((Vec<K>, Vec<u8>), Vec<u8>) {
+    fn both<K: PartialOrd + Copy + std::fmt::Debug>(keys: &[K]) -> (Vec<K>, Vec<u8>) {
         let n = keys.len();
         let seats: Vec<u8> = (0..n as u8).collect();
         let (mut k, mut o) = (keys.to_vec(), seats.clone());
@@ -262,22 +264,22 @@ mod tests {
         let (mut rk, mut ro) = (keys.to_vec(), seats);
         insertion_sort_by(&mut rk, &mut ro, |a, b| a < b);
         assert_eq!(o, ro, "order of {keys:?}");
-        ((k, o), ro)
+        (k, o)
     }
 
     #[test]
     fn ties_keep_seat_order() {
-        let ((k, o), _) = both(&[3i64, 1, 3, 1, 2, 3]);
+        let (k, o) = both(&[3i64, 1, 3, 1, 2, 3]);
         assert_eq!(k, [1, 1, 2, 3, 3, 3]);
         assert_eq!(o, [1, 3, 4, 0, 2, 5]);
     }
 
     #[test]
     fn signed_zeros_tie_and_nans_take_the_reference() {
-        let ((_, o), _) = both(&[0.0f64, -0.0, -1.0]);
+        let (_, o) = both(&[0.0f64, -0.0, -1.0]);
         assert_eq!(o, [2, 0, 1]);
         // With a NaN the insertion sort's result is the reference (checked inside `both`).
-        let ((_, o), _) = both(&[2.0, f64::NAN, 1.0, 0.5]);
+        let (_, o) = both(&[2.0, f64::NAN, 1.0, 0.5]);
         assert_eq!(o, [0, 1, 3, 2]);
     }
 
@@ -286,7 +288,7 @@ mod tests {
         fn ranking_is_the_stable_sort_of_integers(
             keys in prop::collection::vec(prop_oneof![-3i64..3, any::<i64>()], 0..=16)
         ) {
-            let ((k, o), _) = both(&keys);
+            let (k, o) = both(&keys);
             let mut stable: Vec<(i64, u8)> = keys.iter().copied().zip(0u8..).collect();
             stable.sort_by_key(|&(x, _)| x);
             prop_assert_eq!(o, stable.iter().map(|p| p.1).collect::<Vec<_>>());

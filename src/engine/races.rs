@@ -81,13 +81,9 @@ pub(crate) fn sort_keyed(c: &mut Completers, k: usize, real: bool) {
     let k = k.min(MAX_FACTIONS);
     let (keys, order) = (&mut c.keys[..k], &mut c.order[..k]);
     if real {
-        let less = |a, b| f64::from_bits(a) < f64::from_bits(b);
-        if keys.iter().any(|&x| f64::from_bits(x).is_nan()) {
-            super::order::insertion_sort_by(keys, order, less);
-        } else {
-            super::order::sort_by(keys, order, less);
-        }
+        let real = f64::from_bits;
+        super::order::sort_by(keys, order, |a, b| real(a) < real(b), |x| real(x).is_nan());
     } else {
-        super::order::sort_by(keys, order, |a, b| (a as i64) < (b as i64));
+        super::order::sort_by(keys, order, |a, b| (a as i64) < (b as i64), |_| false);
     }
 }

@@ -384,12 +384,12 @@ impl Lower<'_, '_> {
                 // whose reciprocal is normal divides as a product by that reciprocal: both
                 // are the correctly rounded value of the same real, so they are equal.
                 BinOp::Div if let Some(c) = constant(b).filter(|&c| c != 0.0 && !c.is_nan()) => {
-                    let r = 1.0 / c;
-                    if c.is_normal() && r.is_normal() && c.to_bits() << 12 == 0 {
-                        let r = self.real(r);
-                        self.b.ins().fmul(p, r)
-                    } else {
-                        self.b.ins().fdiv(p, q)
+                    match exact_reciprocal(c) {
+                        Some(r) => {
+                            let r = self.real(r);
+                            self.b.ins().fmul(p, r)
+                        }
+                        None => self.b.ins().fdiv(p, q),
                     }
                 }
                 // `/` inline; a zero divisor goes to the reference, which records the fault.
@@ -553,8 +553,16 @@ fn constant(n: &Node) -> Option<f64> {
     }
 }
 
+/// The reciprocal of `c` when `c` is a power of two and its reciprocal is normal: then
+/// `x * (1 / c)` is `x / c` bit for bit, as both are the same real correctly rounded.
+fn exact_reciprocal(c: f64) -> Option<f64> {
+    let r = 1.0 / c;
+    (c.is_normal() && r.is_normal() && c.to_bits() << 12 == 0).then_some(r)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::exact_reciprocal;
     use proptest::prelude::*;
 
     proptest! {
@@ -568,8 +576,9 @@ mod tests {
             negative in any::<bool>(),
         ) {
             let c = if negative { -(2f64.powi(k)) } else { 2f64.powi(k) };
-            let r = 1.0 / c;
-            prop_assume!(c.is_normal() && r.is_normal() && c.to_bits() << 12 == 0);
+            let r = exact_reciprocal(c);
+            prop_assume!(r.is_some());
+            let r = r.unwrap_or(1.0);
             let (q, p) = (x / c, x * r);
             prop_assert!(q.to_bits() == p.to_bits() || (q.is_nan() && p.is_nan()), "{x} / {c}");
         }
