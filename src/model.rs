@@ -353,6 +353,9 @@ pub struct Model {
     /// The round loop in machine code, when every piece of a round has machine code (none
     /// on the interpreter).
     pub round_fn: Option<crate::native::Round>,
+    /// Setup's evaluated initial values in machine code (none on the interpreter, or when
+    /// setup evaluates every initial value in order).
+    pub setup_fn: Option<crate::native::Stmts>,
     /// Events.
     pub events: Vec<Event>,
     /// End conditions.

@@ -45,7 +45,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
-use crate::expr::{Elem, Env, Expr, Stmt};
+use crate::expr::{AssignOp, Elem, Env, Expr, LValue, Stmt, Who};
 use crate::model::{Model, Policy, Timing};
 
 /// Which engine plays the games.
@@ -162,7 +162,7 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     // Statement runs and option scans first: the formulas they hold need no function of
     // their own.
     let n = compile_stmts(m)? + compile_menus(m)? + compile_checks(m)?;
-    let n = n + compile_round(m)?;
+    let n = n + compile_round(m)? + compile_setup(m)?;
     Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
@@ -741,12 +741,66 @@ fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     Ok(made)
 }
 
+/// Compiles setup's evaluated initial values (those the engine's `InitPlan` leaves to each
+/// game, after the template of constant ones) to one function. Returns how many functions
+/// were made: none when setup evaluates nothing or evaluates everything in order.
+fn compile_setup(m: &mut Model) -> Result<usize, String> {
+    m.setup_fn = None;
+    let plan = crate::engine::round::InitPlan::new(m);
+    let Some(list) = plan.evaluated().filter(|l| !l.is_empty() && m.slots > 0) else {
+        return Ok(0);
+    };
+    // Each element of each pair is assigned its own evaluation, as `init_var` does.
+    let mut inits = Vec::new();
+    for &(vi, f) in list {
+        let v = &m.vars[vi as usize];
+        let init = v.init_for[f as usize].as_ref().unwrap_or(&v.init);
+        for e in 0..v.width {
+            let lv = LValue {
+                var: vi,
+                base: v.base,
+                fstride: v.fstride,
+                who: Who::Fixed(f),
+                elem: Elem::Fixed(e as u16),
+            };
+            let value = init.clone();
+            let s = Stmt::Assign {
+                lv,
+                op: AssignOp::Set,
+                value,
+                source: None,
+            };
+            inits.push((f, s));
+        }
+    }
+    let mut module = new_module()?;
+    let attrs = attr_table(&mut module, &m.tables)?;
+    let ptr = module.target_config().pointer_type();
+    let cc = module.isa().default_call_conv();
+    let cfg = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    env_vals_signature(&mut ctx.func.signature, cc, ptr);
+    let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
+    let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
+        .with_attrs(gv)
+        .finish_setup(&inits);
+    let ids = [define(&mut module, &mut ctx, "setup")?];
+    let (code, fns) = jit::Code::finish(module, &ids)?;
+    m.setup_fn = fns.into_iter().next().map(|f| Stmts {
+        stmts: inits.into_iter().map(|(_, s)| s).collect(),
+        f: Some((f, code)),
+    });
+    Ok(1)
+}
+
 /// A walk over formulas: it calls the function it is given on each one.
 pub(crate) type Visit<'a> = dyn FnMut(&mut dyn FnMut(&mut Expr)) + 'a;
 
-/// The model's card attribute table (`Tables::card_attrs`, a row of `n_attrs` values a
-/// card) as read-only data of `module`, for `card.ATTR` to read inline; none when the model
-/// has no card attributes.
+/// The model's card data ([`lower::card_data`]: the attribute table, a row of zeros, the
+/// decks' id tables) as read-only data of `module`, for `card.ATTR` and `has_completed` to
+/// read inline; none when the model has no card attributes.
 fn attr_table(
     module: &mut JITModule,
     t: &crate::state::Tables,
@@ -757,7 +811,8 @@ fn attr_table(
     let fail = |e| format!("cannot compile the card attributes: {e}");
     let id = module.declare_anonymous_data(false, false).map_err(fail)?;
     let mut d = cranelift_module::DataDescription::new();
-    d.define(t.card_attrs.iter().flat_map(|v| v.to_ne_bytes()).collect());
+    let (data, _) = lower::card_data(t);
+    d.define(data.iter().flat_map(|v| v.to_ne_bytes()).collect());
     d.set_align(8);
     module.define_data(id, &d).map_err(fail)?;
     Ok(Some(id))

@@ -707,3 +707,113 @@ score = "s + x"
     assert!(native.round_fn.is_some());
     same_games(&interp, &native, 11, 400, 2);
 }
+
+/// `has_completed` over a deck whose ids name one card each (read from a table in machine
+/// code), with gaps in its ids, ids out of range and real ids, and over decks whose ids
+/// repeat or spread too wide for a table; and setup's evaluated initial values (in machine
+/// code after the template): draws, a set variable, a faction's own value, clamps and a
+/// floored real. Both engines play the same games.
+#[test]
+fn has_completed_and_evaluated_initial_values_match() {
+    let text = r#"
+[scenario]
+name = "missions"
+rounds = 10
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[set]]
+name = "areas"
+elements = ["n", "s"]
+[[var]]
+name = "x"
+init = "d6 + seat"
+[[var]]
+name = "cap"
+init = "d20"
+max = 12
+[[var]]
+name = "t"
+over = "areas"
+init = "d3 - 2"
+min = 0
+[[var]]
+name = "r"
+init = "random() * 5 - 1"
+[[var]]
+name = "g"
+scope = "global"
+init = "d4"
+[[deck]]
+name = "m"
+cards = [
+  { name = "m1", attrs = { id = 1 } }, { name = "m2", attrs = { id = 2 } },
+  { name = "m4", attrs = { id = 4 } }, { name = "m5", attrs = { id = 5 } },
+  { name = "m7", attrs = { id = 7 } }, { name = "m8", attrs = { id = 8 } },
+]
+[[deck]]
+name = "dup"
+cards = [{ name = "d", count = 3, attrs = { id = 2 } }, { name = "e", count = 2, attrs = { id = 3 } }]
+[[deck]]
+name = "far"
+cards = [{ name = "f1", attrs = { id = -5 } }, { name = "f2", attrs = { id = 1000 } }]
+[[phase]]
+name = "p"
+each = "faction"
+effects = [
+  "if bernoulli(0.5): take m",
+  "if bernoulli(0.4): take dup",
+  "if bernoulli(0.3): take far",
+  "for held m: if bernoulli(0.5): complete",
+  "for held dup: if bernoulli(0.5): complete",
+  "for held far: if bernoulli(0.5): complete",
+  "x += has_completed(m, d10 - 2) + 2 * has_completed(m, random() * 9)",
+  "x += 4 * has_completed(dup, d4) + 8 * has_completed(far, if(bernoulli(0.5), -5, 1000))",
+  "cap += has_completed(m, 9223372036854775807) + has_completed(m, -9223372036854775807)",
+  "g += t[n] + t[s] + r",
+]
+[ranking]
+score = "x + cap + g"
+"#;
+    let (interp, native) = both(text, "missions.toml").unwrap();
+    assert!(native.setup_fn.is_some());
+    same_games(&interp, &native, 13, 600, 3);
+}
+
+/// A fault in setup's evaluated initial values, in machine code, is the interpreter's.
+#[test]
+fn a_fault_in_setup_is_the_interpreters_fault() {
+    let text = r#"
+[scenario]
+name = "setup"
+rounds = 3
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "y"
+init = "d2"
+[[var]]
+name = "x"
+init = "9223372036854775806 + d2 * seat"
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["y += 1"]
+[ranking]
+score = "x"
+"#;
+    let (interp, native) = both(text, "setup.toml").unwrap();
+    assert!(native.setup_fn.is_some());
+    for game in 0..20 {
+        let a = Game::new(&interp).play(1, game);
+        let b = Game::new(&native).play(1, game);
+        assert_eq!(a, b, "game {game}");
+    }
+    let faults = (0..20).filter(|&g| Game::new(&native).play(1, g).is_err());
+    assert!(faults.count() > 0);
+}

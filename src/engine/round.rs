@@ -93,6 +93,13 @@ impl<T: Tracer> Game<'_, T> {
         let m = self.m;
         if let Some(template) = &self.init.template {
             self.env.st.vals.copy_from_slice(template);
+            if let Some(s) = m.setup_fn.as_ref().filter(|s| !T::ON && s.compiled()) {
+                // The evaluated values in machine code, in the same order (no trace).
+                return match s.call(&mut self.env) {
+                    crate::native::Ran::Faulted => Err(Halt),
+                    _ => Ok(()),
+                };
+            }
             for i in 0..self.init.dynamic.len() {
                 let (vi, f) = self.init.dynamic[i];
                 self.init_var(vi as usize, f as usize)?;
@@ -251,7 +258,7 @@ impl<T: Tracer> Game<'_, T> {
 /// How setup fills the state: a template of the constant initial values, and the (variable,
 /// owner) pairs whose initial value must be evaluated each game, in declaration order.
 #[derive(Debug, Default)]
-pub(super) struct InitPlan {
+pub(crate) struct InitPlan {
     /// Every slot, constant values in place; `None` when an evaluated initial value reads a
     /// variable declared at or after its own (which must then still read 0), so setup
     /// evaluates everything in order.
@@ -260,7 +267,7 @@ pub(super) struct InitPlan {
 }
 
 impl InitPlan {
-    pub(super) fn new(m: &Model) -> InitPlan {
+    pub(crate) fn new(m: &Model) -> InitPlan {
         let mut template = vec![0i64; m.slots];
         let mut dynamic = Vec::new();
         let mut ordered = true;
@@ -295,5 +302,11 @@ impl InitPlan {
             template: ordered.then_some(template),
             dynamic,
         }
+    }
+
+    /// The (variable, owner) pairs setup evaluates after it copies the template, in order;
+    /// none when there is no template (setup then evaluates every initial value).
+    pub(crate) fn evaluated(&self) -> Option<&[(u16, u8)]> {
+        self.template.as_ref().map(|_| &self.dynamic[..])
     }
 }

@@ -118,6 +118,12 @@ pub extern "C" fn hands(env: &mut Env<'_>) -> *const u64 {
     env.st.hands.as_ptr()
 }
 
+/// Each card's owner code (`State::owner`): `has_completed` reads it in machine code. The
+/// buffer never changes length during a game.
+pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
+    env.st.owner.as_ptr()
+}
+
 /// The decks' pools (`State::pool`, a card index each): a take's test reads it in machine
 /// code. The buffer never changes length during a game.
 pub extern "C" fn pools(env: &mut Env<'_>) -> *const u16 {
@@ -308,9 +314,16 @@ pub extern "C" fn completed(env: &mut Env<'_>, d: u32) -> i64 {
     env.count_owned(d as u16, crate::state::completed_by(env.cx.bound)) as i64
 }
 
-/// `has_completed(deck, id)` for the bound faction.
+/// `has_completed(deck, id)` for the bound faction, as [`tree::has_completed`] answers it:
+/// whether one of the deck's cards with that id is completed by the faction. It reads the
+/// cards with that id straight away (most ids name one card), without the reference's
+/// early answer from the kept count, which costs more than it saves here.
 pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
-    tree::has_completed(env, deck as u16, id) as i64
+    let code = crate::state::completed_by(env.cx.bound);
+    let owner = &env.st.owner;
+    env.t
+        .cards_with_id(deck as u16, id)
+        .any(|c| owner.get(c) == Some(&code)) as i64
 }
 
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it

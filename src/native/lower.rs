@@ -85,6 +85,51 @@ pub struct Hooks {
     pub on_draw: Vec<Check>,
 }
 
+/// A deck's table of the card each id names, in the data of [`card_data`]: the entry of id
+/// `lo + k` for `k < len` is that card's index or -1 (no card has it), and entry `len` is
+/// -1, for every id out of range.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct IdTable {
+    /// The least id.
+    pub lo: i64,
+    /// Entries before the last.
+    pub len: u64,
+    /// Byte offset of the first entry in the data.
+    pub at: i32,
+}
+
+/// The read-only data the code of a model reads, as `i64` values: the card attribute table
+/// (`Tables::card_attrs`, a row of `n_attrs` values a card), one row of zeros (the
+/// attributes of "no card", which `card.ATTR` reads for any index past the cards), then,
+/// for each deck whose ids name one card each and span a table (`Tables::id_runs`), its
+/// [`IdTable`]. Also where each deck's table is.
+pub(super) fn card_data(t: &crate::state::Tables) -> (Vec<i64>, Vec<Option<IdTable>>) {
+    let mut data = t.card_attrs.clone();
+    data.extend(std::iter::repeat_n(0, t.n_attrs));
+    let mut tables = Vec::new();
+    for (lo, starts) in &t.id_runs {
+        let runs = starts.windows(2);
+        if starts.is_empty() || runs.clone().any(|w| w[1] - w[0] > 1) {
+            tables.push(None);
+            continue;
+        }
+        let at = i32::try_from(data.len() * 8).ok();
+        tables.push(at.map(|at| IdTable {
+            lo: *lo,
+            len: starts.len() as u64 - 1,
+            at,
+        }));
+        for w in starts.windows(2) {
+            data.push(match w[1] > w[0] {
+                true => t.by_id[w[0] as usize].2 as i64,
+                false => -1,
+            });
+        }
+        data.push(-1);
+    }
+    (data, tables)
+}
+
 /// A binding (acting faction, bound faction or target) the code being built knows without
 /// loading it from the environment: a constant, or an `i64` value computed earlier and
 /// proven below the number of factions ([`Lower::proven`]).
@@ -133,6 +178,9 @@ pub(super) struct Lower<'a, 'f> {
     /// The card attribute table (`Tables::card_attrs`) as data of the module, when the model
     /// has one: `card.ATTR` reads it inline.
     attrs: Option<GlobalValue>,
+    /// Per deck, where [`card_data`] keeps its table of the card each id names, when it
+    /// has one: `has_completed` reads it inline.
+    ids: Vec<Option<IdTable>>,
     /// The bindings this point of the code knows (each also stored in the environment,
     /// which helpers read, unless [`Lower::pending`] holds it): `[me, bound, target]`.
     known: [Option<Known>; 3],
@@ -203,6 +251,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             fault_ret: None,
             hooks: None,
             attrs: None,
+            ids: Vec::new(),
             known: [None; 3],
             elem: None,
             pending: [None; 3],
@@ -222,6 +271,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// function (see [`Lower::attrs`]).
     pub fn with_attrs(mut self, attrs: Option<GlobalValue>) -> Self {
         self.attrs = attrs;
+        if attrs.is_some() {
+            self.ids = card_data(self.t).1;
+        }
         self
     }
 
@@ -244,6 +296,31 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn finish_stmts(mut self, stmts: &[Stmt]) {
         self.know_entry();
         self.stmts(stmts);
+        let done = self.int(DONE as i64);
+        self.b.ins().return_(&[done]);
+        self.end();
+    }
+
+    /// Lowers setup's evaluated initial values as a function `(env, vals) -> i64` and
+    /// finishes: each `(f, assignment)` in order, with faction `f` bound as setup binds it
+    /// (acting, bound and target, in the environment too), as the engine's `init_var` stores
+    /// it (floored, clamped, a fault at the formula). Returns [`DONE`] or [`FAULTED`]; setup
+    /// runs no end conditions.
+    pub fn finish_setup(mut self, inits: &[(u8, Stmt)]) {
+        let mut bound = None;
+        for (f, s) in inits {
+            if bound != Some(*f) {
+                let fv = self.b.ins().iconst(types::I8, *f as i64);
+                for off in [Off::ME, Off::BOUND, Off::TARGET] {
+                    self.env_store(fv, off);
+                }
+                self.known = [Some(Known::Const(*f)); 3];
+                bound = Some(*f);
+            }
+            let next = self.b.create_block();
+            self.stmt(s, next);
+            self.b.switch_to_block(next);
+        }
         let done = self.int(DONE as i64);
         self.b.ins().return_(&[done]);
         self.end();

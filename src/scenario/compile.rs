@@ -791,6 +791,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         menus: Vec::new(),
         check_fns: Default::default(),
         round_fn: None,
+        setup_fn: None,
         name: raw.scenario.name.get_ref().clone(),
         title: raw
             .scenario

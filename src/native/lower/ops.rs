@@ -208,29 +208,61 @@ impl Lower<'_, '_> {
     }
 
     /// `card.ATTR` inline, as [`h::card_attr`] reads it: attribute `a` of the current card
-    /// from the model's table, 0 when there is no current card.
+    /// from the model's table, 0 when there is no current card. The table ends with a row
+    /// of zeros ([`crate::native`]'s `attr_table`) that every index past the cards, and so
+    /// [`crate::state::NO_CARD`], is clamped to: one `umin`, with no test of its own.
     fn card_attr(&mut self, a: u16) -> Value {
         let gv = self.attrs.expect("the attribute table is imported");
         let c = self.env_load(I32, Off::CARD);
         let c = self.b.ins().uextend(I64, c);
-        let none = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, c, crate::state::NO_CARD as i64);
-        // Card 0 stands in for "none" so that the load stays in the table.
-        let zero = self.int(0);
-        let c = self.b.ins().select(none, zero, c);
+        let cards = (self.t.card_attrs.len() / self.t.n_attrs.max(1)) as i64;
+        let last = self.int(cards);
+        let c = self.b.ins().umin(c, last);
         let row = (self.t.n_attrs * 8) as i64;
         let off = self.b.ins().imul_imm_s(c, row);
         let base = self.b.ins().symbol_value(self.ptr, gv);
         let p = self.b.ins().iadd(base, off);
-        let v = self.b.ins().load(
+        self.b.ins().load(
             I64,
             MemFlagsData::trusted().with_readonly(),
             p,
             a as i32 * 8,
-        );
-        self.b.ins().select(none, zero, v)
+        )
+    }
+
+    /// `has_completed(deck, id)` inline for a deck whose ids name one card each, as
+    /// [`h::has_completed`] answers it: the card `table` gives for `id` (none out of its
+    /// range), then whether the bound faction completed it. An `i64` 0 or 1.
+    fn has_completed(&mut self, table: super::IdTable, id: Value) -> Value {
+        let gv = self.attrs.expect("the card data is imported");
+        // `id - lo` as unsigned is below `len` exactly when `id` is in the table (as
+        // `Tables::cards_with_id` reads it); any other id reads the last entry, -1.
+        let k = self.b.ins().iadd_imm_s(id, table.lo.wrapping_neg());
+        let len = self.int(table.len as i64);
+        let k = self.b.ins().umin(k, len);
+        let off = self.b.ins().ishl_imm_u(k, 3);
+        let base = self.b.ins().symbol_value(self.ptr, gv);
+        let p = self.b.ins().iadd(base, off);
+        let flags = MemFlagsData::trusted().with_readonly();
+        let card = self.b.ins().load(I64, flags, p, table.at);
+        let some = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, card, 0);
+        // Card 0's owner is read for no card, so that the load stays in the buffer.
+        let zero = self.int(0);
+        let c = self.b.ins().select(some, card, zero);
+        let owners = self.call_ptr(h::owners as *const () as usize);
+        let p = self.b.ins().iadd(owners, c);
+        let owner = self.b.ins().uload8(I64, MemFlagsData::trusted(), p, 0);
+        let f = self.who(Who::Bound);
+        let code = self
+            .b
+            .ins()
+            .iadd_imm_s(f, crate::state::completed_by(0) as i64);
+        let mine = self.b.ins().icmp(IntCC::Equal, owner, code);
+        let yes = self.b.ins().band(mine, some);
+        self.bool_int(yes)
     }
 
     pub(super) fn unary(&mut self, op: Op, a: &Node) -> V {
@@ -259,14 +291,19 @@ impl Lower<'_, '_> {
                     Ty::Int => x.v,
                     Ty::Real => self.b.ins().fcvt_to_sint_sat(I64, x.v),
                 };
-                // It records no fault.
-                let d = self.i32c(d as u32);
-                let env = self.env;
-                self.call_pure(
-                    h::has_completed as *const () as usize,
-                    &[self.ptr, I32, I64],
-                    &[env, d, id],
-                )
+                match self.ids.get(d as usize).copied().flatten() {
+                    Some(table) => self.has_completed(table, id),
+                    None => {
+                        // It records no fault.
+                        let d = self.i32c(d as u32);
+                        let env = self.env;
+                        self.call_pure(
+                            h::has_completed as *const () as usize,
+                            &[self.ptr, I32, I64],
+                            &[env, d, id],
+                        )
+                    }
+                }
             }
             _ => {
                 let t = self.truth(x);
