@@ -710,7 +710,8 @@ score = "s + x"
 
 /// `has_completed` over a deck whose ids name one card each (read from a table in machine
 /// code), with gaps in its ids, ids out of range and real ids, and over decks whose ids
-/// repeat or spread too wide for a table; and setup's evaluated initial values (in machine
+/// repeat or spread too wide for a table; `held` and `completed` (kept counts read in
+/// machine code); a conditional take from a deck of more than 64 cards; and setup's evaluated initial values (in machine
 /// code after the template): draws, a set variable, a faction's own value, clamps and a
 /// floored real. Both engines play the same games.
 #[test]
@@ -760,6 +761,10 @@ cards = [{ name = "d", count = 3, attrs = { id = 2 } }, { name = "e", count = 2,
 [[deck]]
 name = "far"
 cards = [{ name = "f1", attrs = { id = -5 } }, { name = "f2", attrs = { id = 1000 } }]
+# More cards than one word of an eligible set holds.
+[[deck]]
+name = "big"
+cards = [{ name = "b1", count = 50, attrs = { id = 0 } }, { name = "b2", count = 30, attrs = { id = 9 } }]
 [[phase]]
 name = "p"
 each = "faction"
@@ -774,6 +779,9 @@ effects = [
   "x += 4 * has_completed(dup, d4) + 8 * has_completed(far, if(bernoulli(0.5), -5, 1000))",
   "cap += has_completed(m, 9223372036854775807) + has_completed(m, -9223372036854775807)",
   "g += t[n] + t[s] + r",
+  "if bernoulli(0.6): take big if card.id == 9 or held(big) >= 3",
+  "for held big: if bernoulli(0.3): complete",
+  "cap += completed(m) + 2 * completed(big) - held(big) + held(m) * completed(dup)",
 ]
 [ranking]
 score = "x + cap + g"

@@ -124,6 +124,18 @@ pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
     env.st.owner.as_ptr()
 }
 
+/// The kept counts of each deck's cards by owner (`State::owned`, at
+/// [`crate::state::owned_slot`]): `held(deck)` and `completed(deck)` read them in machine
+/// code. A game's state has a count for every deck and hand; any other state gets zero
+/// counts first, so that every slot machine code reads is in the buffer.
+pub extern "C" fn owned_counts(env: &mut Env<'_>) -> *const u32 {
+    let need = env.t.deck_start.len() * 2 * crate::state::MAX_FACTIONS;
+    if env.st.owned.len() < need {
+        env.st.owned.resize(need, 0);
+    }
+    env.st.owned.as_ptr()
+}
+
 /// The decks' pools (`State::pool`, a card index each): a take's test reads it in machine
 /// code. The buffer never changes length during a game.
 pub extern "C" fn pools(env: &mut Env<'_>) -> *const u16 {
@@ -302,16 +314,6 @@ pub extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
 /// `left(deck)`: the cards left in a deck's pool.
 pub extern "C" fn deck_left(env: &mut Env<'_>, d: u32) -> i64 {
     env.st.deck_left.get(d as usize).copied().unwrap_or(0) as i64
-}
-
-/// `held(deck)`: the cards of a deck the bound faction holds.
-pub extern "C" fn held(env: &mut Env<'_>, d: u32) -> i64 {
-    env.count_owned(d as u16, crate::state::held_by(env.cx.bound)) as i64
-}
-
-/// `completed(deck)`: the cards of a deck the bound faction has completed.
-pub extern "C" fn completed(env: &mut Env<'_>, d: u32) -> i64 {
-    env.count_owned(d as u16, crate::state::completed_by(env.cx.bound)) as i64
 }
 
 /// `has_completed(deck, id)` for the bound faction, as [`tree::has_completed`] answers it:

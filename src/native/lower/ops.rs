@@ -198,13 +198,27 @@ impl Lower<'_, '_> {
             Op::CardAttr(a) if self.attrs.is_some() => return self.card_attr(a),
             Op::CardAttr(a) => (h::card_attr as *const () as usize, a),
             Op::DeckLeft(x) => (h::deck_left as *const () as usize, x),
-            Op::Held(x) => (h::held as *const () as usize, x),
-            Op::Completed(x) => (h::completed as *const () as usize, x),
+            Op::Held(d) => return self.owned(d, crate::state::held_by(0)),
+            Op::Completed(d) => return self.owned(d, crate::state::completed_by(0)),
             _ => return self.int(0),
         };
         let a = self.i32c(d.1 as u32);
         let env = self.env;
         self.call_pure(d.0, &[self.ptr, I32], &[env, a])
+    }
+
+    /// `held(deck)` (`code0` is `held_by(0)`) or `completed(deck)` (`completed_by(0)`) for
+    /// the bound faction, as `Env::count_owned` answers it: the kept count of the deck's
+    /// cards with the faction's owner code, read inline ([`h::owned_counts`]).
+    fn owned(&mut self, d: u16, code0: u8) -> Value {
+        let f = self.who(Who::Bound);
+        // `owned_slot(d, code0 + f)`: hands before completed piles, `MAX_FACTIONS` each.
+        let first = crate::state::owned_slot(d as usize, code0).expect("a faction's code");
+        let counts = self.call_ptr(h::owned_counts as *const () as usize);
+        let at = self.b.ins().iadd_imm_s(f, first as i64);
+        let at = self.b.ins().ishl_imm_u(at, 2);
+        let p = self.b.ins().iadd(counts, at);
+        self.b.ins().uload32(MemFlagsData::trusted(), p, 0)
     }
 
     /// `card.ATTR` inline, as [`h::card_attr`] reads it: attribute `a` of the current card

@@ -255,24 +255,28 @@ impl Lower<'_, '_> {
                 // The eligible set holds a deck's most cards (the engine's cap).
                 let cap = self.int(crate::scenario::MAX_DECK_CARDS as i64);
                 let left = self.b.ins().smin(left, cap);
+                // A deck of at most 64 cards keeps its eligible set in one word, built in a
+                // register and stored once after the scan.
+                let one_word = self.t.deck_len[d as usize] <= 64;
                 let (head, body, done) = (
                     self.b.create_block(),
                     self.b.create_block(),
                     self.b.create_block(),
                 );
-                self.b.append_block_param(head, I64);
-                self.b.append_block_param(head, I64);
+                for _ in 0..3 {
+                    self.b.append_block_param(head, I64);
+                }
+                self.b.append_block_param(done, I64);
                 self.b.append_block_param(done, I64);
                 let zero = self.int(0);
-                self.b
-                    .ins()
-                    .jump(head, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+                let start_args = [BlockArg::Value(zero); 3];
+                self.b.ins().jump(head, &start_args);
                 self.b.switch_to_block(head);
-                let (j, n) = (self.b.block_params(head)[0], self.b.block_params(head)[1]);
+                let ps = self.b.block_params(head);
+                let (j, n, word) = (ps[0], ps[1], ps[2]);
                 let end = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, j, left);
-                self.b
-                    .ins()
-                    .brif(end, done, &[BlockArg::Value(n)], body, &[]);
+                let done_args = [BlockArg::Value(n), BlockArg::Value(word)];
+                self.b.ins().brif(end, done, &done_args, body, &[]);
                 self.b.switch_to_block(body);
                 // The `j`-th card of the pool becomes the current card (`State::look_at_pool`);
                 // `j < left`, the deck's cards left, so the index is in the deck's range.
@@ -286,24 +290,32 @@ impl Lower<'_, '_> {
                 let yes = self.bool_int(c);
                 // Bit `j` of the eligible set, as `mark_eligible` sets it: the first card of
                 // a word clears it. `j < left <= MAX_DECK_CARDS`, so the word is in the set.
-                let w = self.b.ins().ushr_imm_u(j, 6);
-                let w = self.b.ins().ishl_imm_u(w, 3);
-                let addr = self.b.ins().iadd(env, w);
-                let mem = MemFlagsData::trusted();
-                let old = self.b.ins().load(I64, mem, addr, Off::ELIGIBLE);
                 let bit = self.b.ins().band_imm_s(j, 63);
-                let first = self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0);
-                let old = self.b.ins().select(first, zero, old);
                 let set = self.b.ins().ishl(yes, bit);
-                let new = self.b.ins().bor(old, set);
-                self.b.ins().store(mem, new, addr, Off::ELIGIBLE);
+                let word = if one_word {
+                    self.b.ins().bor(word, set)
+                } else {
+                    let w = self.b.ins().ushr_imm_u(j, 6);
+                    let w = self.b.ins().ishl_imm_u(w, 3);
+                    let addr = self.b.ins().iadd(env, w);
+                    let mem = MemFlagsData::trusted();
+                    let old = self.b.ins().load(I64, mem, addr, Off::ELIGIBLE);
+                    let first = self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0);
+                    let old = self.b.ins().select(first, zero, old);
+                    let new = self.b.ins().bor(old, set);
+                    self.b.ins().store(mem, new, addr, Off::ELIGIBLE);
+                    word
+                };
                 let n1 = self.b.ins().iadd(n, yes);
                 let j1 = self.b.ins().iadd_imm_s(j, 1);
-                self.b
-                    .ins()
-                    .jump(head, &[BlockArg::Value(j1), BlockArg::Value(n1)]);
+                let next_args = [j1, n1, word].map(BlockArg::Value);
+                self.b.ins().jump(head, &next_args);
                 self.b.switch_to_block(done);
-                let n = self.b.block_params(done)[0];
+                let (n, word) = (self.b.block_params(done)[0], self.b.block_params(done)[1]);
+                if one_word {
+                    let mem = MemFlagsData::trusted();
+                    self.b.ins().store(mem, word, env, Off::ELIGIBLE);
+                }
                 self.env_store(saved, Off::CARD);
                 self.call_quiet(
                     h::take_eligible as *const () as usize,
