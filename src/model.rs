@@ -47,6 +47,16 @@ pub struct Var {
     pub flip: Option<i64>,
 }
 
+impl Var {
+    /// The initial value of owner `f`'s copy (0 for a global): its own, else the shared one.
+    pub fn init_of(&self, f: usize) -> &crate::expr::Expr {
+        self.init_for
+            .get(f)
+            .and_then(Option::as_ref)
+            .unwrap_or(&self.init)
+    }
+}
+
 /// Agent policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {

@@ -35,18 +35,19 @@
 mod helpers;
 mod jit;
 mod lower;
+mod stmts;
+mod unit;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, types};
-use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::Module;
 
-use crate::expr::{AssignOp, Elem, Env, Expr, LValue, Stmt, Who};
+use crate::expr::{Env, Expr, Stmt};
 use crate::model::{Model, Policy, Timing};
+pub use stmts::{Ran, Stmts};
+use stmts::{compile_setup, compile_stmts};
+use unit::Unit;
 
 /// Which engine plays the games.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -255,13 +256,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     }
     let n = m.nfactions();
     let hooks = hooks(m);
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, &m.tables)?;
-    let ptr = module.target_config().pointer_type();
-    let cc = module.isa().default_call_conv();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
+    let mut unit = Unit::new(&m.tables)?;
     // Factions with the same menu and scores share one function.
     // Each function's menu, priorities and capacity.
     type Made<'m> = (Vec<u16>, Option<&'m [u16]>, usize);
@@ -291,25 +286,22 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
             .iter()
             .map(|(_, a)| if a.targeted { n - 1 } else { 1 })
             .sum();
-        let sig = &mut ctx.func.signature;
-        sig.call_conv = cc;
+        let sig = &mut unit.ctx.func.signature;
+        sig.call_conv = unit.cc;
         for _ in 0..3 {
-            sig.params.push(AbiParam::new(ptr));
+            sig.params.push(AbiParam::new(unit.ptr));
         }
         sig.params.push(AbiParam::new(types::I64));
         sig.returns.push(AbiParam::new(types::I64));
-        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
-            .with_attrs(gv)
+        unit.lower(&m.tables, m.slots, 0)
             .with_hooks(&hooks)
             .finish_menu(n as u8, &items, priority);
-        let id = define(&mut module, &mut ctx, "an agent's turn")?;
+        let id = unit.define("an agent's turn")?;
         *slot = Some(made.len());
         ids.push(id);
         made.push((menu, priority, cap));
     }
-    let (code, fns) = jit::Code::finish_menus(module, &ids)?;
+    let (code, fns) = jit::Code::finish_menus(unit.module, &ids)?;
     let menus = of_faction
         .iter()
         .enumerate()
@@ -380,13 +372,7 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     if m.slots == 0 || m.checks.is_empty() {
         return Ok(0);
     }
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, &m.tables)?;
-    let ptr = module.target_config().pointer_type();
-    let cc = module.isa().default_call_conv();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
+    let mut unit = Unit::new(&m.tables)?;
     // Each function's conditions, and where it goes: `Ok(timing)` or `Err(check index)`.
     let mut lists: Vec<(Vec<&crate::model::Check>, Result<usize, usize>)> = Vec::new();
     for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
@@ -402,15 +388,11 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     }
     let mut ids = Vec::new();
     for (list, _) in &lists {
-        env_vals_signature(&mut ctx.func.signature, cc, ptr);
-        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
-            .with_attrs(gv)
-            .finish_checks(list);
-        ids.push(define(&mut module, &mut ctx, "end conditions")?);
+        unit.env_vals();
+        unit.lower(&m.tables, m.slots, 0).finish_checks(list);
+        ids.push(unit.define("end conditions")?);
     }
-    let (code, fns) = jit::Code::finish(module, &ids)?;
+    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
     let mut made = CheckFns {
         immediate: vec![None; m.checks.len()],
         ..CheckFns::default()
@@ -537,24 +519,11 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         menus,
         max_steps: m.max_steps,
     };
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, &m.tables)?;
-    let ptr = module.target_config().pointer_type();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
-    env_vals_signature(
-        &mut ctx.func.signature,
-        module.isa().default_call_conv(),
-        ptr,
-    );
-    let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-    let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
-        .with_attrs(gv)
-        .finish_round(&plan);
-    let id = define(&mut module, &mut ctx, "a round")?;
-    let (code, fns) = jit::Code::finish_round(module, &[id])?;
+    let mut unit = Unit::new(&m.tables)?;
+    unit.env_vals();
+    unit.lower(&m.tables, m.slots, 0).finish_round(&plan);
+    let id = unit.define("a round")?;
+    let (code, fns) = jit::Code::finish_round(unit.module, &[id])?;
     codes.insert(0, code);
     m.round_fn = Some(Round {
         f: fns[0],
@@ -562,95 +531,6 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         _code: codes,
     });
     Ok(1)
-}
-
-/// Statements compiled together: a run of assignments and conditions of one effect list.
-pub struct Stmts {
-    /// The statements, as the interpreter runs them (for traces).
-    pub stmts: Box<[Stmt]>,
-    f: Option<(jit::NativeFn, Arc<jit::Code>)>,
-}
-
-/// How a statement-list function returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ran {
-    /// Every statement ran.
-    Done,
-    /// A fault was recorded in the environment.
-    Faulted,
-    /// A store changed a variable, and its immediate end condition with this reason held:
-    /// the game ends.
-    Held(u16),
-}
-
-impl Stmts {
-    /// Whether the statements have their machine code (otherwise they are interpreted).
-    pub fn compiled(&self) -> bool {
-        self.f.is_some()
-    }
-
-    /// Runs the statements.
-    #[inline(always)]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
-        let Some((f, _)) = &self.f else {
-            return Ran::Faulted;
-        };
-        let vals = env.st.vals.as_mut_ptr();
-        match f(env, vals) {
-            lower::DONE => Ran::Done,
-            lower::FAULTED => Ran::Faulted,
-            r => Ran::Held(r as u16),
-        }
-    }
-}
-
-impl std::fmt::Debug for Stmts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.stmts.iter()).finish()
-    }
-}
-
-impl Clone for Stmts {
-    fn clone(&self) -> Self {
-        Stmts {
-            stmts: self.stmts.clone(),
-            f: self.f.clone(),
-        }
-    }
-}
-
-/// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
-/// element; a points-by-source tag is credited as the engine does, and the variable's
-/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, an `award`
-/// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
-/// `complete`, a condition over such statements, or an `each` or `for held` over them.
-fn lowerable(s: &Stmt) -> bool {
-    match s {
-        Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
-        Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
-        Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
-            Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),
-            None => lowerable(body),
-        },
-        Stmt::ForHeld { body, .. } => lowerable(body),
-        Stmt::Order { lv, keys } => {
-            keys.len() <= crate::expr::compile::MAX_ORDER_KEYS && !matches!(lv.elem, Elem::Bound)
-        }
-        Stmt::Race(r) => [&r.done, &r.count, &r.lv]
-            .iter()
-            .all(|l| !matches!(l.elem, Elem::Bound)),
-        // The engine ranks a tie-break chain first; awards without one are lowered.
-        Stmt::Award { lv, chain, .. } => chain.is_empty() && !matches!(lv.elem, Elem::Bound),
-        // `win` and `lose` mark the bound faction; the engine settles the marks when the list
-        // ends, as it does after an interpreted statement.
-        Stmt::Outcome { .. }
-        | Stmt::End(_)
-        | Stmt::Draw(..)
-        | Stmt::Take { .. }
-        | Stmt::Discard
-        | Stmt::Complete => true,
-        _ => false,
-    }
 }
 
 /// The immediate end conditions machine code runs itself, in the order the engine runs
@@ -663,218 +543,8 @@ fn hooks(m: &Model) -> lower::Hooks {
     }
 }
 
-/// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
-fn group(list: &mut Vec<Stmt>) {
-    let old = std::mem::take(list);
-    let mut run: Vec<Stmt> = Vec::new();
-    let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
-        if !run.is_empty() {
-            list.push(Stmt::Native(Box::new(Stmts {
-                stmts: std::mem::take(run).into_boxed_slice(),
-                f: None,
-            })));
-        }
-    };
-    for s in old {
-        if lowerable(&s) {
-            run.push(s);
-        } else {
-            flush(&mut run, list);
-            list.push(s);
-        }
-    }
-    flush(&mut run, list);
-}
-
-/// The effect lists of phases, actions and events (examples run as written).
-fn effect_lists(m: &mut Model) -> impl Iterator<Item = &mut Vec<Stmt>> {
-    m.phases
-        .iter_mut()
-        .map(|p| &mut p.effects)
-        .chain(m.actions.iter_mut().map(|a| &mut a.effects))
-        .chain(m.events.iter_mut().map(|e| &mut e.effects))
-}
-
-/// Groups the runs of assignments and conditions of every effect list and compiles each run
-/// to one function. Returns how many functions were made.
-fn compile_stmts(m: &mut Model) -> Result<usize, String> {
-    if m.slots == 0 {
-        return Ok(0);
-    }
-    // A host that cannot be targeted fails here, before the model is changed.
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, &m.tables)?;
-    for list in effect_lists(m) {
-        group(list);
-    }
-    let hooks = hooks(m);
-    let (t, slots) = (m.tables.clone(), m.slots);
-    let ptr = module.target_config().pointer_type();
-    let cc = module.isa().default_call_conv();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
-    let mut ids = Vec::new();
-    for list in effect_lists(m) {
-        for s in list.iter() {
-            let Stmt::Native(n) = s else { continue };
-            env_vals_signature(&mut ctx.func.signature, cc, ptr);
-            let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            lower::Lower::new(b, &t, slots, 0, cfg)
-                .with_attrs(gv)
-                .with_hooks(&hooks)
-                .finish_stmts(&n.stmts);
-            ids.push(define(&mut module, &mut ctx, "an effect list")?);
-        }
-    }
-    let (code, fns) = jit::Code::finish(module, &ids)?;
-    let made = fns.len();
-    let mut fns = fns.into_iter();
-    for list in effect_lists(m) {
-        for s in list.iter_mut() {
-            if let Stmt::Native(n) = s {
-                n.f = fns.next().map(|f| (f, code.clone()));
-            }
-        }
-    }
-    Ok(made)
-}
-
-/// Compiles setup's evaluated initial values (those the engine's `InitPlan` leaves to each
-/// game, after the template of constant ones) to one function. Returns how many functions
-/// were made: none when setup evaluates nothing or evaluates everything in order.
-fn compile_setup(m: &mut Model) -> Result<usize, String> {
-    m.setup_fn = None;
-    let plan = crate::engine::round::InitPlan::new(m);
-    let Some(list) = plan.evaluated().filter(|l| !l.is_empty() && m.slots > 0) else {
-        return Ok(0);
-    };
-    // Each element of each pair is assigned its own evaluation, as `init_var` does.
-    let mut inits = Vec::new();
-    for &(vi, f) in list {
-        let v = &m.vars[vi as usize];
-        let init = v.init_for[f as usize].as_ref().unwrap_or(&v.init);
-        for e in 0..v.width {
-            let lv = LValue {
-                var: vi,
-                base: v.base,
-                fstride: v.fstride,
-                who: Who::Fixed(f),
-                elem: Elem::Fixed(e as u16),
-            };
-            let value = init.clone();
-            let s = Stmt::Assign {
-                lv,
-                op: AssignOp::Set,
-                value,
-                source: None,
-            };
-            inits.push((f, s));
-        }
-    }
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, &m.tables)?;
-    let ptr = module.target_config().pointer_type();
-    let cc = module.isa().default_call_conv();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
-    env_vals_signature(&mut ctx.func.signature, cc, ptr);
-    let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-    let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    lower::Lower::new(b, &m.tables, m.slots, 0, cfg)
-        .with_attrs(gv)
-        .finish_setup(&inits);
-    let ids = [define(&mut module, &mut ctx, "setup")?];
-    let (code, fns) = jit::Code::finish(module, &ids)?;
-    m.setup_fn = fns.into_iter().next().map(|f| Stmts {
-        stmts: inits.into_iter().map(|(_, s)| s).collect(),
-        f: Some((f, code)),
-    });
-    Ok(1)
-}
-
 /// A walk over formulas: it calls the function it is given on each one.
 pub(crate) type Visit<'a> = dyn FnMut(&mut dyn FnMut(&mut Expr)) + 'a;
-
-/// The model's card data ([`lower::card_data`]: the attribute table, a row of zeros, the
-/// decks' id tables) as read-only data of `module`, for `card.ATTR` and `has_completed` to
-/// read inline; none when the model has no card attributes.
-fn attr_table(
-    module: &mut JITModule,
-    t: &crate::state::Tables,
-) -> Result<Option<cranelift_module::DataId>, String> {
-    if t.card_attrs.is_empty() {
-        return Ok(None);
-    }
-    let fail = |e| format!("cannot compile the card attributes: {e}");
-    let id = module.declare_anonymous_data(false, false).map_err(fail)?;
-    let mut d = cranelift_module::DataDescription::new();
-    let (data, _) = lower::card_data(t);
-    d.define(data.iter().flat_map(|v| v.to_ne_bytes()).collect());
-    d.set_align(8);
-    module.define_data(id, &d).map_err(fail)?;
-    Ok(Some(id))
-}
-
-/// Defines the function built in `ctx` in `module` and clears `ctx` for the next one;
-/// `what` names it in the error.
-fn define(
-    module: &mut JITModule,
-    ctx: &mut cranelift_codegen::Context,
-    what: &str,
-) -> Result<cranelift_module::FuncId, String> {
-    let id = module
-        .declare_anonymous_function(&ctx.func.signature)
-        .map_err(|e| format!("cannot compile {what}: {e}"))?;
-    module
-        .define_function(id, ctx)
-        .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
-    module.clear_context(ctx);
-    Ok(id)
-}
-
-/// Makes `sig` the signature of a formula, statement run, set of end checks or round:
-/// `(env, vals) -> i64` in calling convention `cc` (see [`jit::NativeFn`]).
-fn env_vals_signature(
-    sig: &mut cranelift_codegen::ir::Signature,
-    cc: cranelift_codegen::isa::CallConv,
-    ptr: cranelift_codegen::ir::Type,
-) {
-    sig.call_conv = cc;
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(ptr));
-    sig.returns.push(AbiParam::new(types::I64));
-}
-
-/// A module for the host, set up the way every function of vpsim is compiled.
-fn new_module() -> Result<JITModule, String> {
-    let mut flags = settings::builder();
-    let set = |f: &mut settings::Builder, k: &str, v: &str| {
-        f.set(k, v)
-            .map_err(|e| format!("Cranelift setting {k}: {e}"))
-    };
-    set(&mut flags, "opt_level", "speed")?;
-    set(&mut flags, "is_pic", "false")?;
-    set(&mut flags, "use_colocated_libcalls", "false")?;
-    // The lowering is tested against the interpreter; verifying every function again at
-    // load time would cost more than compiling it, so only debug builds (the tests) verify.
-    let verify = if cfg!(debug_assertions) {
-        "true"
-    } else {
-        "false"
-    };
-    set(&mut flags, "enable_verifier", verify)?;
-    let isa = cranelift_native::builder()
-        .map_err(|e| format!("cannot target this machine: {e}"))?
-        .finish(settings::Flags::new(flags))
-        .map_err(|e| format!("cannot target this machine: {e}"))?;
-    Ok(JITModule::new(JITBuilder::with_isa(
-        isa,
-        cranelift_module::default_libcall_names(),
-    )))
-}
 
 /// Compiles the formulas `visit` presents (twice, in the same order: once to compile, once
 /// to install), over a state of `slots` variables and the static tables `t`. Returns how
@@ -884,26 +554,16 @@ pub(crate) fn compile_with(
     slots: usize,
     visit: &mut Visit<'_>,
 ) -> Result<usize, String> {
-    let mut module = new_module()?;
-    let attrs = attr_table(&mut module, t)?;
-    let ptr = module.target_config().pointer_type();
-    let cc = module.isa().default_call_conv();
-    let cfg = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
+    let mut unit = Unit::new(t)?;
     let mut ids = Vec::new();
     let mut failed = None;
     visit(&mut |e: &mut Expr| {
         if e.as_const_num().is_some() || failed.is_some() {
             return;
         }
-        env_vals_signature(&mut ctx.func.signature, cc, ptr);
-        let gv = attrs.map(|d| module.declare_data_in_func(d, &mut ctx.func));
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        lower::Lower::new(b, t, slots, e.loc, cfg)
-            .with_attrs(gv)
-            .finish(&e.tree());
-        match define(&mut module, &mut ctx, "a formula") {
+        unit.env_vals();
+        unit.lower(t, slots, e.loc).finish(&e.tree());
+        match unit.define("a formula") {
             Ok(id) => ids.push(id),
             Err(err) => failed = Some(err),
         }
@@ -911,7 +571,7 @@ pub(crate) fn compile_with(
     if let Some(f) = failed {
         return Err(f);
     }
-    let (code, fns) = jit::Code::finish(module, &ids)?;
+    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
     let n = fns.len();
     let mut fns = fns.into_iter();
     visit(&mut |e: &mut Expr| {

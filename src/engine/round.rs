@@ -120,7 +120,7 @@ impl<T: Tracer> Game<'_, T> {
     fn init_var(&mut self, vi: usize, f: usize) -> Step {
         let m = self.m;
         let v = &m.vars[vi];
-        let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+        let init = v.init_of(f);
         let b = Bind::faction(f as u8);
         for e in 0..v.width {
             let x = self.num(init, b)?;
@@ -274,7 +274,7 @@ impl InitPlan {
         for (vi, v) in m.vars.iter().enumerate() {
             let owners = if v.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
-                let init = v.init_for[f].as_ref().unwrap_or(&v.init);
+                let init = v.init_of(f);
                 let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
                 let k = match init.as_const_num() {
                     Some(Num::Int(k)) => Some(k),

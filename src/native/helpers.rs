@@ -316,16 +316,10 @@ pub extern "C" fn deck_left(env: &mut Env<'_>, d: u32) -> i64 {
     env.st.deck_left.get(d as usize).copied().unwrap_or(0) as i64
 }
 
-/// `has_completed(deck, id)` for the bound faction, as [`tree::has_completed`] answers it:
-/// whether one of the deck's cards with that id is completed by the faction. It reads the
-/// cards with that id straight away (most ids name one card), without the reference's
-/// early answer from the kept count, which costs more than it saves here.
+/// `has_completed(deck, id)` for the bound faction, over a deck machine code has no id
+/// table for (its ids repeat or spread too wide).
 pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
-    let code = crate::state::completed_by(env.cx.bound);
-    let owner = &env.st.owner;
-    env.t
-        .cards_with_id(deck as u16, id)
-        .any(|c| owner.get(c) == Some(&code)) as i64
+    tree::has_completed(env, deck as u16, id) as i64
 }
 
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it

@@ -267,13 +267,11 @@ impl<'a, 'f> Lower<'a, 'f> {
         self
     }
 
-    /// Reads card attributes from `attrs`, the model's attribute table imported into this
-    /// function (see [`Lower::attrs`]).
-    pub fn with_attrs(mut self, attrs: Option<GlobalValue>) -> Self {
+    /// Reads card attributes and id tables from `attrs`, the model's card data imported
+    /// into this function (see [`Lower::attrs`]), with its decks' id tables where `ids` says.
+    pub fn with_attrs(mut self, attrs: Option<GlobalValue>, ids: &[Option<IdTable>]) -> Self {
         self.attrs = attrs;
-        if attrs.is_some() {
-            self.ids = card_data(self.t).1;
-        }
+        self.ids = ids.to_vec();
         self
     }
 

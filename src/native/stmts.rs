@@ -1,0 +1,212 @@
+//! Effect lists and setup in machine code: which statements the lowering takes, the runs
+//! of them in each effect list of phases, actions and events (each one [`Stmts`], installed
+//! as a [`Stmt::Native`]), and setup's evaluated initial values (one more [`Stmts`]).
+
+use std::sync::Arc;
+
+use super::unit::Unit;
+use super::{hooks, jit, lower};
+use crate::expr::{AssignOp, Elem, Env, LValue, Stmt, Who};
+use crate::model::Model;
+
+/// Statements compiled together: a run of assignments and conditions of one effect list.
+pub struct Stmts {
+    /// The statements, as the interpreter runs them (for traces).
+    pub stmts: Box<[Stmt]>,
+    pub(super) f: Option<(jit::NativeFn, Arc<jit::Code>)>,
+}
+
+/// How a statement-list function returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ran {
+    /// Every statement ran.
+    Done,
+    /// A fault was recorded in the environment.
+    Faulted,
+    /// A store changed a variable, and its immediate end condition with this reason held:
+    /// the game ends.
+    Held(u16),
+}
+
+impl Stmts {
+    /// Whether the statements have their machine code (otherwise they are interpreted).
+    pub fn compiled(&self) -> bool {
+        self.f.is_some()
+    }
+
+    /// Runs the statements.
+    #[inline(always)]
+    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
+        let Some((f, _)) = &self.f else {
+            return Ran::Faulted;
+        };
+        let vals = env.st.vals.as_mut_ptr();
+        match f(env, vals) {
+            lower::DONE => Ran::Done,
+            lower::FAULTED => Ran::Faulted,
+            r => Ran::Held(r as u16),
+        }
+    }
+}
+
+impl std::fmt::Debug for Stmts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.stmts.iter()).finish()
+    }
+}
+
+impl Clone for Stmts {
+    fn clone(&self) -> Self {
+        Stmts {
+            stmts: self.stmts.clone(),
+            f: self.f.clone(),
+        }
+    }
+}
+
+/// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
+/// element; a points-by-source tag is credited as the engine does, and the variable's
+/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, an `award`
+/// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
+/// `complete`, a condition over such statements, or an `each` or `for held` over them.
+fn lowerable(s: &Stmt) -> bool {
+    match s {
+        Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
+        Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
+        Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
+            Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),
+            None => lowerable(body),
+        },
+        Stmt::ForHeld { body, .. } => lowerable(body),
+        Stmt::Order { lv, keys } => {
+            keys.len() <= crate::expr::compile::MAX_ORDER_KEYS && !matches!(lv.elem, Elem::Bound)
+        }
+        Stmt::Race(r) => [&r.done, &r.count, &r.lv]
+            .iter()
+            .all(|l| !matches!(l.elem, Elem::Bound)),
+        // The engine ranks a tie-break chain first; awards without one are lowered.
+        Stmt::Award { lv, chain, .. } => chain.is_empty() && !matches!(lv.elem, Elem::Bound),
+        // `win` and `lose` mark the bound faction; the engine settles the marks when the list
+        // ends, as it does after an interpreted statement.
+        Stmt::Outcome { .. }
+        | Stmt::End(_)
+        | Stmt::Draw(..)
+        | Stmt::Take { .. }
+        | Stmt::Discard
+        | Stmt::Complete => true,
+        _ => false,
+    }
+}
+
+/// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
+fn group(list: &mut Vec<Stmt>) {
+    let old = std::mem::take(list);
+    let mut run: Vec<Stmt> = Vec::new();
+    let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
+        if !run.is_empty() {
+            list.push(Stmt::Native(Box::new(Stmts {
+                stmts: std::mem::take(run).into_boxed_slice(),
+                f: None,
+            })));
+        }
+    };
+    for s in old {
+        if lowerable(&s) {
+            run.push(s);
+        } else {
+            flush(&mut run, list);
+            list.push(s);
+        }
+    }
+    flush(&mut run, list);
+}
+
+/// The effect lists of phases, actions and events (examples run as written).
+fn effect_lists(m: &mut Model) -> impl Iterator<Item = &mut Vec<Stmt>> {
+    m.phases
+        .iter_mut()
+        .map(|p| &mut p.effects)
+        .chain(m.actions.iter_mut().map(|a| &mut a.effects))
+        .chain(m.events.iter_mut().map(|e| &mut e.effects))
+}
+
+/// Groups the runs of assignments and conditions of every effect list and compiles each run
+/// to one function. Returns how many functions were made.
+pub(super) fn compile_stmts(m: &mut Model) -> Result<usize, String> {
+    if m.slots == 0 {
+        return Ok(0);
+    }
+    // A host that cannot be targeted fails here, before the model is changed.
+    let mut unit = Unit::new(&m.tables)?;
+    for list in effect_lists(m) {
+        group(list);
+    }
+    let hooks = hooks(m);
+    let (t, slots) = (m.tables.clone(), m.slots);
+    let mut ids = Vec::new();
+    for list in effect_lists(m) {
+        for s in list.iter() {
+            let Stmt::Native(n) = s else { continue };
+            unit.env_vals();
+            unit.lower(&t, slots, 0)
+                .with_hooks(&hooks)
+                .finish_stmts(&n.stmts);
+            ids.push(unit.define("an effect list")?);
+        }
+    }
+    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    let made = fns.len();
+    let mut fns = fns.into_iter();
+    for list in effect_lists(m) {
+        for s in list.iter_mut() {
+            if let Stmt::Native(n) = s {
+                n.f = fns.next().map(|f| (f, code.clone()));
+            }
+        }
+    }
+    Ok(made)
+}
+
+/// Compiles setup's evaluated initial values (those the engine's `InitPlan` leaves to each
+/// game, after the template of constant ones) to one function. Returns how many functions
+/// were made: none when setup evaluates nothing or evaluates everything in order.
+pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
+    m.setup_fn = None;
+    let plan = crate::engine::round::InitPlan::new(m);
+    let Some(list) = plan.evaluated().filter(|l| !l.is_empty() && m.slots > 0) else {
+        return Ok(0);
+    };
+    // Each element of each pair is assigned its own evaluation, as `init_var` does.
+    let mut inits = Vec::new();
+    for &(vi, f) in list {
+        let v = &m.vars[vi as usize];
+        let init = v.init_of(f as usize);
+        for e in 0..v.width {
+            let lv = LValue {
+                var: vi,
+                base: v.base,
+                fstride: v.fstride,
+                who: Who::Fixed(f),
+                elem: Elem::Fixed(e as u16),
+            };
+            let value = init.clone();
+            let s = Stmt::Assign {
+                lv,
+                op: AssignOp::Set,
+                value,
+                source: None,
+            };
+            inits.push((f, s));
+        }
+    }
+    let mut unit = Unit::new(&m.tables)?;
+    unit.env_vals();
+    unit.lower(&m.tables, m.slots, 0).finish_setup(&inits);
+    let ids = [unit.define("setup")?];
+    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    m.setup_fn = fns.into_iter().next().map(|f| Stmts {
+        stmts: inits.into_iter().map(|(_, s)| s).collect(),
+        f: Some((f, code)),
+    });
+    Ok(1)
+}

@@ -1,0 +1,132 @@
+//! One module of machine code being built: the Cranelift module for the host, set up the
+//! way every function of vpsim is compiled, with the model's card data imported once, and
+//! the contexts its functions are built in one after the other.
+
+use cranelift_codegen::ir::{AbiParam, types};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{DataId, FuncId, Module};
+
+use super::lower::{self, IdTable, Lower};
+use crate::state::Tables;
+
+/// A module being filled with functions.
+pub(super) struct Unit {
+    pub module: JITModule,
+    pub ctx: cranelift_codegen::Context,
+    fctx: FunctionBuilderContext,
+    /// The host's pointer type and calling convention.
+    pub ptr: cranelift_codegen::ir::Type,
+    pub cc: CallConv,
+    cfg: cranelift_codegen::isa::TargetFrontendConfig,
+    /// The model's card data ([`lower::card_data`]) as read-only data of the module, when
+    /// the model has card attributes, and where each deck's id table is in it.
+    data: Option<DataId>,
+    ids: Vec<Option<IdTable>>,
+}
+
+impl Unit {
+    /// A module for the host with the card data of `t`. A host that cannot be targeted
+    /// fails here.
+    pub fn new(t: &Tables) -> Result<Unit, String> {
+        let mut module = new_module()?;
+        let (data, ids) = card_data(&mut module, t)?;
+        let ctx = module.make_context();
+        Ok(Unit {
+            ptr: module.target_config().pointer_type(),
+            cc: module.isa().default_call_conv(),
+            cfg: module.isa().frontend_config(),
+            module,
+            ctx,
+            fctx: FunctionBuilderContext::new(),
+            data,
+            ids,
+        })
+    }
+
+    /// Makes the next function's signature that of a formula, statement run, set of end
+    /// checks or round: `(env, vals) -> i64` (see [`super::jit::NativeFn`]).
+    pub fn env_vals(&mut self) {
+        let sig = &mut self.ctx.func.signature;
+        sig.call_conv = self.cc;
+        sig.params.push(AbiParam::new(self.ptr));
+        sig.params.push(AbiParam::new(self.ptr));
+        sig.returns.push(AbiParam::new(types::I64));
+    }
+
+    /// The lowering of the next function (its signature already set), over a state of
+    /// `slots` variables and the tables `t`, faults located at `loc`; it reads the card
+    /// data inline.
+    pub fn lower<'a>(&'a mut self, t: &'a Tables, slots: usize, loc: u32) -> Lower<'a, 'a> {
+        let gv = self
+            .data
+            .map(|d| self.module.declare_data_in_func(d, &mut self.ctx.func));
+        let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+        Lower::new(b, t, slots, loc, self.cfg).with_attrs(gv, &self.ids)
+    }
+
+    /// Defines the function just lowered and clears the context for the next one; `what`
+    /// names it in the error.
+    pub fn define(&mut self, what: &str) -> Result<FuncId, String> {
+        let id = self
+            .module
+            .declare_anonymous_function(&self.ctx.func.signature)
+            .map_err(|e| format!("cannot compile {what}: {e}"))?;
+        self.module
+            .define_function(id, &mut self.ctx)
+            .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
+        self.module.clear_context(&mut self.ctx);
+        Ok(id)
+    }
+}
+
+/// The model's card data ([`lower::card_data`]: the attribute table, a row of zeros, the
+/// decks' id tables) as read-only data of `module`, for `card.ATTR` and `has_completed` to
+/// read inline, and where each deck's id table is; none when the model has no card
+/// attributes.
+fn card_data(
+    module: &mut JITModule,
+    t: &Tables,
+) -> Result<(Option<DataId>, Vec<Option<IdTable>>), String> {
+    if t.card_attrs.is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    let fail = |e| format!("cannot compile the card attributes: {e}");
+    let id = module.declare_anonymous_data(false, false).map_err(fail)?;
+    let mut d = cranelift_module::DataDescription::new();
+    let (data, ids) = lower::card_data(t);
+    d.define(data.iter().flat_map(|v| v.to_ne_bytes()).collect());
+    d.set_align(8);
+    module.define_data(id, &d).map_err(fail)?;
+    Ok((Some(id), ids))
+}
+
+/// A module for the host, set up the way every function of vpsim is compiled.
+fn new_module() -> Result<JITModule, String> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v)
+            .map_err(|e| format!("Cranelift setting {k}: {e}"))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "is_pic", "false")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    // The lowering is tested against the interpreter; verifying every function again at
+    // load time would cost more than compiling it, so only debug builds (the tests) verify.
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    set(&mut flags, "enable_verifier", verify)?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("cannot target this machine: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cannot target this machine: {e}"))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        cranelift_module::default_libcall_names(),
+    )))
+}
