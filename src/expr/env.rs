@@ -59,6 +59,9 @@ pub struct Env<'a> {
     pub cx: Ctx,
     /// The arguments of a random draw that machine code passes to its helper.
     pub(crate) args: [u64; STACK],
+    /// The value of a helper that machine code calls on a cold path, which the helper's
+    /// trampoline leaves here (see `native::lower::trampoline`).
+    pub(crate) ret: u64,
     /// The options an agent's turn in machine code writes and chooses among (as long as
     /// the longest scan; empty when no turn is compiled).
     pub(crate) opts: Vec<crate::native::Opt>,
@@ -149,6 +152,7 @@ impl<'a> Env<'a> {
             rng,
             cx: Ctx::default(),
             args: [0; STACK],
+            ret: 0,
             opts: Vec::new(),
             marks: Marks::default(),
             points: Vec::new(),

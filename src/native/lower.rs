@@ -18,11 +18,12 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, GlobalValue, InstBuilder, InstructionData, MemFlagsData, Opcode,
-    SigRef, Signature, Type, Value, types,
+    AbiParam, Block, BlockArg, ExtFuncData, ExternalName, GlobalValue, InstBuilder,
+    InstructionData, MemFlagsData, Opcode, SigRef, Signature, Type, UserExternalName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_module::{FuncId, Module};
 
 use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
 use crate::expr::tree::{Node, Ty};
@@ -53,6 +54,7 @@ impl Off {
     const ELEM: i32 = std::mem::offset_of!(Env<'static>, cx.elem) as i32;
     const FAULTED: i32 = std::mem::offset_of!(Env<'static>, cx.faulted) as i32;
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
+    const RET: i32 = std::mem::offset_of!(Env<'static>, ret) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
     const RACE_KEYS: i32 = (std::mem::offset_of!(Env<'static>, race)
@@ -199,6 +201,74 @@ pub(super) struct Lower<'a, 'f> {
     /// Integers this function computed that are 0 or 1 (a comparison's result, say), each
     /// with its `i8` truth: [`Lower::truth`] of one is that truth, with no compare.
     bools: HashMap<Value, Value>,
+    /// The module's trampolines, through which helpers called on a rare path are called
+    /// (none: every helper is called directly).
+    cold: Option<Cold<'a>>,
+    /// Set while [`Lower::rarely`] builds a path that runs rarely if ever (a fault, a refill
+    /// of the random stream): its helpers are called through their trampolines.
+    rare: bool,
+}
+
+/// A helper as a cold path calls it: its address, parameter types (the environment
+/// first) and result type.
+pub(super) type ColdKey = (usize, Vec<Type>, Option<Type>);
+
+/// The trampolines of a module: one function for each helper a cold path calls, declared
+/// with a calling convention that preserves every register (see [`trampoline`]).
+#[derive(Default)]
+pub(super) struct Trampolines {
+    ids: HashMap<ColdKey, FuncId>,
+    /// Declared by the function being lowered, to be defined after it.
+    pub pending: Vec<(FuncId, ColdKey)>,
+}
+
+/// The module a function is lowered into and its trampolines.
+pub(super) struct Cold<'a> {
+    pub module: &'a mut cranelift_jit::JITModule,
+    pub tramps: &'a mut Trampolines,
+}
+
+/// The signature of the trampoline of a helper with parameters `params`: the same
+/// parameters, no result, and Cranelift's `preserve_all` convention, so that a call to it
+/// clobbers no register.
+pub(super) fn trampoline_sig(params: &[Type]) -> Signature {
+    let mut s = Signature::new(CallConv::PreserveAll);
+    s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+    s
+}
+
+/// Builds in `b` (a function with the signature [`trampoline_sig`] of `key`'s parameters)
+/// the trampoline of helper `key`: it calls the helper in the host's convention `cc` with
+/// its own arguments and stores the helper's result, if any, into `Env::ret` of its first
+/// argument, the environment.
+///
+/// Why: a helper in the host's convention clobbers the caller-saved registers, so every
+/// value the calling code keeps across the call must live in one of the few callee-saved
+/// registers or on the stack, and the code around a cold path (a fault, a refill of the
+/// random stream) paid for that on its hot path too: reloads of the environment pointer
+/// and saves of callee-saved registers were an eighth of a TI4 game's machine code. The
+/// trampoline saves and restores the registers itself, once, on the cold path.
+pub(super) fn trampoline(mut b: FunctionBuilder<'_>, cfg: TargetFrontendConfig, key: &ColdKey) {
+    let cc = cfg.default_call_conv;
+    let (f, params, ret) = key;
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let args = b.block_params(entry).to_vec();
+    let mut s = Signature::new(cc);
+    s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+    s.returns.extend(ret.map(AbiParam::new));
+    let sig = b.import_signature(s);
+    let ptr = params[0];
+    let addr = b.ins().iconst(ptr, *f as i64);
+    let call = b.ins().call_indirect(sig, addr, &args);
+    if ret.is_some() {
+        let v = b.inst_results(call)[0];
+        b.ins().store(MemFlagsData::trusted(), v, args[0], Off::RET);
+    }
+    b.ins().return_(&[]);
+    b.finalize(cfg);
 }
 
 /// What a statement-list function returns when every statement ran.
@@ -257,7 +327,15 @@ impl<'a, 'f> Lower<'a, 'f> {
             pending: [None; 3],
             flushed: [false; 3],
             bools: HashMap::new(),
+            cold: None,
+            rare: false,
         }
+    }
+
+    /// Calls helpers on rare paths through the trampolines of `cold` (see [`trampoline`]).
+    pub fn with_cold(mut self, cold: Cold<'a>) -> Self {
+        self.cold = Some(cold);
+        self
     }
 
     /// Runs the immediate end conditions `hooks` inline after a store that changes their
@@ -599,6 +677,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
         self.flush_pending();
         self.faulty = true;
+        if let Some(v) = self.call_cold(f, params, ret, args) {
+            return v;
+        }
         let key = (params.to_vec(), ret);
         let sig = match self.sigs.get(&key) {
             Some(s) => *s,
@@ -617,6 +698,68 @@ impl<'a, 'f> Lower<'a, 'f> {
             Some(_) => self.b.inst_results(call)[0],
             None => addr,
         }
+    }
+
+    /// Builds with `f` a path that runs rarely if ever, a fault's or a refill's: the helpers
+    /// it calls are called through their trampolines ([`trampoline`]). A path that may run
+    /// often (settling marks, a `bernoulli` outside 0 to 1) calls them directly, since a
+    /// trampoline saves and restores every register.
+    fn rarely<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let rare = std::mem::replace(&mut self.rare, true);
+        let r = f(self);
+        self.rare = rare;
+        r
+    }
+
+    /// [`Lower::call`] on a rare path ([`Lower::rarely`]), through the helper's trampoline
+    /// ([`trampoline`]), its result read back from `Env::ret`; `None` (nothing built) when
+    /// the path is not rare, there are no trampolines, or the first argument is not the
+    /// environment.
+    fn call_cold(
+        &mut self,
+        f: usize,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[Value],
+    ) -> Option<Value> {
+        if !self.rare || args.first() != Some(&self.env) {
+            return None;
+        }
+        let cold = self.cold.as_mut()?;
+        let key: ColdKey = (f, params.to_vec(), ret);
+        let id = match cold.tramps.ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = cold
+                    .module
+                    .declare_anonymous_function(&trampoline_sig(params))
+                    .ok()?;
+                cold.tramps.ids.insert(key.clone(), id);
+                cold.tramps.pending.push((id, key));
+                id
+            }
+        };
+        // Not colocated: the code is in memory the module maps as it goes, so the call
+        // takes the trampoline's absolute address rather than a 32-bit displacement.
+        let signature = self.b.import_signature(trampoline_sig(params));
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName::new(0, id.as_u32()));
+        let fref = self.b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature,
+            colocated: false,
+            patchable: false,
+        });
+        self.b.ins().call(fref, args);
+        Some(match ret {
+            Some(ty) => self
+                .b
+                .ins()
+                .load(ty, MemFlagsData::trusted(), self.env, Off::RET),
+            None => self.env,
+        })
     }
 
     /// Like [`Lower::call`] for a helper that returns an `i64` and can record no fault.

@@ -9,7 +9,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{DataId, FuncId, Module};
 
-use super::lower::{self, IdTable, Lower};
+use super::lower::{self, Cold, IdTable, Lower, Trampolines};
 use crate::state::Tables;
 
 /// A module being filled with functions.
@@ -25,6 +25,8 @@ pub(super) struct Unit {
     /// the model has card attributes, and where each deck's id table is in it.
     data: Option<DataId>,
     ids: Vec<Option<IdTable>>,
+    /// The trampolines of the helpers its cold paths call ([`lower::trampoline`]).
+    tramps: Trampolines,
 }
 
 impl Unit {
@@ -43,6 +45,7 @@ impl Unit {
             fctx: FunctionBuilderContext::new(),
             data,
             ids,
+            tramps: Trampolines::default(),
         })
     }
 
@@ -64,11 +67,17 @@ impl Unit {
             .data
             .map(|d| self.module.declare_data_in_func(d, &mut self.ctx.func));
         let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-        Lower::new(b, t, slots, loc, self.cfg).with_attrs(gv, &self.ids)
+        let cold = Cold {
+            module: &mut self.module,
+            tramps: &mut self.tramps,
+        };
+        Lower::new(b, t, slots, loc, self.cfg)
+            .with_attrs(gv, &self.ids)
+            .with_cold(cold)
     }
 
-    /// Defines the function just lowered and clears the context for the next one; `what`
-    /// names it in the error.
+    /// Defines the function just lowered, and the trampolines it declared, and clears the
+    /// context for the next one; `what` names it in the error.
     pub fn define(&mut self, what: &str) -> Result<FuncId, String> {
         let id = self
             .module
@@ -78,6 +87,15 @@ impl Unit {
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
         self.module.clear_context(&mut self.ctx);
+        for (tid, key) in std::mem::take(&mut self.tramps.pending) {
+            self.ctx.func.signature = lower::trampoline_sig(&key.1);
+            let b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            lower::trampoline(b, self.cfg, &key);
+            self.module
+                .define_function(tid, &mut self.ctx)
+                .map_err(|e| format!("cannot compile a helper's trampoline for {what}: {e:?}"))?;
+            self.module.clear_context(&mut self.ctx);
+        }
         Ok(id)
     }
 }

@@ -32,12 +32,24 @@ impl Lower<'_, '_> {
         self.b.ins().brif(inside, draw, &[], other, &[]);
         self.b.set_cold_block(other);
         self.b.switch_to_block(other);
-        let v = self.call(
-            h::bernoulli as *const () as usize,
-            &[self.ptr, F64, I32],
-            Some(I64),
-            &[env, p, loc],
-        );
+        // 1 exactly is a success with no draw (as `rand`'s `Bernoulli` has it); anything
+        // else outside 0 to 1 is the helper's fault, on a rare path.
+        let (certain, fault) = (self.b.create_block(), self.b.create_block());
+        let sure = self.b.ins().fcmp(FloatCC::Equal, p, one);
+        self.b.ins().brif(sure, certain, &[], fault, &[]);
+        self.b.switch_to_block(certain);
+        let yes = self.int(1);
+        self.b.ins().jump(done, &[BlockArg::Value(yes)]);
+        self.b.set_cold_block(fault);
+        self.b.switch_to_block(fault);
+        let v = self.rarely(|l| {
+            l.call(
+                h::bernoulli as *const () as usize,
+                &[l.ptr, F64, I32],
+                Some(I64),
+                &[env, p, loc],
+            )
+        });
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(draw);
         let scale = self.real(scale);
@@ -122,7 +134,8 @@ impl Lower<'_, '_> {
         self.b.ins().brif(two, fast, &[], slow, &[]);
         self.b.switch_to_block(slow);
         let env = self.env;
-        let v = self.call_pure(h::word as *const () as usize, &[self.ptr], &[env]);
+        // Once in 32 draws: through the helper's trampoline.
+        let v = self.rarely(|l| l.call_pure(h::word as *const () as usize, &[l.ptr], &[env]));
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(fast);
         // Words `at` and `at + 1` (`at` below 63: inside the buffer), one little-endian

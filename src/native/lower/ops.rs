@@ -338,8 +338,8 @@ impl Lower<'_, '_> {
         self.unless(over, r, I64, |l| l.int_helper(op, a, b))
     }
 
-    /// `fast`, unless `bad` holds: then the value `slow` builds on a cold path (where a
-    /// helper records the fault).
+    /// `fast`, unless `bad` holds: then the value `slow` builds on a cold, rare path
+    /// ([`Lower::rarely`]), where a helper records the fault.
     pub(super) fn unless(
         &mut self,
         bad: Value,
@@ -355,7 +355,7 @@ impl Lower<'_, '_> {
             .ins()
             .brif(bad, cold, &[], done, &[BlockArg::Value(fast)]);
         self.b.switch_to_block(cold);
-        let v = slow(self);
+        let v = self.rarely(slow);
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
         out

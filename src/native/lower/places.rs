@@ -244,6 +244,10 @@ impl Lower<'_, '_> {
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
         let one = keys.len() == 1;
+        // One key and at most 8 factions: the keys are also kept as values, for the ranking
+        // inline (`rank_factions`).
+        let inline = one && n <= 8;
+        let mut row = Vec::new();
         for f in 0..n {
             let fv = self.b.ins().iconst(types::I8, f as i64);
             self.b
@@ -256,6 +260,9 @@ impl Lower<'_, '_> {
             self.known = [Some(Known::Const(f)); 3];
             for (j, key) in keys.iter().enumerate() {
                 let x = self.value(key);
+                if inline {
+                    row.push(x);
+                }
                 let bits = match x.ty {
                     Ty::Int => x.v,
                     Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
@@ -280,6 +287,7 @@ impl Lower<'_, '_> {
         let real = self.i32c(real);
         match keys.len() {
             0 => {}
+            1 if inline => self.rank_factions(&row),
             1 => self.call_quiet(
                 h::sort_completers as *const () as usize,
                 &[self.ptr, I64, I32],
@@ -294,6 +302,66 @@ impl Lower<'_, '_> {
                 );
             }
         }
+    }
+
+    /// The order of the factions by their keys `ks` (at most 8, of one type), ascending,
+    /// ties by seat, left in `env.race.order` as [`h::sort_completers`] leaves it (the keys
+    /// themselves, also in `env.race`, are left unsorted: nothing reads them after). It is
+    /// the branch-free ranking of [`crate::engine::order::sort_by`], inline: each pair `j <
+    /// i` compared once adds one to the rank of whichever goes later (`i` unless its key is
+    /// below `j`'s), ranks kept as the bytes of one word, and each faction is stored at its
+    /// rank. Real keys with a NaN among them (which the ranking does not order) take the
+    /// helper on a cold path, whose insertion sort is the reference for them.
+    fn rank_factions(&mut self, ks: &[V]) {
+        let n = ks.len();
+        let real = ks.first().is_some_and(|k| k.ty == Ty::Real);
+        let done = self.b.create_block();
+        if real {
+            let mut any = self.b.ins().fcmp(FloatCC::Unordered, ks[0].v, ks[0].v);
+            for k in &ks[1..] {
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, k.v, k.v);
+                any = self.b.ins().bor(any, nan);
+            }
+            let (slow, fast) = (self.b.create_block(), self.b.create_block());
+            self.b.set_cold_block(slow);
+            self.b.ins().brif(any, slow, &[], fast, &[]);
+            self.b.switch_to_block(slow);
+            let (env, k, one) = (self.env, self.int(n as i64), self.i32c(1));
+            self.call_quiet(
+                h::sort_completers as *const () as usize,
+                &[self.ptr, I64, I32],
+                &[env, k, one],
+            );
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(fast);
+        }
+        let mut ranks = self.int(0);
+        for i in 1..n {
+            for j in 0..i {
+                let below = match real {
+                    true => self.b.ins().fcmp(FloatCC::LessThan, ks[i].v, ks[j].v),
+                    false => self.b.ins().icmp(IntCC::SignedLessThan, ks[i].v, ks[j].v),
+                };
+                let (before, after) = (self.int(1 << (8 * j)), self.int(1 << (8 * i)));
+                let add = self.b.ins().select(below, before, after);
+                ranks = self.b.ins().iadd(ranks, add);
+            }
+        }
+        let top = self.int(n as i64 - 1);
+        for i in 0..n {
+            let r = self.b.ins().ushr_imm_u(ranks, 8 * i as i64);
+            let r = self.b.ins().band_imm_s(r, 0xff);
+            // A rank is at most n - 1 by construction; the bound makes the store's
+            // address provably inside `order`.
+            let r = self.b.ins().umin(r, top);
+            let p = self.b.ins().iadd(self.env, r);
+            let fv = self.b.ins().iconst(types::I8, i as i64);
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), fv, p, Off::RACE_ORDER);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     /// `order VAR by KEYS` as the engine's `order_stmt` runs it: the factions sorted by

@@ -381,12 +381,14 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(cold);
         let env = self.env;
         let (max, locv) = (self.int(plan.max_steps as i64), self.i32c(loc));
-        self.call(
-            h::step_budget as *const () as usize,
-            &[self.ptr, I64, I32],
-            None,
-            &[env, max, locv],
-        );
+        self.rarely(|l| {
+            l.call(
+                h::step_budget as *const () as usize,
+                &[l.ptr, I64, I32],
+                None,
+                &[env, max, locv],
+            )
+        });
         self.faulty = false;
         let ret = self.fault_block();
         self.b.ins().jump(ret, &[]);

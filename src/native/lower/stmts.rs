@@ -373,12 +373,14 @@ impl Lower<'_, '_> {
                 self.b.switch_to_block(cold);
                 let code = self.i32c((op == AssignOp::Sub) as u32);
                 let loc = self.i32c(self.loc);
-                self.call(
-                    h::store_overflow as *const () as usize,
-                    &[self.ptr, I32, I64, I64, I32],
-                    None,
-                    &[env, code, old, x, loc],
-                );
+                self.rarely(|l| {
+                    l.call(
+                        h::store_overflow as *const () as usize,
+                        &[l.ptr, I32, I64, I64, I32],
+                        None,
+                        &[env, code, old, x, loc],
+                    )
+                });
                 self.faulty = false;
                 let ret = self.fault_block();
                 self.b.ins().jump(ret, &[]);
