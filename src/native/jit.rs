@@ -67,6 +67,10 @@ impl Code {
     /// - the card attribute table is the module's own read-only data, read at
     ///   `card * n_attrs + attr` for a current card below the number of cards it was built
     ///   for;
+    /// - a helper called on a rare path is called through its trampoline, a function of the
+    ///   same module in Cranelift's `preserve_all` convention that passes its own arguments
+    ///   unchanged to the helper (same signature, the host's convention) and stores the
+    ///   helper's result, with its own type, into `Env::ret` of the first argument;
     /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
     ///   (helpers record faults instead of panicking).
     pub fn finish(module: JITModule, ids: &[FuncId]) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
