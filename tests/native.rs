@@ -34,6 +34,12 @@ fn same_games(interp: &vpsim::Model, native: &vpsim::Model, seed: u64, games: u6
     }
 }
 
+/// A real formula whose value is NaN: infinity minus infinity (no literal is that large).
+fn nan() -> String {
+    let big = ["1000000000000000000.0"; 18].join(" * ");
+    format!("({big}) - ({big})")
+}
+
 #[test]
 fn every_seed_scenario_plays_the_same_games_on_both_engines() {
     for entry in std::fs::read_dir("scenarios").unwrap() {
@@ -585,8 +591,7 @@ score = "x"
 /// and give what the interpreter gives.
 #[test]
 fn awards_share_ties_as_the_interpreter_does() {
-    // inf - inf: no literal is that large.
-    let big = ["1000000000000000000.0"; 18].join(" * ");
+    let nan = nan();
     let text = format!(
         r#"
 [scenario]
@@ -622,17 +627,17 @@ effects = [
   "award l by m scale 4, -1, -2 ties low",
   "award z by -m scale 4, -1, -2 ties zero as top",
   # A real metric, NaN (inf - inf) when m is 0: a NaN ties with nothing, not even itself.
-  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties split",
-  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties low",
-  "award r by if(m == 0, ({big}) - ({big}), 0.5 * m) scale 4, -1, -2 ties zero",
+  "award r by if(m == 0, {nan}, 0.5 * m) scale 4, -1, -2 ties split",
+  "award r by if(m == 0, {nan}, 0.5 * m) scale 4, -1, -2 ties low",
+  "award r by if(m == 0, {nan}, 0.5 * m) scale 4, -1, -2 ties zero",
   # Sorting by several keys: a NaN is neither below nor above, so the next key decides.
-  "order t by if(m == 1, ({big}) - ({big}), 0.5 * m), -s, random()",
+  "order t by if(m == 1, {nan}, 0.5 * m), -s, random()",
   "each: m = uniform(0, 2)",
 ]
 [[phase]]
 name = "turns"
 each = "faction"
-order = ["t", "if(m == 2, ({big}) - ({big}), 0.25 * m)", "-h"]
+order = ["t", "if(m == 2, {nan}, 0.25 * m)", "-h"]
 effects = ["s += if(t == 1, 1, 0)"]
 [[end]]
 name = "over"
@@ -833,8 +838,7 @@ score = "x"
 /// probabilities. Both engines play the same games.
 #[test]
 fn one_key_orders_and_certain_draws_match() {
-    // inf - inf: no literal is that large.
-    let big = ["1000000000000000000.0"; 18].join(" * ");
+    let nan = nan();
     for n in [3, 7, 8, 9] {
         let factions: String = (0..n)
             .map(|i| format!("[[faction]]\nname = \"F{i}\"\n"))
@@ -862,7 +866,7 @@ name = "s"
 name = "p"
 effects = [
   "order a by k",
-  "order b by if(k == 0, ({big}) - ({big}), 0.5 * k)",
+  "order b by if(k == 0, {nan}, 0.5 * k)",
   "order c by -0.25 * k",
   "order d by random()",
   "each: s += bernoulli(if(k >= 1, 1, 0.5)) * a + b - c + d",
@@ -876,7 +880,7 @@ effects = ["s += if(bernoulli(if(k == 2, 1, 0.25)), seat, 0)"]
 [[phase]]
 name = "reals"
 each = "faction"
-order = ["if(k == -1, ({big}) - ({big}), k / 3)"]
+order = ["if(k == -1, {nan}, k / 3)"]
 effects = ["s += seat * k"]
 [ranking]
 score = "s"
@@ -891,9 +895,7 @@ score = "s"
 /// (machine code calls the reference on a rare path).
 #[test]
 fn a_bad_probability_is_the_interpreters_fault() {
-    // inf - inf: no literal is that large.
-    let big = ["1000000000000000000.0"; 18].join(" * ");
-    let nan = format!("if(round == 3, ({big}) - ({big}), 0.5)");
+    let nan = format!("if(round == 3, {}, 0.5)", nan());
     // Above 1 from round 5 (exactly 1, a certain success, in round 4); below 0 from round 3.
     for p in ["0.25 * round", "1.25 - 0.5 * round", &nan] {
         let text = format!(

@@ -7,8 +7,8 @@ use super::*;
 impl Lower<'_, '_> {
     /// `bernoulli(p)`, exactly as the reference draws it (`rand`'s `Bernoulli`): for `p` in
     /// [0, 1), one 64-bit word below `p * 2^64` (truncated) is a success. That common case
-    /// runs inline with one call for the word; `p` of 1 (true without a draw) and the
-    /// faulting cases call the reference helper.
+    /// runs inline, reading the word from the stream's buffer; `p` of 1 is a success with no
+    /// draw, inline too; only the faulting cases call the reference helper, on a rare path.
     pub(super) fn bernoulli(&mut self, p: Value, loc: Value) -> Value {
         // 2^64, the scale `rand` uses.
         let scale = 2.0 * (1u64 << 63) as f64;

@@ -234,60 +234,65 @@ impl Lower<'_, '_> {
     /// Sorts every faction by `keys` (none: seat order; at most
     /// [`crate::expr::compile::MAX_ORDER_KEYS`]) as the engine's `sorted_order` does: each
     /// faction's keys are evaluated in turn with that faction as every binding, faction
-    /// after faction in seat order, into `env.race`, then one helper sorts them (ascending,
-    /// ties by seat): [`h::sort_completers`] for one key, [`h::sort_rows`] for more. The
-    /// order is left in `env.race.order`. Each faction's binding is pending while its keys
-    /// are evaluated (stored only if something reads it), so the environment's binding is
-    /// left as it was or as the last stored key set it (`known` says nothing of it).
+    /// after faction in seat order; then, for one key and at most 8 factions, they are
+    /// ranked inline ([`Lower::rank_factions`]); else they go into `env.race` (the factions
+    /// in seat order beside them) and one helper sorts them (ascending, ties by seat):
+    /// [`h::sort_completers`] for one key, [`h::sort_rows`] for more. The order is left in
+    /// `env.race.order`. Each faction's binding is pending while its keys are evaluated
+    /// (stored only if something reads it), so the environment's binding is left as it was
+    /// or as the last stored key set it (`known` says nothing of it).
     pub(super) fn sort_factions(&mut self, keys: &[Expr]) {
         debug_assert_eq!(self.pending, [None; 3], "a sort is a statement's");
         let n = self.t.nfactions;
-        let mem = MemFlagsData::trusted();
-        let one = keys.len() == 1;
-        // One key and at most 8 factions: the keys are also kept as values, for the ranking
-        // inline (`rank_factions`).
-        let inline = one && n <= 8;
-        let mut row = Vec::new();
+        // `rows[f][j]`: faction `f`'s key `j`.
+        let mut rows = Vec::new();
         for f in 0..n {
+            let fv = self.b.ins().iconst(types::I8, f as i64);
+            self.pending = [Some(fv); 3];
+            self.known = [Some(Known::Const(f)); 3];
+            rows.push(keys.iter().map(|key| self.value(key)).collect::<Vec<V>>());
+        }
+        self.known = [None; 3];
+        self.pending = [None; 3];
+        if keys.len() == 1 && n <= 8 {
+            let ks: Vec<V> = rows.iter().map(|r| r[0]).collect();
+            return self.rank_factions(&ks);
+        }
+        self.sort_by_helper(&rows);
+    }
+
+    /// Stores the factions in seat order and their keys `rows` (one row a faction) into
+    /// `env.race` and sorts them there with the engine's own sort: [`h::sort_completers`]
+    /// for one key, [`h::sort_rows`] for more (none: seat order).
+    fn sort_by_helper(&mut self, rows: &[Vec<V>]) {
+        let mem = MemFlagsData::trusted();
+        let nk = rows.first().map_or(0, Vec::len);
+        let mut real = 0u32;
+        for (f, row) in rows.iter().enumerate() {
             let fv = self.b.ins().iconst(types::I8, f as i64);
             self.b
                 .ins()
                 .store(mem, fv, self.env, Off::RACE_ORDER + f as i32);
-            if keys.is_empty() {
-                continue;
-            }
-            self.pending = [Some(fv); 3];
-            self.known = [Some(Known::Const(f)); 3];
-            for (j, key) in keys.iter().enumerate() {
-                let x = self.value(key);
-                if inline {
-                    row.push(x);
-                }
+            for (j, x) in row.iter().enumerate() {
                 let bits = match x.ty {
                     Ty::Int => x.v,
                     Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
                 };
-                let at = if one {
+                real |= ((x.ty == Ty::Real) as u32) << j;
+                let at = if nk == 1 {
                     Off::RACE_KEYS + 8 * f as i32
                 } else {
-                    let row = f as usize * crate::expr::compile::MAX_ORDER_KEYS + j;
+                    let row = f * crate::expr::compile::MAX_ORDER_KEYS + j;
                     Off::RACE_ROWS + 8 * row as i32
                 };
                 self.b.ins().store(mem, bits, self.env, at);
             }
         }
-        self.known = [None; 3];
-        self.pending = [None; 3];
         let env = self.env;
-        let k = self.int(n as i64);
-        let real = keys
-            .iter()
-            .enumerate()
-            .fold(0u32, |m, (j, e)| m | ((e.ty() == Ty::Real) as u32) << j);
+        let k = self.int(rows.len() as i64);
         let real = self.i32c(real);
-        match keys.len() {
+        match nk {
             0 => {}
-            1 if inline => self.rank_factions(&row),
             1 => self.call_quiet(
                 h::sort_completers as *const () as usize,
                 &[self.ptr, I64, I32],
@@ -305,13 +310,13 @@ impl Lower<'_, '_> {
     }
 
     /// The order of the factions by their keys `ks` (at most 8, of one type), ascending,
-    /// ties by seat, left in `env.race.order` as [`h::sort_completers`] leaves it (the keys
-    /// themselves, also in `env.race`, are left unsorted: nothing reads them after). It is
+    /// ties by seat, left in `env.race.order` as [`h::sort_completers`] leaves it. It is
     /// the branch-free ranking of [`crate::engine::order::sort_by`], inline: each pair `j <
     /// i` compared once adds one to the rank of whichever goes later (`i` unless its key is
     /// below `j`'s), ranks kept as the bytes of one word, and each faction is stored at its
-    /// rank. Real keys with a NaN among them (which the ranking does not order) take the
-    /// helper on a cold path, whose insertion sort is the reference for them.
+    /// rank; nothing else is stored. Real keys with a NaN among them (which the ranking
+    /// does not order) take [`Lower::sort_by_helper`] on a cold path, whose insertion sort
+    /// is the reference for them.
     fn rank_factions(&mut self, ks: &[V]) {
         let n = ks.len();
         let real = ks.first().is_some_and(|k| k.ty == Ty::Real);
@@ -326,12 +331,8 @@ impl Lower<'_, '_> {
             self.b.set_cold_block(slow);
             self.b.ins().brif(any, slow, &[], fast, &[]);
             self.b.switch_to_block(slow);
-            let (env, k, one) = (self.env, self.int(n as i64), self.i32c(1));
-            self.call_quiet(
-                h::sort_completers as *const () as usize,
-                &[self.ptr, I64, I32],
-                &[env, k, one],
-            );
+            let rows: Vec<Vec<V>> = ks.iter().map(|&k| vec![k]).collect();
+            self.sort_by_helper(&rows);
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(fast);
         }
