@@ -934,3 +934,48 @@ score = "x"
         }
     }
 }
+
+/// Real `min`, `max` and `clamp` against constant bounds (one compare in machine code) give
+/// what the reference gives, NaNs and infinities included (each result bounded, so no game
+/// faults): a NaN argument gives way to the bound, a bound given as an integer counts as the
+/// same real.
+#[test]
+fn real_bounds_that_are_constants_match() {
+    let nan = nan();
+    let inf = ["1000000000000000000.0"; 18].join(" * ");
+    let x = format!("if(k == 0, {nan}, if(k == 3, {inf}, if(k == -3, -({inf}), 0.37 * k)))");
+    let text = format!(
+        r#"
+[scenario]
+name = "bounds"
+rounds = 12
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[var]]
+name = "k"
+init = "uniform(-3, 3)"
+[[var]]
+name = "s"
+[[phase]]
+name = "p"
+each = "faction"
+effects = [
+  "s += floor(100 * clamp({x}, 0, 1)) + floor(100 * clamp({x}, -0.5, 0.75))",
+  "s += floor(100 * min(max({x}, 0.2), 5)) - floor(100 * max(min({x}, -0.1, 0.4), -5))",
+  "s += floor(10 * min(max(0.3, {x}, -1), 2)) + floor(10 * max(min({x}, 1), -2))",
+  "s += if(clamp({x}, -1, 1) == -1, 1, 0) + bernoulli(clamp({x} / 3, 0.1, 0.9))",
+  "k = uniform(-3, 3)",
+]
+[ranking]
+score = "s"
+"#
+    );
+    let (interp, native) = both(&text, "bounds.toml").unwrap();
+    let mut game = Game::new(&interp);
+    assert!((0..300).all(|g| game.play(5, g).is_ok()), "no game faults");
+    same_games(&interp, &native, 5, 300, 2);
+}

@@ -612,7 +612,11 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// `v` as a real (an integer converted).
     fn as_real(&mut self, v: V) -> Value {
         match v.ty {
-            Ty::Int => self.b.ins().fcvt_from_sint(F64, v.v),
+            // A constant stays one (what `const_real` sees: `clamp(x, 0, 1)` compares once).
+            Ty::Int => match self.const_int(v.v) {
+                Some(c) => self.real(c as f64),
+                None => self.b.ins().fcvt_from_sint(F64, v.v),
+            },
             Ty::Real => v.v,
         }
     }

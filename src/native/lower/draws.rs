@@ -102,6 +102,18 @@ impl Lower<'_, '_> {
         total
     }
 
+    /// The value of `v` when the code makes it an integer constant (an `i64` `iconst`).
+    pub(super) fn const_int(&self, v: Value) -> Option<i64> {
+        let dfg = &self.b.func.dfg;
+        match dfg.insts[dfg.value_def(v).inst()?] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } if dfg.value_type(v) == I64 => Some(imm.bits()),
+            _ => None,
+        }
+    }
+
     /// The value of `v` when the code makes it a real constant (an `f64const`).
     pub(super) fn const_real(&self, v: Value) -> Option<f64> {
         let dfg = &self.b.func.dfg;

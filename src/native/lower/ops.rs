@@ -582,6 +582,16 @@ impl Lower<'_, '_> {
     /// [`crate::expr::tree::fmax`] and `fmin` say: `b` when it is beyond `a` or `a` is NaN,
     /// else `a`.
     pub(super) fn fminmax(&mut self, max: bool, a: Value, b: Value) -> Value {
+        if self.const_real(b).is_some_and(|c| !c.is_nan()) {
+            // `b` is no NaN, so "beyond, or `a` is NaN" is one unordered compare.
+            let cc = if max {
+                FloatCC::UnorderedOrGreaterThan
+            } else {
+                FloatCC::UnorderedOrLessThan
+            };
+            let take = self.b.ins().fcmp(cc, b, a);
+            return self.b.ins().select(take, b, a);
+        }
         let cc = if max {
             FloatCC::GreaterThan
         } else {
