@@ -219,3 +219,60 @@ fn new_module() -> Result<JITModule, String> {
         cranelift_module::default_libcall_names(),
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Signature, UserFuncName};
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    use super::*;
+
+    /// `(p) -> i64`: loads that cannot trap at `p`, `p + 8` (extended, then unused) and
+    /// `p + 16`, one that can trap at `p + 24` (unused), and returns the first plus 1.
+    fn sample() -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let mut func = Function::with_name_signature(UserFuncName::default(), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let p = b.block_params(entry)[0];
+        let ok = MemFlagsData::trusted();
+        let used = b.ins().load(types::I64, ok, p, 0);
+        let dead = b.ins().load(types::I8, ok, p, 8);
+        b.ins().uextend(types::I64, dead);
+        b.ins().load(types::I64, ok, p, 16);
+        b.ins().load(types::I64, MemFlagsData::new(), p, 24);
+        let r = b.ins().iadd_imm_s(used, 1);
+        b.ins().return_(&[r]);
+        b.seal_all_blocks();
+        b.finalize(new_module().unwrap().isa().frontend_config());
+        func
+    }
+
+    fn opcodes(func: &Function) -> Vec<String> {
+        let block = func.layout.entry_block().unwrap();
+        func.layout
+            .block_insts(block)
+            .map(|i| format!("{}", func.dfg.insts[i].opcode()))
+            .collect()
+    }
+
+    #[test]
+    fn unused_loads_that_cannot_trap_are_dropped_with_their_users() {
+        let mut func = sample();
+        let all = [
+            "load", "load", "uextend", "load", "load", "iconst", "iadd", "return",
+        ];
+        assert_eq!(opcodes(&func), all);
+        drop_unused(&mut func);
+        // The used load, the one that can trap, and the sum returned.
+        assert_eq!(opcodes(&func), ["load", "load", "iconst", "iadd", "return"]);
+        // Nothing more to drop.
+        drop_unused(&mut func);
+        assert_eq!(opcodes(&func).len(), 5);
+    }
+}
