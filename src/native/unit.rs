@@ -109,8 +109,8 @@ impl Unit {
 /// read-only. The lowering reads the binding at a function's entry, and saves it before
 /// immediate end checks, whether or not a path then uses it; marking those loads read-only
 /// instead would let the optimizer merge them across the stores that rebind a faction.
-/// Such a read left unused was 3 instructions a statement run, and a store's dead read of
-/// the old value one more: about 1% of a TI4 game.
+/// A store's read of the old value, where nothing uses it, goes too. With the one-compare
+/// bounds of `Lower::fminmax`, TI4 ran 2% fewer instructions a game (46.5k to 45.5k).
 fn drop_unused(func: &mut Function) {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     let mut insts = Vec::new();
