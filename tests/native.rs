@@ -34,10 +34,16 @@ fn same_games(interp: &vpsim::Model, native: &vpsim::Model, seed: u64, games: u6
     }
 }
 
-/// A real formula whose value is NaN: infinity minus infinity (no literal is that large).
+/// A real formula whose value is infinity: a product past the largest real (no literal is
+/// that large).
+fn inf() -> String {
+    ["1000000000000000000.0"; 18].join(" * ")
+}
+
+/// A real formula whose value is NaN: infinity minus infinity.
 fn nan() -> String {
-    let big = ["1000000000000000000.0"; 18].join(" * ");
-    format!("({big}) - ({big})")
+    let inf = inf();
+    format!("({inf}) - ({inf})")
 }
 
 #[test]
@@ -941,8 +947,7 @@ score = "x"
 /// same real.
 #[test]
 fn real_bounds_that_are_constants_match() {
-    let nan = nan();
-    let inf = ["1000000000000000000.0"; 18].join(" * ");
+    let (nan, inf) = (nan(), inf());
     let x = format!("if(k == 0, {nan}, if(k == 3, {inf}, if(k == -3, -({inf}), 0.37 * k)))");
     let text = format!(
         r#"

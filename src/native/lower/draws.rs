@@ -102,22 +102,26 @@ impl Lower<'_, '_> {
         total
     }
 
+    /// The instruction that makes `v`, unless `v` is a block's parameter.
+    fn made_by(&self, v: Value) -> Option<InstructionData> {
+        let dfg = &self.b.func.dfg;
+        Some(dfg.insts[dfg.value_def(v).inst()?])
+    }
+
     /// The value of `v` when the code makes it an integer constant (an `i64` `iconst`).
     pub(super) fn const_int(&self, v: Value) -> Option<i64> {
-        let dfg = &self.b.func.dfg;
-        match dfg.insts[dfg.value_def(v).inst()?] {
+        match self.made_by(v)? {
             InstructionData::UnaryImm {
                 opcode: Opcode::Iconst,
                 imm,
-            } if dfg.value_type(v) == I64 => Some(imm.bits()),
+            } if self.b.func.dfg.value_type(v) == I64 => Some(imm.bits()),
             _ => None,
         }
     }
 
     /// The value of `v` when the code makes it a real constant (an `f64const`).
     pub(super) fn const_real(&self, v: Value) -> Option<f64> {
-        let dfg = &self.b.func.dfg;
-        match dfg.insts[dfg.value_def(v).inst()?] {
+        match self.made_by(v)? {
             InstructionData::UnaryIeee64 {
                 opcode: Opcode::F64const,
                 imm,
