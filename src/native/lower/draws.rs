@@ -16,7 +16,8 @@ impl Lower<'_, '_> {
             // A constant probability: its bound is known here (`as` saturates as
             // `fcvt_to_uint_sat` does), so the draw is one compare.
             let bound = self.int((c * scale) as u64 as i64);
-            return self.draw_below(bound);
+            let hit = self.draw_below(bound);
+            return self.bool_int(hit);
         }
         let env = self.env;
         let (draw, other, done) = (
@@ -24,7 +25,9 @@ impl Lower<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.b.append_block_param(done, I64);
+        // The outcome is merged as an `i8` truth, so that an `if` on it branches on it
+        // directly (`Lower::bool_int`).
+        self.b.append_block_param(done, types::I8);
         let (zero, one) = (self.real(0.0), self.real(1.0));
         let lo = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, p, zero);
         let hi = self.b.ins().fcmp(FloatCC::LessThan, p, one);
@@ -38,7 +41,7 @@ impl Lower<'_, '_> {
         let sure = self.b.ins().fcmp(FloatCC::Equal, p, one);
         self.b.ins().brif(sure, certain, &[], fault, &[]);
         self.b.switch_to_block(certain);
-        let yes = self.int(1);
+        let yes = self.b.ins().iconst(types::I8, 1);
         self.b.ins().jump(done, &[BlockArg::Value(yes)]);
         self.b.set_cold_block(fault);
         self.b.switch_to_block(fault);
@@ -50,6 +53,7 @@ impl Lower<'_, '_> {
                 &[env, p, loc],
             )
         });
+        let v = self.b.ins().ireduce(types::I8, v);
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(draw);
         let scale = self.real(scale);
@@ -58,14 +62,14 @@ impl Lower<'_, '_> {
         let v = self.draw_below(bound);
         self.b.ins().jump(done, &[BlockArg::Value(v)]);
         self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
+        let hit = self.b.block_params(done)[0];
+        self.bool_int(hit)
     }
 
-    /// 1 when the next 64-bit draw is below `bound`, else 0: a `bernoulli` success.
+    /// Whether the next 64-bit draw is below `bound` (an `i8` truth): a `bernoulli` success.
     fn draw_below(&mut self, bound: Value) -> Value {
         let word = self.word();
-        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound);
-        self.b.ins().uextend(I64, hit)
+        self.b.ins().icmp(IntCC::UnsignedLessThan, word, bound)
     }
 
     /// `NdS` for at most [`INLINE_DICE`] dice, inline, exactly as the reference throws them (`rand`'s
