@@ -247,9 +247,10 @@ impl State {
         self.hands.fill(0);
     }
 
-    /// `discard`: card `c` goes back to its deck's pool (nothing happens if it is there).
+    /// `discard`: card `c` goes back to its deck's pool (nothing happens if it is there, or
+    /// if it was completed: that is for good).
     pub fn return_card(&mut self, t: &Tables, c: usize) {
-        if self.owner[c] == IN_POOL {
+        if !self.returnable(c) {
             return;
         }
         let d = t.deck_of(c);
@@ -261,6 +262,14 @@ impl State {
             self.deck_left[d] += 1;
         }
         self.set_owner(d, c, IN_POOL);
+    }
+
+    /// Whether `discard` moves card `c`: it is held or drawn face up, not in the pool and
+    /// not completed.
+    #[inline]
+    pub fn returnable(&self, c: usize) -> bool {
+        let o = self.owner[c] as usize;
+        o != IN_POOL as usize && !(101..=100 + MAX_FACTIONS).contains(&o)
     }
 
     /// `complete` by faction `f`: card `c` leaves its deck's pool (if it is there) for good,

@@ -260,3 +260,18 @@ fn award_chains_and_statement_blocks() {
         assert!(r.passed(), "{}: {:?}", r.name, r.failures);
     }
 }
+
+/// Leaving the game in the middle of a turn, `discard` of a completed card, a `for held`
+/// inside another and real settings far from 1, as the README states them.
+const TURNS_AND_HANDS: &str = include_str!("data/turns_and_hands.toml");
+
+#[test]
+fn leaving_mid_turn_completed_cards_and_nested_hands() {
+    let m = vpsim::scenario::parse(TURNS_AND_HANDS, "turns.toml").unwrap();
+    assert_eq!(m.examples.len(), 2);
+    let mut g = Game::new(&m);
+    for i in 0..m.examples.len() {
+        let r = g.run_example(i);
+        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
+    }
+}

@@ -984,3 +984,16 @@ score = "s"
     assert!((0..300).all(|g| game.play(5, g).is_ok()), "no game faults");
     same_games(&interp, &native, 5, 300, 2);
 }
+
+#[test]
+fn leaving_mid_turn_completed_cards_and_nested_hands_match() {
+    let text = include_str!("data/turns_and_hands.toml");
+    let (interp, native) = both(text, "turns_and_hands.toml").unwrap();
+    let (mut a, mut b) = (Game::new(&interp), Game::new(&native));
+    for i in 0..interp.examples.len() {
+        let (x, y) = (a.run_example(i), b.run_example(i));
+        assert!(y.passed(), "example {i}: {y:?}");
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "example {i}");
+    }
+    same_games(&interp, &native, 3, 200, 5);
+}

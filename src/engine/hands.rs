@@ -25,7 +25,7 @@ impl<T: Tracer> Game<'_, T> {
 
     /// Puts card `c` back into its deck's pool.
     pub(super) fn return_card(&mut self, c: usize) {
-        if self.env.st.owner[c] == crate::state::IN_POOL {
+        if !self.env.st.returnable(c) {
             return;
         }
         self.env.st.return_card(&self.m.tables, c);
@@ -96,12 +96,16 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, b: Bind) -> Step {
         let code = held_by(b.bound);
         let mut from = 0;
+        // `card` is the loop's own: after it (in an outer loop's body, say), `card` is
+        // again what it was before.
+        let outer = self.env.st.card;
         while self.ended.is_none()
             && let Some(c) = self.env.st.next_owned(&self.m.tables, deck, from, code)
         {
             self.exec(body, b)?;
             from = c + 1;
         }
+        self.env.st.card = outer;
         Ok(())
     }
 

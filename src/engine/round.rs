@@ -201,6 +201,11 @@ impl<T: Tracer> Game<'_, T> {
                     if self.ended.is_some() {
                         return Ok(());
                     }
+                    // A faction that lost in one of these decisions makes no more of them
+                    // (the phase's effects still run for it, as after every turn).
+                    if (self.env.st.out >> f) & 1 != 0 {
+                        break;
+                    }
                     self.env.steps += 1;
                     if self.env.steps > self.m.max_steps {
                         return Err(self.halt(Fault {

@@ -28,8 +28,8 @@ impl<'de> Deserialize<'de> for Src {
             fn visit_u64<E>(self, v: u64) -> Result<Src, E> {
                 Ok(Src(v.to_string()))
             }
-            fn visit_f64<E>(self, v: f64) -> Result<Src, E> {
-                Ok(Src(format!("{v:?}")))
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Src, E> {
+                real_src(v).map(Src).map_err(E::custom)
             }
             fn visit_bool<E>(self, v: bool) -> Result<Src, E> {
                 Ok(Src(v.to_string()))
@@ -40,6 +40,21 @@ impl<'de> Deserialize<'de> for Src {
         }
         d.deserialize_any(V)
     }
+}
+
+/// A bare real as formula text the formula language reads back to the same value: plain
+/// decimals (the language has no exponents: `0.00001`, not `1e-5`), with a point so that it
+/// stays a real (`2.0`, not `2`).
+fn real_src(v: f64) -> Result<String, String> {
+    if !v.is_finite() {
+        return Err(format!(
+            "{v} is not a number a formula can hold: give a finite number"
+        ));
+    }
+    // `Display` for `f64` writes the shortest decimal that reads back exactly, never with
+    // an exponent.
+    let s = v.to_string();
+    Ok(if s.contains('.') { s } else { format!("{s}.0") })
 }
 
 /// In the JSON Schema (`vpsim schema`), a formula is a string, a number or a boolean.
@@ -491,4 +506,24 @@ pub struct RawRanking {
     /// Leave ties that survive the chain as shared places.
     #[serde(default)]
     pub shared: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::real_src;
+
+    #[test]
+    fn bare_reals_are_written_as_decimals_that_stay_reals() {
+        assert_eq!(real_src(0.00001).unwrap(), "0.00001");
+        assert_eq!(real_src(-0.00001).unwrap(), "-0.00001");
+        assert_eq!(real_src(1e20).unwrap(), "100000000000000000000.0");
+        assert_eq!(real_src(2.0).unwrap(), "2.0");
+        assert_eq!(real_src(0.1).unwrap(), "0.1");
+        assert_eq!(real_src(-0.0).unwrap(), "-0.0");
+        for v in [5e-324, 1.7976931348623157e308, 0.1 + 0.2] {
+            assert_eq!(real_src(v).unwrap().parse::<f64>().unwrap(), v);
+        }
+        assert!(real_src(f64::INFINITY).is_err());
+        assert!(real_src(f64::NAN).is_err());
+    }
 }

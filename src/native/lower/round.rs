@@ -326,12 +326,17 @@ impl Lower<'_, '_> {
         self.b.ins().jump(head, &[BlockArg::Value(i1)]);
     }
 
-    /// Goes to `cont` (with `i`) when faction `f` has left the game.
-    fn skip_if_out(&mut self, f: Value, cont: Block, i: Value) {
+    /// Whether faction `f` has left the game (1 or 0).
+    fn gone(&mut self, f: Value) -> Value {
         let out = self.env_load(I32, Off::OUT);
         let out = self.b.ins().uextend(I64, out);
         let out = self.b.ins().ushr(out, f);
-        let gone = self.b.ins().band_imm_s(out, 1);
+        self.b.ins().band_imm_s(out, 1)
+    }
+
+    /// Goes to `cont` (with `i`) when faction `f` has left the game.
+    fn skip_if_out(&mut self, f: Value, cont: Block, i: Value) {
+        let gone = self.gone(f);
         let go = self.b.create_block();
         self.b
             .ins()
@@ -402,7 +407,9 @@ impl Lower<'_, '_> {
         self.held_ends(r, ended);
         self.resolve(ended);
         self.unless_ended(ended, ended_to);
-        self.b.ins().jump(cont, &[]);
+        // A faction that lost in this decision makes no more of them.
+        let gone = self.gone(f);
+        self.b.ins().brif(gone, done, &[], cont, &[]);
         self.b.switch_to_block(cont);
         let j1 = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(head, &[BlockArg::Value(j1)]);

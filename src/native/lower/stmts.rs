@@ -429,6 +429,9 @@ impl Lower<'_, '_> {
         );
         self.b.append_block_param(head, I64);
         self.b.append_block_param(run, I64);
+        // `card` is the loop's own: after it, `card` is again what it was before.
+        let outer = self.env_load(I32, Off::CARD);
+        let exit = self.b.create_block();
         let start = self.int(cards.start as i64);
         self.b.ins().jump(head, &[BlockArg::Value(start)]);
         self.b.switch_to_block(head);
@@ -437,7 +440,7 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, c, cards.end as i64);
-        self.b.ins().brif(end, next, &[], test, &[]);
+        self.b.ins().brif(end, exit, &[], test, &[]);
         self.b.switch_to_block(test);
         // `start <= c < end`: a card of this deck, so its word is inside the row.
         let w = self.b.ins().ushr_imm_u(c, 6);
@@ -461,7 +464,7 @@ impl Lower<'_, '_> {
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, held, cards.end as i64);
         self.b
             .ins()
-            .brif(past, next, &[], run, &[BlockArg::Value(held)]);
+            .brif(past, exit, &[], run, &[BlockArg::Value(held)]);
         self.b.switch_to_block(run);
         let held = self.b.block_params(run)[0];
         let c32 = self.b.ins().ireduce(I32, held);
@@ -470,6 +473,9 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(cont);
         let after = self.b.ins().iadd_imm_s(held, 1);
         self.b.ins().jump(head, &[BlockArg::Value(after)]);
+        self.b.switch_to_block(exit);
+        self.env_store(outer, Off::CARD);
+        self.b.ins().jump(next, &[]);
     }
 
     /// Binds faction `f` as the bound faction (in the environment and as known) for one
