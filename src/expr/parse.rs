@@ -663,8 +663,9 @@ impl Parser {
         for (w, kind) in [("win", OutcomeKind::Win), ("lose", OutcomeKind::Lose)] {
             if self.is_word(w) {
                 self.bump();
+                // `else` ends the statement (`if c: win else: ...`): it is no reason.
                 let reason = match self.peek() {
-                    Tok::Ident(_) => Some(self.ident("a reason")?),
+                    Tok::Ident(_) if !self.is_word("else") => Some(self.ident("a reason")?),
                     _ => None,
                 };
                 return Ok(StmtAst::Outcome {

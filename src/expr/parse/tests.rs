@@ -54,6 +54,23 @@ fn statements() {
 }
 
 #[test]
+fn a_mark_before_else_has_no_reason() {
+    match parse_stmt("if vp >= 3: win else: lose broke").unwrap() {
+        StmtAst::If(_, then, Some(els)) => {
+            assert!(matches!(*then, StmtAst::Outcome { reason: None, .. }));
+            assert!(matches!(
+                *els,
+                StmtAst::Outcome {
+                    reason: Some(_),
+                    ..
+                }
+            ));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn errors_point_at_the_column() {
     let e = parse_expr("1 + * 2").unwrap_err();
     assert_eq!(e.pos, 4);
