@@ -56,6 +56,8 @@ pub struct Symbols {
     pub decks: HashMap<String, u16>,
     /// Card attributes by name.
     pub attrs: HashMap<String, u16>,
+    /// The scenario's last round (`[scenario] rounds`): the builtin `rounds`.
+    pub rounds: i64,
 }
 
 /// What a formula may refer to where it appears.
@@ -379,6 +381,13 @@ impl<'s> Compiler<'s> {
             "side" => return Ok(Op::Side(self.who(owner, ctx, pos)?)),
             "player" => return Ok(Op::Player(self.who(owner, ctx, pos)?)),
             "eliminated" => return Ok(Op::Eliminated(self.who(owner, ctx, pos)?)),
+            // The last round, a constant; a variable or setting of that name (allowed
+            // before the builtin existed) comes first.
+            "rounds"
+                if owner.is_none() && index.is_none() && !self.syms.vars.contains_key(name) =>
+            {
+                return Ok(Op::Int(self.syms.rounds));
+            }
             _ => {}
         }
         let (lv, _) = self.var_ref(ast, ctx)?;

@@ -235,12 +235,18 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         src,
         seen: HashMap::new(),
     };
-    let mut syms = Symbols::default();
+    let mut syms = Symbols {
+        rounds: *raw.scenario.rounds.get_ref(),
+        ..Symbols::default()
+    };
 
     // Settings: constants, resolved before anything can refer to them.
     for (k, f) in &raw.settings {
         names.claim(&Spanned::new(f.span(), k.clone()), "setting")?;
-        let empty = Symbols::default();
+        let empty = Symbols {
+            rounds: syms.rounds,
+            ..Symbols::default()
+        };
         let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
         syms.settings.insert(k.clone(), v);
     }
