@@ -159,8 +159,14 @@ fn foreign(dir: &Path, prefix: &str, found: &mut Vec<String>) {
         let name = e.file_name().to_string_lossy().to_string();
         let kind = e.file_type().ok();
         let is_dir = kind.is_some_and(|k| k.is_dir());
-        if is_dir && prefix.is_empty() && REPORT_DIRS.contains(&name.as_str()) {
-            foreign(&e.path(), &format!("{name}/"), found);
+        // vpsim's folders: `a`, `b` and `csv` at the top, and a compare's `a/csv`, `b/csv`.
+        let ours = if prefix.is_empty() {
+            REPORT_DIRS.contains(&name.as_str())
+        } else {
+            matches!(prefix, "a/" | "b/") && name == "csv"
+        };
+        if is_dir && ours {
+            foreign(&e.path(), &format!("{prefix}{name}/"), found);
         } else if is_dir || kind.is_some_and(|k| k.is_symlink()) || !is_report_file(&name) {
             found.push(format!("{prefix}{name}"));
         }

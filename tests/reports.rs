@@ -491,3 +491,52 @@ fn force_replaces_a_report_whole_and_never_deletes_other_files() {
     assert!(dir.join("notes.txt").exists() && dir.join("report.md").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_narrowest_charts_draw() {
+    let dir = temp("narrow");
+    vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "300",
+            "--quiet",
+        ])
+        .args(["--chart-size", "320x320", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(dir.join("report.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn force_replaces_a_compare_report_with_its_csv_folders() {
+    let dir = temp("compare-csv");
+    let compare = |force: bool| {
+        let mut c = vpsim();
+        c.args([
+            "compare",
+            "scenarios/race_to_three.toml",
+            "--b-set",
+            "settings.p=0.4",
+        ])
+        .args(["--games", "300", "--quiet", "--csv", "--out"])
+        .arg(&dir);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    assert_eq!(compare(false).status.code(), Some(0));
+    assert!(dir.join("a/csv").is_dir() && dir.join("b/csv").is_dir());
+    let again = compare(true);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -314,6 +314,37 @@ fn check_passes_fails_and_writes_junit() {
         xml.contains("<failure") && xml.contains("tests=\"2\"") && xml.contains("failures=\"1\""),
         "{xml}"
     );
+    // A check that stops on an error leaves no JUnit file behind, not the last one's.
+    let broken = vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--assert",
+            "win_rat(First) > 0",
+        ])
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(2));
+    assert!(!junit.exists());
+    // Means are metrics too: the names' check before the run does not read them as NaN.
+    vpsim()
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "2000",
+            "-q",
+        ])
+        .args([
+            "--assert",
+            "mean_length > 1",
+            "--assert",
+            "mean_score(First) >= 0",
+        ])
+        .assert()
+        .success();
     // Judged on the interval, a difference inside the noise does not pass.
     let est = vpsim()
         .args([
@@ -512,6 +543,21 @@ fn sweep_and_sensitivity_move_win_rates_the_right_way() {
     let e = &s["effects"][0];
     assert_eq!(e["base"], 0.3);
     assert!(e["up"][0]["rate"].as_f64().unwrap() > e["down"][0]["rate"].as_f64().unwrap());
+    // With --set on the parameter, it moves from the value set (0.5 +- 0.05), as the
+    // baseline plays it, not from the file's 0.3.
+    let set = vpsim()
+        .args([
+            "sensitivity",
+            "scenarios/race_to_three.toml",
+            "--set",
+            "settings.p=0.5",
+        ])
+        .args(["--param", "settings.p", "--games", "2000", "--json"])
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&set.stdout).unwrap();
+    assert_eq!(s["effects"][0]["base"], 0.5);
+    assert_eq!(s["effects"][0]["step"], 0.05);
     let bad = vpsim()
         .args([
             "sweep",

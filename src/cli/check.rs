@@ -99,6 +99,16 @@ pub fn junit(suite: &str, results: &[(String, Verdict)]) -> String {
 
 /// Runs `vpsim check`.
 pub fn run(a: Args) -> Result<()> {
+    // A JUnit file from an earlier check must not outlive this one: if this check stops on
+    // an error, a CI system would read the old verdicts as this run's.
+    if let Some(path) = &a.junit
+        && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+    {
+        std::fs::remove_file(path).map_err(|source| Error::Write {
+            what: path.display().to_string(),
+            source,
+        })?;
+    }
     let o = &a.opts;
     o.check()?;
     let model = super::load(&a.scenario, &o.set, o.engine)?;

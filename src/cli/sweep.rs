@@ -417,7 +417,9 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
                 .into(),
         ));
     }
-    let text = crate::scenario::read_text(&a.scenario)?;
+    // The values each parameter moves from are the scenario's with `--set` applied: the
+    // baseline's.
+    let text = crate::overrides::apply(&crate::scenario::read_text(&a.scenario)?, &o.set)?;
     // Every step compiles and the output folder is checked before the first game.
     let mut plan = Vec::new();
     for p in &a.param {

@@ -83,6 +83,27 @@ mod tests {
         );
         assert_eq!(super::wrap("Ash", 40), ["Ash"]);
     }
+
+    #[test]
+    fn the_legend_panel_fits_every_allowed_width() {
+        assert_eq!(super::side_width(4, 960), 120);
+        assert_eq!(super::side_width(20, 960), 236);
+        assert_eq!(super::side_width(60, 960), 320);
+        // The narrowest charts (320 to 359 pixels) panicked here once: a third of the width
+        // is under the 120-pixel floor.
+        for w in 320..=4096 {
+            for longest in [0, 4, 30, 200] {
+                assert!(super::side_width(longest, w) <= w / 3);
+            }
+        }
+    }
+}
+
+/// The legend panel's width for keys of up to `longest` characters in a chart `w` pixels
+/// wide: room for the longest key, at least 120 pixels, never more than a third of the chart
+/// (which wins on the narrowest charts, below 360 pixels).
+fn side_width(longest: u32, w: u32) -> u32 {
+    (56 + 9 * longest).max(120).min(w / 3)
 }
 
 /// The top of a share axis: a little headroom above `max`, never past 100%.
@@ -194,7 +215,7 @@ fn frame<DB: DrawingBackend>(
         return Ok(body);
     }
     let longest = keys.iter().map(|k| k.0.chars().count()).max().unwrap_or(0) as u32;
-    let side_w = (56 + 9 * longest).clamp(120, w / 3);
+    let side_w = side_width(longest, w);
     let (plot, side) = body.split_horizontally(w - side_w);
     for (i, (label, key)) in keys.iter().enumerate() {
         let y = 30 + 26 * i as i32;

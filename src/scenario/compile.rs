@@ -548,6 +548,24 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         }
     }
 
+    // The name names report folders (`reports/<name>/`): a plain word, never a path.
+    let name = raw.scenario.name.get_ref();
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !plain {
+        return Err(src.fail(
+            raw.scenario.name.span().start,
+            format!(
+                "the scenario name `{name}` is not a plain name: use letters, digits, `_` and `-`, starting with a letter or digit (it names report folders; `title` takes any text)"
+            ),
+        ));
+    }
+
     // Clock.
     let rounds = *raw.scenario.rounds.get_ref();
     if !(1..=100_000).contains(&rounds) {
