@@ -60,6 +60,26 @@ fn is_one(w: &u64) -> bool {
 }
 
 impl Histogram {
+    /// Whether the histogram is one this type can have built (a check of one read from a
+    /// file): a power-of-two `width`, at most `max_bins` bins starting at a multiple of it
+    /// and ending inside `i64`, and for coarse bins an exact part inside them.
+    pub fn well_formed(&self, max_bins: usize) -> bool {
+        // An empty histogram's width is 0 (the default): 1, as `width()` reads it.
+        let w = self.width() as i128;
+        let end = self.offset as i128 + self.counts.len() as i128 * w;
+        let exact_ok = match self.exact {
+            None => w == 1,
+            Some(e) => {
+                e.min <= e.max && e.min as i128 >= self.offset as i128 && (e.max as i128) < end
+            }
+        };
+        self.width.max(1).is_power_of_two()
+            && self.counts.len() <= max_bins
+            && (self.offset as i128).rem_euclid(w) == 0
+            && end <= i64::MAX as i128 + 1
+            && (self.counts.is_empty() || exact_ok)
+    }
+
     /// Counts one value.
     #[inline]
     pub fn add(&mut self, v: i64) {
@@ -687,6 +707,10 @@ mod tests {
                 if i < split { a.add(v) } else { b.add(v) }
             }
             a.merge(&b);
+            for h in [&whole, &a, &b] {
+                // What `vpsim merge` accepts from a file: every histogram built here.
+                prop_assert!(h.well_formed(super::MAX_BINS as usize));
+            }
             for h in [&whole, &a] {
                 prop_assert!(h.counts.len() as i128 <= super::MAX_BINS);
                 prop_assert_eq!(h.total(), vals.len() as u64);

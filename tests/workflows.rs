@@ -120,7 +120,8 @@ fn merge_refuses_tampered_shard_files() {
     }
     let file = dir.join("2").join("tally.json");
     let good = std::fs::read_to_string(&file).unwrap();
-    let edits: [(&str, &str, &str); 6] = [
+    let edits: [(&str, &str, &str); 7] = [
+        ("\"by_round\":[", "\"by_round\":[[],", "`tally.by_round`"),
         (
             "\"shard\":{\"index\":2,",
             "\"shard\":{\"index\":0,",
@@ -658,4 +659,67 @@ fn compare_and_check_write_reports_like_run() {
         .assert()
         .success();
     assert!(dir.join("chk/report.md").exists());
+}
+
+#[test]
+fn shards_of_scores_spread_over_2_to_the_40_merge_to_the_single_run() {
+    let dir = temp("wide");
+    let scenario = dir.join("wide.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+[scenario]
+name = "wide"
+rounds = 1
+[[faction]]
+name = "First"
+[[faction]]
+name = "Second"
+[[var]]
+name = "vp"
+[[phase]]
+name = "score"
+each = "faction"
+effects = ["vp = uniform(0, 1099511627776)"]
+[ranking]
+score = "vp"
+"#,
+    )
+    .unwrap();
+    let mut merge = vpsim();
+    merge.arg("merge");
+    for k in 1..=3 {
+        let out = dir.join(k.to_string());
+        vpsim()
+            .arg("run")
+            .arg(&scenario)
+            .args([
+                "--games",
+                "3000",
+                "--shard",
+                &format!("{k}/3"),
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        merge.arg(out);
+    }
+    let merged = merge.arg("--json").output().unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let single = vpsim()
+        .arg("run")
+        .arg(&scenario)
+        .args(["--games", "3000", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        without_performance(&merged.stdout),
+        without_performance(&single.stdout)
+    );
 }

@@ -30,10 +30,6 @@ pub struct Args {
     pub csv: bool,
 }
 
-/// The widest span of values a merged histogram may cover: what one run can write is far
-/// smaller, so a wider one means a damaged file.
-const MAX_HISTOGRAM_SPAN: i128 = 1 << 24;
-
 /// Checks that one shard file is whole and consistent: the version that wrote it, its shard
 /// index and count, its part of the games, and counts that add up to its games.
 fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
@@ -52,6 +48,9 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
                 env!("CARGO_PKG_VERSION")
             ),
         ));
+    }
+    if f.threads == 0 {
+        return Err(bad("threads", "is 0: a run uses at least one".into()));
     }
     if !(f.elapsed_s.is_finite() && (0.0..1e12).contains(&f.elapsed_s)) {
         return Err(bad(
@@ -101,7 +100,7 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
     let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b));
     let adds_up = |v: &[u64]| sum(v) == Some(t.games);
     let hist_ok = |h: &crate::stats::Histogram| {
-        adds_up(&h.counts) && (h.offset as i128 + h.counts.len() as i128) <= i64::MAX as i128 + 1
+        adds_up(&h.counts) && h.well_formed(crate::stats::MAX_BINS as usize)
     };
     if !adds_up(&t.reasons) {
         return Err(bad(
@@ -109,7 +108,11 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             format!("do not add up to the {} games", t.games),
         ));
     }
-    if !hist_ok(&t.lengths) {
+    // A game lasts 1 to 100,000 rounds.
+    if !hist_ok(&t.lengths)
+        || t.lengths.offset < 0
+        || t.lengths.offset as i128 + t.lengths.counts.len() as i128 > 100_001
+    {
         return Err(bad(
             "tally.lengths",
             format!("do not add up to the {} games", t.games),
@@ -130,6 +133,23 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             ));
         }
     }
+    // The score race: a row of factions per round played, each round's histograms bounded.
+    let round_ok = |h: &crate::stats::Histogram| {
+        h.well_formed(crate::stats::ROUND_BINS as usize)
+            && sum(&h.counts).is_some_and(|c| c <= t.games)
+    };
+    if t.by_round.len() != t.margins.len()
+        || t.by_round.len() > crate::stats::BY_ROUND
+        || t.by_round
+            .iter()
+            .any(|r| r.len() != nf || !r.iter().all(round_ok))
+        || !t.margins.iter().all(round_ok)
+    {
+        return Err(bad(
+            "tally.by_round",
+            "is not a score race of its factions".into(),
+        ));
+    }
     let others = [t.draws, t.nobody, t.shared];
     if others.iter().any(|&c| c > t.games)
         || sum(&t.decided).is_none_or(|d| d > t.games)
@@ -144,16 +164,6 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The span of values `hs` cover together, if any counted.
-fn span<'a>(hs: impl Iterator<Item = &'a crate::stats::Histogram>) -> i128 {
-    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
-    for h in hs.filter(|h| !h.counts.is_empty()) {
-        lo = lo.min(h.offset as i128);
-        hi = hi.max(h.offset as i128 + h.counts.len() as i128);
-    }
-    (hi - lo).max(0)
 }
 
 /// Checks that the shards belong together and cover the run exactly once.
@@ -227,22 +237,8 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
         }
         return Err(Error::Usage(msg));
     }
-    let nf = f0.tally.factions.len();
-    let too_wide = (0..nf)
-        .map(|i| span(files.iter().map(|(_, f)| &f.tally.factions[i].scores)))
-        .chain([span(files.iter().map(|(_, f)| &f.tally.lengths))])
-        .any(|w| w > MAX_HISTOGRAM_SPAN);
-    if too_wide {
-        let names: Vec<String> = files
-            .iter()
-            .map(|(d, _)| d.join("tally.json").display().to_string())
-            .collect();
-        return Err(Error::Usage(format!(
-            "{}: the shards' score or length ranges together span more than {MAX_HISTOGRAM_SPAN} \
-             values; a file is damaged or was edited: run the shards again",
-            names.join(", ")
-        )));
-    }
+    // Shards' histograms merge whatever their ranges: the merged one coarsens its bins as
+    // the single run's does, each file's bins being bounded (checked above).
     let mut merged = f0.clone();
     merged.tally = files
         .iter()
