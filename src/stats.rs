@@ -65,7 +65,7 @@ impl Histogram {
     /// and ending inside `i64`, and for coarse bins an exact part inside them.
     pub fn well_formed(&self, max_bins: usize) -> bool {
         // An empty histogram's width is 0 (the default): 1, as `width()` reads it.
-        let w = self.width() as i128;
+        let w = self.width();
         let end = self.offset as i128 + self.counts.len() as i128 * w;
         let exact_ok = match self.exact {
             None => w == 1,
