@@ -22,12 +22,17 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Write the merged run's report folder into DIR (as `vpsim run --out` does: tables,
-    /// charts, report.md, summary.json and tally.json). DIR must be empty or new.
+    /// charts, report.md, summary.json and tally.json). DIR must be empty or new, unless
+    /// --force.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// With --out: also write every table as CSV in DIR/csv/.
     #[arg(long, requires = "out")]
     pub csv: bool,
+    /// With --out: replace an earlier vpsim report in DIR, whole (files vpsim did not write
+    /// are never removed: a folder holding any is refused).
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 /// Checks that one shard file is whole and consistent: the version that wrote it, its shard
@@ -269,7 +274,7 @@ pub fn run(a: Args) -> Result<()> {
     );
     summary.performance.shards = Some(files.len() as u64);
     if let Some(dir) = &a.out {
-        super::prepare_out(dir, false)?;
+        super::prepare_out(dir, a.force)?;
         crate::output::clear_report(dir)?;
         super::write_outputs(
             dir,

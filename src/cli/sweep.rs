@@ -44,10 +44,13 @@ fn parse_param(s: &str) -> std::result::Result<Param, String> {
         }
         (0..n).map(|i| fmt_num(start + i as f64 * step)).collect()
     } else {
-        spec.split(',')
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .collect()
+        let values: Vec<String> = spec.split(',').map(|v| v.trim().to_string()).collect();
+        if values.iter().any(|v| v.is_empty()) {
+            return Err(format!(
+                "`{spec}` has an empty value: separate values by single commas, e.g. 0.2,0.3"
+            ));
+        }
+        values
     };
     if values.is_empty() {
         return Err(format!("`{s}` names no values"));
@@ -79,8 +82,10 @@ fn step_cell(down: &Rate, up: &Rate, base: f64) -> String {
 }
 
 fn fmt_num(x: f64) -> String {
-    let r = (x * 1e9).round() / 1e9;
-    if r.fract() == 0.0 {
+    // 12 significant digits: `start + i * step` loses its last bits of noise (0.1 + 0.2 is
+    // 0.3), and a value of any size keeps its own (1e-12 stays 1e-12).
+    let r: f64 = format!("{x:.11e}").parse().unwrap_or(x);
+    if r.fract() == 0.0 && r.abs() < 9e15 {
         format!("{}", r as i64)
     } else {
         format!("{r}")
@@ -600,4 +605,34 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         let _ = writeln!(t);
     }
     super::out(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fmt_num, parse_param};
+
+    #[test]
+    fn sweep_values_keep_their_size_and_lose_float_noise() {
+        assert_eq!(fmt_num(0.1 + 0.2), "0.3");
+        assert_eq!(fmt_num(0.2 + 7.0 * 0.05), "0.55");
+        assert_eq!(fmt_num(3.0), "3");
+        assert_eq!(fmt_num(-2.0), "-2");
+        assert_eq!(fmt_num(1e-12), "0.000000000001");
+        assert_eq!(fmt_num(1e-12 + 2.0 * 1e-12), "0.000000000003");
+        assert_eq!(fmt_num(123456.789), "123456.789");
+    }
+
+    #[test]
+    fn a_range_of_tiny_values_plays_them_and_an_empty_value_is_an_error() {
+        let p = parse_param("settings.p=1e-12:3e-12:1e-12").unwrap();
+        assert_eq!(
+            p.values,
+            ["0.000000000001", "0.000000000002", "0.000000000003"]
+        );
+        assert!(
+            parse_param("settings.p=0.2,,0.3")
+                .unwrap_err()
+                .contains("empty value")
+        );
+    }
 }

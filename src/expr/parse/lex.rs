@@ -36,6 +36,28 @@ pub(super) fn lex(src: &str) -> PResult<Vec<(Tok, usize)>> {
                 i += 1;
             }
             let text: String = src[start..i].chars().filter(|&c| c != '_').collect();
+            // `1e-5`: the language has no exponents; say how to write the number instead.
+            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+                let mut j = i + 1;
+                if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
+                    j += 1;
+                }
+                if b.get(j).is_some_and(u8::is_ascii_digit) {
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    let whole = format!("{text}{}", &src[i..j]);
+                    if let Ok(v) = whole.parse::<f64>() {
+                        return Err(ParseError {
+                            pos: start,
+                            msg: format!(
+                                "numbers are written without an exponent: write `{whole}` as {v}{}",
+                                if v.fract() == 0.0 { ".0" } else { "" }
+                            ),
+                        });
+                    }
+                }
+            }
             // A whole number without a point is an integer, kept exactly.
             let dice = i < b.len() && b[i] == b'd' && b.get(i + 1).is_some_and(u8::is_ascii_digit);
             if !text.contains('.') && !dice {

@@ -54,6 +54,17 @@ fn statements() {
 }
 
 #[test]
+fn an_exponent_says_how_to_write_the_number() {
+    let e = parse_expr("x < 1e-5").unwrap_err();
+    assert_eq!(e.pos, 4);
+    assert!(e.msg.contains("write `1e-5` as 0.00001"), "{}", e.msg);
+    let e = parse_expr("2.5E3 + 1").unwrap_err();
+    assert!(e.msg.contains("as 2500.0"), "{}", e.msg);
+    // Not an exponent: a number next to a name starting with e is another error.
+    assert!(parse_expr("2 elves").is_err());
+}
+
+#[test]
 fn a_mark_before_else_has_no_reason() {
     match parse_stmt("if vp >= 3: win else: lose broke").unwrap() {
         StmtAst::If(_, then, Some(els)) => {
