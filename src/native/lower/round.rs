@@ -135,6 +135,13 @@ impl Lower<'_, '_> {
     /// The engine's `resolve`: pending `win`/`lose` marks are settled ([`h::settle`]), which
     /// may end the game (that reason then stands).
     fn resolve(&mut self, ended: Variable) {
+        self.resolve_or_leave(ended, None);
+    }
+
+    /// [`Lower::resolve`]; with `leave` (`f`, `ended_to`, `gone_to`), once the marks are
+    /// settled: to `ended_to` if the game ended, else to `gone_to` if faction `f` left it.
+    /// Only settling moves a faction out, so the test is on the settling path alone.
+    fn resolve_or_leave(&mut self, ended: Variable, leave: Option<(Value, Block, Block)>) {
         let win = self.env_load(I32, Off::MARKS_WIN);
         let lose = self.env_load(I32, Off::MARKS_LOSE);
         let any = self.b.ins().bor(win, lose);
@@ -146,6 +153,13 @@ impl Lower<'_, '_> {
         let env = self.env;
         let r = self.call_pure(h::settle as *const () as usize, &[self.ptr, I64], &[env, r]);
         self.b.def_var(ended, r);
+        if let Some((f, ended_to, gone_to)) = leave {
+            self.unless_ended(ended, ended_to);
+            let gone = self.gone(f);
+            let stay = self.b.create_block();
+            self.b.ins().brif(gone, gone_to, &[], stay, &[]);
+            self.b.switch_to_block(stay);
+        }
         self.b.ins().jump(go, &[]);
         self.b.switch_to_block(go);
     }
@@ -405,11 +419,10 @@ impl Lower<'_, '_> {
         self.b.ins().brif(pass, cont, &[], took, &[]);
         self.b.switch_to_block(took);
         self.held_ends(r, ended);
-        self.resolve(ended);
-        self.unless_ended(ended, ended_to);
         // A faction that lost in this decision makes no more of them.
-        let gone = self.gone(f);
-        self.b.ins().brif(gone, done, &[], cont, &[]);
+        self.resolve_or_leave(ended, Some((f, ended_to, done)));
+        self.unless_ended(ended, ended_to);
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         let j1 = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(head, &[BlockArg::Value(j1)]);
