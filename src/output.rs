@@ -212,11 +212,24 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
             found.join(", ")
         )));
     }
-    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
-        what: format!("the folder {shown}"),
-        source,
+    // The folders this check makes are removed again once it has written into them: the
+    // report makes them when it is written, so a run that stops before then (an error, a
+    // fault, Ctrl-C) leaves no empty folder behind.
+    let made: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(dir).map_err(|source| {
+        Error::Usage(format!(
+            "--out {shown}: cannot make this folder ({source}): name a folder vpsim can create"
+        ))
     })?;
-    probe(dir, || format!("into the folder {shown}"))
+    let probed = probe(dir, || format!("into the folder {shown}"));
+    for d in &made {
+        let _ = std::fs::remove_dir(d);
+    }
+    probed
 }
 
 /// Checks that files can be created in `dir` by writing and removing an empty temporary

@@ -540,3 +540,50 @@ fn force_replaces_a_compare_report_with_its_csv_folders() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_run_that_stops_on_a_fault_leaves_no_report_folder() {
+    let dir = temp("fault");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("fault.toml");
+    std::fs::write(
+        &scenario,
+        "[scenario]\nname = \"fault\"\nrounds = 3\n[[faction]]\nname = \"A\"\n[[var]]\nname = \"x\"\n\
+         [[phase]]\nname = \"p\"\neffects = [\"A.x = 1 // (round - round)\"]\n[ranking]\nscore = \"x\"\n",
+    )
+    .unwrap();
+    let out = dir.join("new").join("report");
+    let run = vpsim()
+        .arg("run")
+        .arg(&scenario)
+        .args(["--games", "10", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        !dir.join("new").exists(),
+        "an empty report folder was left behind"
+    );
+    // A path under a file cannot be a folder: a usage error naming the flag.
+    let under_file = vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "10",
+            "--quiet",
+            "--out",
+        ])
+        .arg(scenario.join("sub"))
+        .output()
+        .unwrap();
+    assert_eq!(under_file.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&under_file.stderr).contains("--out"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
