@@ -145,6 +145,12 @@ pub fn completed_by(f: u8) -> u8 {
     101 + f
 }
 
+/// Whether owner code `code` is a completed card's ([`completed_by`] of some faction).
+#[inline]
+pub fn is_completed(code: u8) -> bool {
+    (101..=100 + MAX_FACTIONS).contains(&(code as usize))
+}
+
 /// Mutable state of one game.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -191,7 +197,7 @@ pub fn owned_slot(deck: usize, code: u8) -> Option<usize> {
     let (code, f) = (code as usize, MAX_FACTIONS);
     let i = match code {
         c if (1..=f).contains(&c) => c - 1,
-        c if (101..=100 + f).contains(&c) => f + c - 101,
+        c if is_completed(c as u8) => f + c - 101,
         _ => return None,
     };
     Some(deck * 2 * f + i)
@@ -268,8 +274,8 @@ impl State {
     /// not completed.
     #[inline]
     pub fn returnable(&self, c: usize) -> bool {
-        let o = self.owner[c] as usize;
-        o != IN_POOL as usize && !(101..=100 + MAX_FACTIONS).contains(&o)
+        let o = self.owner[c];
+        o != IN_POOL && !is_completed(o)
     }
 
     /// `complete` by faction `f`: card `c` leaves its deck's pool (if it is there) for good,
