@@ -323,3 +323,31 @@ fn the_shipped_schema_is_current() {
     assert_eq!(v["additionalProperties"], serde_json::json!(false));
     assert!(v["$defs"]["RawFaction"]["properties"]["name"].is_object());
 }
+
+#[test]
+fn validate_checks_the_balance_assertions_names() {
+    let dir = std::env::temp_dir().join(format!("vpsim-asserts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
+    assert!(base.contains("win_rate(First) - win_rate(Second) < 0.15"));
+    let path = dir.join("asserts.toml");
+    std::fs::write(&path, base.replace("win_rate(First) -", "win_rat(First) -")).unwrap();
+    let out = vpsim().arg("validate").arg(&path).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("win_rat") && err.contains("asserts.toml:"),
+        "{err}"
+    );
+    // Means are fine before any game is played.
+    std::fs::write(
+        &path,
+        base.replace(
+            "win_rate(First) - win_rate(Second) < 0.15",
+            "mean_length > 1",
+        ),
+    )
+    .unwrap();
+    vpsim().arg("validate").arg(&path).assert().success();
+    let _ = std::fs::remove_dir_all(&dir);
+}

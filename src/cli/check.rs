@@ -97,6 +97,32 @@ pub fn junit(suite: &str, results: &[(String, Verdict)]) -> String {
     s
 }
 
+/// Checks the syntax and the names of `checks` (name, expression, where it was written)
+/// against a summary of no games: what can be known before a game is played.
+pub fn check_names(
+    model: &crate::Model,
+    info: &RunInfo,
+    checks: &[(String, String, String)],
+) -> Result<()> {
+    let empty = Summary::of(
+        info,
+        0,
+        &crate::runner::empty_tally(model),
+        std::time::Duration::ZERO,
+        1,
+    );
+    for (_, e, at) in checks {
+        validate(&empty, e).map_err(|err| {
+            Error::Usage(format!(
+                "{at}: in `{e}` at column {}: {}",
+                err.pos + 1,
+                err.msg
+            ))
+        })?;
+    }
+    Ok(())
+}
+
 /// Runs `vpsim check`.
 pub fn run(a: Args) -> Result<()> {
     // A JUnit file from an earlier check must not outlive this one: if this check stops on
@@ -129,22 +155,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let info = RunInfo::of(&model, o.seed, &o.overrides());
     // Check every assertion's names before playing a single game.
-    let empty = Summary::of(
-        &info,
-        0,
-        &crate::runner::empty_tally(&model),
-        std::time::Duration::ZERO,
-        1,
-    );
-    for (_, e, at) in &checks {
-        validate(&empty, e).map_err(|err| {
-            Error::Usage(format!(
-                "{at}: in `{e}` at column {}: {}",
-                err.pos + 1,
-                err.msg
-            ))
-        })?;
-    }
+    check_names(&model, &info, &checks)?;
     let out = o.out_dir(&model.name);
     if let Some(d) = &out {
         super::prepare_out(d, o.force)?;

@@ -21,6 +21,14 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let mut model = crate::scenario::load_with(&a.scenario, &a.set)?;
     super::warn(&model);
+    // The balance assertions `vpsim check` would judge: their syntax and names.
+    let asserts: Vec<(String, String, String)> = model
+        .asserts
+        .iter()
+        .map(|(n, e, loc)| (n.clone(), e.clone(), loc.to_string()))
+        .collect();
+    let info = crate::report::RunInfo::of(&model, 1, &[]);
+    super::check::check_names(&model, &info, &asserts)?;
     let mut text = describe(&model);
     // What the native engine makes of it (and how long that takes).
     match crate::native::compile_model(&mut model) {
