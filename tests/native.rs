@@ -56,18 +56,23 @@ fn every_seed_scenario_plays_the_same_games_on_both_engines() {
     }
 }
 
+/// Runs every worked example on both models: each passes, with the same report.
+fn same_examples(interp: &vpsim::Model, native: &vpsim::Model) {
+    let (mut a, mut b) = (Game::new(interp), Game::new(native));
+    for i in 0..interp.examples.len() {
+        let (x, y) = (a.run_example(i), b.run_example(i));
+        assert!(x.passed(), "{}: example {i}: {x:?}", interp.name);
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "example {i}");
+    }
+}
+
 #[test]
 fn every_worked_example_passes_on_both_engines() {
     for entry in std::fs::read_dir("scenarios").unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let (interp, native) = both(&text, &path.display().to_string()).unwrap();
-        let (mut a, mut b) = (Game::new(&interp), Game::new(&native));
-        for i in 0..interp.examples.len() {
-            let (x, y) = (a.run_example(i), b.run_example(i));
-            assert!(x.passed(), "{}: example {i}: {x:?}", interp.name);
-            assert_eq!(format!("{x:?}"), format!("{y:?}"), "example {i}");
-        }
+        same_examples(&interp, &native);
     }
 }
 
@@ -989,11 +994,6 @@ score = "s"
 fn leaving_mid_turn_completed_cards_and_nested_hands_match() {
     let text = include_str!("data/turns_and_hands.toml");
     let (interp, native) = both(text, "turns_and_hands.toml").unwrap();
-    let (mut a, mut b) = (Game::new(&interp), Game::new(&native));
-    for i in 0..interp.examples.len() {
-        let (x, y) = (a.run_example(i), b.run_example(i));
-        assert!(y.passed(), "example {i}: {y:?}");
-        assert_eq!(format!("{x:?}"), format!("{y:?}"), "example {i}");
-    }
+    same_examples(&interp, &native);
     same_games(&interp, &native, 3, 200, 5);
 }

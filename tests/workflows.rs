@@ -22,6 +22,24 @@ fn temp(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// Plays shard `k` of `n` of `scenario` (with `args`, such as `--games`) into `out`.
+fn run_shard(
+    scenario: impl AsRef<std::ffi::OsStr>,
+    args: &[&str],
+    k: u32,
+    n: u32,
+    out: &std::path::Path,
+) {
+    vpsim()
+        .arg("run")
+        .arg(scenario)
+        .args(args)
+        .args(["--shard", &format!("{k}/{n}"), "--quiet", "--out"])
+        .arg(out)
+        .assert()
+        .success();
+}
+
 #[test]
 fn the_local_shard_recipe_merges_to_exactly_one_run() {
     let dir = temp("shards");
@@ -56,23 +74,13 @@ fn the_local_shard_recipe_merges_to_exactly_one_run() {
 fn merge_refuses_mismatched_missing_and_duplicated_shards() {
     let dir = temp("badshards");
     for (k, seed) in [(1, "7"), (2, "7"), (3, "8")] {
-        let out = dir.join(k.to_string());
-        vpsim()
-            .args([
-                "run",
-                TI4,
-                "--games",
-                "900",
-                "--seed",
-                seed,
-                "--shard",
-                &format!("{k}/3"),
-                "--quiet",
-                "--out",
-            ])
-            .arg(&out)
-            .assert()
-            .success();
+        run_shard(
+            TI4,
+            &["--games", "900", "--seed", seed],
+            k,
+            3,
+            &dir.join(k.to_string()),
+        );
     }
     let d = |k: u32| dir.join(k.to_string());
     let out = vpsim()
@@ -103,20 +111,7 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
 fn merge_refuses_tampered_shard_files() {
     let dir = temp("tampered");
     for k in 1..=2 {
-        vpsim()
-            .args([
-                "run",
-                TI4,
-                "--games",
-                "400",
-                "--shard",
-                &format!("{k}/2"),
-                "--quiet",
-                "--out",
-            ])
-            .arg(dir.join(k.to_string()))
-            .assert()
-            .success();
+        run_shard(TI4, &["--games", "400"], k, 2, &dir.join(k.to_string()));
     }
     let file = dir.join("2").join("tally.json");
     let good = std::fs::read_to_string(&file).unwrap();
@@ -690,20 +685,7 @@ score = "vp"
     merge.arg("merge");
     for k in 1..=3 {
         let out = dir.join(k.to_string());
-        vpsim()
-            .arg("run")
-            .arg(&scenario)
-            .args([
-                "--games",
-                "3000",
-                "--shard",
-                &format!("{k}/3"),
-                "--quiet",
-                "--out",
-            ])
-            .arg(&out)
-            .assert()
-            .success();
+        run_shard(&scenario, &["--games", "3000"], k, 3, &out);
         merge.arg(out);
     }
     let merged = merge.arg("--json").output().unwrap();
