@@ -36,6 +36,8 @@ pub struct Rng {
     /// The next word's index in `buf` ([`BUF_WORDS`] when every word is used).
     pub(crate) at: u64,
     core: rand_chacha::ChaCha8Rng,
+    /// The master seed `core` was keyed by.
+    seed: u64,
 }
 
 impl Rng {
@@ -74,6 +76,21 @@ impl Rng {
         }
         let lo = self.word();
         u64::from(self.word()) << 32 | u64::from(lo)
+    }
+
+    /// Turns this generator into [`game_rng`]`(seed, game)` in place: the key is kept when the
+    /// seed is the same (every game of a run), so a new game only rewinds the block counter
+    /// and selects its stream; nothing is zeroed or moved. A worker does this once a game.
+    pub(crate) fn select(&mut self, seed: u64, game: u64) {
+        if self.seed != seed {
+            self.core = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            self.seed = seed;
+        }
+        // Block 0 with nothing buffered (no block is generated), then the stream: the state
+        // `seed_from_u64(seed)` followed by `set_stream(game)` leaves.
+        self.core.set_word_pos(0);
+        self.core.set_stream(game);
+        self.at = BUF_WORDS as u64;
     }
 
     /// Words used since the stream was selected.
@@ -115,6 +132,7 @@ pub fn game_rng(seed: u64, game: u64) -> Rng {
         buf: [0; BUF_WORDS],
         at: BUF_WORDS as u64,
         core,
+        seed,
     }
 }
 
@@ -149,6 +167,24 @@ mod tests {
                 }
             }
             assert_eq!(super::words_used(&a), b.get_word_pos(), "draw {i}");
+        }
+    }
+
+    /// A generator selected in place, after any use and under the same or another seed, gives
+    /// exactly the stream a fresh one does.
+    #[test]
+    fn selecting_in_place_is_a_fresh_stream() {
+        let mut a = super::game_rng(9, 3);
+        for (seed, game, used) in [(9, 4, 5), (9, 4, 70), (9, 0, 0), (11, 4, 130), (9, 7, 1)] {
+            for _ in 0..used {
+                a.next_u32();
+            }
+            a.select(seed, game);
+            let mut b = super::game_rng(seed, game);
+            assert_eq!(super::words_used(&a), 0);
+            for _ in 0..200 {
+                assert_eq!(a.next_u64(), b.next_u64(), "seed {seed} game {game}");
+            }
         }
     }
 }

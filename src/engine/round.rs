@@ -10,7 +10,6 @@
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num, Op};
 use crate::model::{EventAt, Model, Timing};
-use crate::rng::game_rng;
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
@@ -25,7 +24,7 @@ impl<T: Tracer> Game<'_, T> {
     /// setup, nothing settled, counted or recorded.
     pub(super) fn reset(&mut self, seed: u64, game: u64) {
         self.env.cx.take_fault();
-        self.env.rng = game_rng(seed, game);
+        self.env.rng.select(seed, game);
         self.env.st.reset(&self.m.tables);
         self.ended = None;
         self.env.marks = Default::default();
