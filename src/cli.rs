@@ -242,15 +242,7 @@ pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
 /// The command line as typed, quoted where needed (for report.md).
 pub fn command_line() -> String {
     std::env::args()
-        .map(|a| {
-            if a.is_empty()
-                || a.contains(|c: char| c.is_whitespace() || "'\"$*?&|;<>()".contains(c))
-            {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            } else {
-                a
-            }
-        })
+        .map(|a| crate::error::shell_word(&a))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -45,13 +45,17 @@ pub enum Error {
     },
     /// A game asked for something meaningless at run time (a probability of 1.7).
     #[error(
-        "{loc}: in game {game} of seed {seed}: {msg}\n  reproduce it with: vpsim trace {file} --seed {seed} --game {game}"
+        "{loc}: in game {game} of seed {seed}: {msg}\n  reproduce it with: vpsim trace {}{} --seed {seed} --game {game}",
+        shell_word(file),
+        sets.iter().map(|o| format!(" --set {}", shell_word(o))).collect::<String>()
     )]
     Fault {
         /// The formula at fault.
         loc: Location,
         /// The scenario file.
         file: String,
+        /// The `--set` overrides the game was played with (`PATH=VALUE` each).
+        sets: Vec<String>,
         /// Master seed.
         seed: u64,
         /// Game index.
@@ -92,3 +96,30 @@ impl Error {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `a` as one word of a POSIX shell command: as is when it is plain, else in single quotes.
+pub fn shell_word(a: &str) -> String {
+    if a.is_empty()
+        || a.contains(|c: char| c.is_whitespace() || "'\"$*?&|;<>()`\\#~!{}[]".contains(c))
+    {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    } else {
+        a.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Plain words stay as they are; anything a shell would read otherwise is single-quoted,
+    /// a quote inside closed, escaped and reopened.
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        use super::shell_word;
+        assert_eq!(shell_word("settings.p=-1"), "settings.p=-1");
+        assert_eq!(shell_word("a/b c.toml"), "'a/b c.toml'");
+        assert_eq!(shell_word("ranking.score=vp*2"), "'ranking.score=vp*2'");
+        assert_eq!(shell_word("win_rate(First)"), "'win_rate(First)'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+}

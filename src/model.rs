@@ -323,6 +323,9 @@ pub struct Model {
     pub title: String,
     /// The file it came from.
     pub file: String,
+    /// The `--set` overrides applied to the file, as written (a fault's reproduce command
+    /// repeats them).
+    pub overrides: Vec<String>,
     /// FNV-1a 64-bit hash of the file's bytes, hex.
     pub hash: String,
     /// Factions, in seat order.

@@ -275,6 +275,7 @@ pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
     Error::Fault {
         loc,
         file: m.file.clone(),
+        sets: m.overrides.clone(),
         seed,
         game,
         msg: f.kind.describe(&vars),

@@ -78,7 +78,10 @@ pub fn parse_with(
     }
     let edited = crate::overrides::apply(text, overrides)?;
     match parse(&edited, file) {
-        Ok(m) => Ok(m),
+        Ok(mut m) => {
+            m.overrides = overrides.iter().map(|o| o.to_string()).collect();
+            Ok(m)
+        }
         Err(e) => {
             for k in 1..=overrides.len() {
                 let t = crate::overrides::apply(text, &overrides[..k])?;

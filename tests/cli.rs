@@ -249,6 +249,59 @@ fn a_runtime_fault_names_the_formula_and_the_game() {
     );
 }
 
+/// A fault that only an override causes is reproduced by the command the error gives, which
+/// repeats the override: from run, from a sweep point and from compare's second variant.
+#[test]
+fn a_faults_reproduce_command_repeats_the_overrides() {
+    let race = "scenarios/race_to_three.toml";
+    let fault = "probability -1 is outside 0..1";
+    for args in [
+        &[
+            "run",
+            race,
+            "--set",
+            "settings.q=0.4",
+            "--set",
+            "settings.p=-1",
+        ][..],
+        &[
+            "sweep",
+            race,
+            "--set",
+            "settings.q=0.4",
+            "--param",
+            "settings.p=0.2,-1",
+        ],
+        &[
+            "compare",
+            race,
+            "--set",
+            "settings.q=0.4",
+            "--b-set",
+            "settings.p=-1",
+        ],
+    ] {
+        let out = vpsim()
+            .args(args)
+            .args(["--games", "50", "--quiet"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        let cmd = err
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("reproduce it with: vpsim "))
+            .unwrap_or_else(|| panic!("{args:?}: {err}"));
+        assert_eq!(
+            cmd,
+            format!("trace {race} --set settings.q=0.4 --set settings.p=-1 --seed 1 --game 0"),
+            "{args:?}"
+        );
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        fails_with(&words, 1, fault);
+    }
+}
+
 /// Names that compile but are likely typos get a located warning: an `end` reason named once
 /// and declared nowhere, a card attribute read where no statement ever binds a card, and a
 /// name in the wrong case gets a "did you mean".
@@ -350,4 +403,23 @@ fn validate_checks_the_balance_assertions_names() {
     .unwrap();
     vpsim().arg("validate").arg(&path).assert().success();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--csv` is offered where a command writes tables (run, compare, check) and nowhere else:
+/// sweep, sensitivity and tune write one JSON file and a chart.
+#[test]
+fn csv_is_offered_only_where_tables_are_written() {
+    for (cmd, offered) in [
+        ("run", true),
+        ("compare", true),
+        ("check", true),
+        ("sweep", false),
+        ("sensitivity", false),
+        ("tune", false),
+    ] {
+        let out = vpsim().args([cmd, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("--force"), "{cmd}: {help}");
+        assert_eq!(help.contains("--csv"), offered, "{cmd}: {help}");
+    }
 }

@@ -191,7 +191,7 @@ fn several_parameters_are_searched_and_reported() {
 #[test]
 fn bad_goals_and_parameters_are_usage_errors() {
     let file = race_file("bad");
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &[
                 "--param",
@@ -227,6 +227,17 @@ fn bad_goals_and_parameters_are_usage_errors() {
                 "win_rate(First) = 0.5",
             ],
             "LO must be below HI",
+        ),
+        (
+            &[
+                "--param",
+                "settings.q=0.1:0.6",
+                "--goal",
+                "games / 0 = 1",
+                "--games",
+                "50",
+            ],
+            "not a finite number",
         ),
     ];
     for (args, says) in cases {

@@ -94,6 +94,8 @@ fn fmt_num(x: f64) -> String {
 
 /// Run the scenario at each value of one or two parameters.
 #[derive(Debug, clap::Args)]
+// Its results are one JSON file and a chart, not tables: no --csv offered.
+#[command(mut_arg("csv", |a| a.hide(true)))]
 #[command(after_help = "Examples:
   vpsim sweep scenarios/race_to_three.toml --param settings.p=0.2:0.5:0.05 --games 20000
   vpsim sweep scenarios/race_to_three.toml --param settings.p=0.3,0.4 \\
@@ -364,6 +366,8 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
 
 /// Move each parameter one step down and up and measure the effect on every win rate.
 #[derive(Debug, clap::Args)]
+// Its results are one JSON file and a chart, not tables: no --csv offered.
+#[command(mut_arg("csv", |a| a.hide(true)))]
 #[command(after_help = "Examples:
   vpsim sensitivity scenarios/race_to_three.toml --param settings.p \\
     --param settings.q=0.05 --games 20000

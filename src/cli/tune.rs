@@ -15,6 +15,8 @@ use crate::tune::{Goal, Method, Param, Search};
 
 /// Find parameter values that meet a balance goal, on common random numbers.
 #[derive(Debug, clap::Args)]
+// Its results are one JSON file and a chart, not tables: no --csv offered.
+#[command(mut_arg("csv", |a| a.hide(true)))]
 #[command(after_help = "Examples:
   vpsim tune scenarios/race_to_three.toml --param settings.q=0.2:0.5 \\
     --goal 'seat_advantage = 0' --games 20000
@@ -63,9 +65,20 @@ fn evals(s: &str) -> std::result::Result<u64, String> {
 }
 
 /// The metric of `goal` on a played summary.
+/// A value that is not a finite number (a division by zero, say) steers no search and meets no
+/// goal: it is refused, as `check` refuses to compare one.
 fn metric(s: &Summary, goal: &Goal) -> Result<Val> {
-    crate::check::metric(s, goal.expr())
-        .map_err(|e| Error::Usage(format!("--goal: `{}`: {}", goal.expr(), e.msg)))
+    let v = crate::check::metric(s, goal.expr())
+        .map_err(|e| Error::Usage(format!("--goal: `{}`: {}", goal.expr(), e.msg)))?;
+    if !v.est.is_finite() {
+        return Err(Error::Usage(format!(
+            "--goal: `{}` is {} on the games played, not a finite number (a division by \
+             zero?): write a metric that has a value",
+            goal.expr(),
+            v.est
+        )));
+    }
+    Ok(v)
 }
 
 fn val_json(v: &Val) -> Value {

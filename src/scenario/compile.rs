@@ -823,6 +823,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
             .clone()
             .unwrap_or_else(|| raw.scenario.name.get_ref().clone()),
         file: src.file.to_string(),
+        overrides: Vec::new(),
         hash: fnv1a(src.text.as_bytes()),
         factions,
         vars,
