@@ -22,6 +22,11 @@ pub fn render(e: &Error) -> String {
     out
 }
 
+/// Characters of a source line shown before the offending token, and at most in all: a
+/// longer line (generated, or minified) is cut to a window around it, marked with `...`.
+const BEFORE: usize = 60;
+const WIDTH: usize = 160;
+
 /// The source line of `loc` with a caret under the token that starts there.
 fn snippet(loc: &Location) -> Option<String> {
     use ariadne::{Config, Label, Report, ReportKind, Source};
@@ -30,46 +35,71 @@ fn snippet(loc: &Location) -> Option<String> {
         return None;
     }
     let text = std::fs::read_to_string(&loc.file).ok()?;
-    // ariadne counts characters: find the character offset of line:column.
-    let mut offset = 0usize;
-    for (i, line) in text.split('\n').enumerate() {
-        let chars = line.chars().count();
-        if i + 1 == loc.line {
-            let col = loc.col.saturating_sub(1).min(chars);
-            let start = offset + col;
-            let rest: Vec<char> = line.chars().skip(col).collect();
-            // The token that starts there: a word, a quoted string, or one character.
-            let word = if rest.first() == Some(&'"') {
-                rest.iter()
-                    .skip(1)
-                    .position(|c| *c == '"')
-                    .map_or(1, |i| i + 2)
-            } else {
-                rest.iter()
-                    .take_while(|c| c.is_alphanumeric() || **c == '_' || **c == '.')
-                    .count()
-            };
-            let end = start + word.max(1).min(rest.len().max(1));
-            let id = loc.file.as_str();
-            let mut buf = Vec::new();
-            Report::build(ReportKind::Error, (id, start..end))
-                .with_config(
-                    Config::default()
-                        .with_color(false)
-                        .with_char_set(ariadne::CharSet::Ascii),
-                )
-                .with_label(Label::new((id, start..end)).with_message("here"))
-                .finish()
-                .write((id, Source::from(text.as_str())), &mut buf)
-                .ok()?;
-            let shown = String::from_utf8_lossy(&buf).into_owned();
-            // ariadne's own header line repeats the message: keep only the snippet.
-            let body: Vec<&str> = shown.lines().skip(1).collect();
-            return Some(format!("{}\n", body.join("\n")));
-        }
-        offset += chars + 1;
+    let line: Vec<char> = text.split('\n').nth(loc.line - 1)?.chars().collect();
+    // ariadne counts characters: the column's character index in the line.
+    let col = loc.col.saturating_sub(1).min(line.len());
+    let rest = &line[col..];
+    // The token that starts there: a word, a quoted string, or one character.
+    let word = if rest.first() == Some(&'"') {
+        rest.iter()
+            .skip(1)
+            .position(|c| *c == '"')
+            .map_or(1, |i| i + 2)
+    } else {
+        rest.iter()
+            .take_while(|c| c.is_alphanumeric() || **c == '_' || **c == '.')
+            .count()
+    };
+    // The window of the line shown, the token inside it.
+    let lo = if line.len() > WIDTH {
+        col.saturating_sub(BEFORE)
+    } else {
+        0
+    };
+    let hi = line.len().min(lo + WIDTH);
+    let mut shown: String = if lo > 0 { "...".into() } else { String::new() };
+    let at = shown.chars().count() + col - lo;
+    shown.extend(&line[lo..hi]);
+    if hi < line.len() {
+        shown.push_str("...");
     }
-    None
+    let word = word.max(1).min(hi.saturating_sub(col).max(1));
+    // Only the line is given to ariadne, after as many empty lines as come before it, so that
+    // it numbers it as the file does.
+    let source = format!("{}{shown}", "\n".repeat(loc.line - 1));
+    let (start, end) = (loc.line - 1 + at, loc.line - 1 + at + word);
+    let id = loc.file.as_str();
+    let mut buf = Vec::new();
+    Report::build(ReportKind::Error, (id, start..end))
+        .with_config(
+            Config::default()
+                .with_color(false)
+                .with_char_set(ariadne::CharSet::Ascii),
+        )
+        .with_label(Label::new((id, start..end)).with_message("here"))
+        .finish()
+        .write((id, Source::from(source.as_str())), &mut buf)
+        .ok()?;
+    let shown = String::from_utf8_lossy(&buf).into_owned();
+    // ariadne's own header line repeats the message: keep only the snippet, whose first line
+    // names the place by the window's column: name the file's.
+    let (ours, real) = (
+        format!("{id}:{}:{}", loc.line, at + 1),
+        format!("{id}:{}:{}", loc.line, loc.col),
+    );
+    let body: Vec<String> = shown
+        .lines()
+        .skip(1)
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                l.replacen(&ours, &real, 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    Some(format!("{}\n", body.join("\n")))
 }
 
 #[cfg(test)]
@@ -92,6 +122,46 @@ mod tests {
         assert!(text.starts_with("error: "), "{text}");
         assert!(text.contains("rounds = many"), "{text}");
         assert!(text.contains("^^") && text.contains("here"), "{text}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A very long line is shown as a window around the token, cut with `...`, the caret
+    /// still under it and the line still numbered as in the file.
+    #[test]
+    fn a_long_line_is_cut_to_a_window_around_the_token() {
+        let path =
+            std::env::temp_dir().join(format!("vpsim-diag-long-{}.toml", std::process::id()));
+        let long = format!("x = \"{}oops{}\"", "a + ".repeat(5000), " + b".repeat(5000));
+        std::fs::write(&path, format!("[scenario]\n{long}\n")).unwrap();
+        let col = long.find("oops").unwrap() + 1;
+        let e = Error::Scenario {
+            loc: Location {
+                file: path.display().to_string(),
+                line: 2,
+                col,
+            },
+            msg: "`oops` is not defined".into(),
+        };
+        let text = render(&e);
+        assert!(text.len() < 1000, "{} bytes: {text}", text.len());
+        assert!(text.contains(&format!(":2:{col} ]")), "{text}");
+        let shown = text
+            .lines()
+            .find(|l| l.contains(" | ") && l.contains("oops"))
+            .expect("the line");
+        assert!(shown.trim_start().starts_with("2 |"), "{text}");
+        assert!(
+            shown.contains("...a + ") && shown.ends_with("+ b..."),
+            "{text}"
+        );
+        let caret = text.lines().find(|l| l.contains('^')).expect("a caret");
+        assert_eq!(caret.find('^'), shown.find("oops"), "{text}");
+        // Under the four letters of the token (ariadne draws its label's stem among them).
+        assert_eq!(
+            caret.rfind('^').unwrap() - caret.find('^').unwrap(),
+            3,
+            "{text}"
+        );
         let _ = std::fs::remove_file(&path);
     }
 }
