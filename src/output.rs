@@ -14,6 +14,7 @@ use crate::stats::Tally;
 
 /// Which part of a sharded run a tally holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shard {
     /// 1-based index.
     pub index: u64,
@@ -52,6 +53,7 @@ impl Shard {
 
 /// `tally.json`: everything needed to merge shards into the single run's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TallyFile {
     /// vpsim version that wrote it.
     pub vpsim_version: String,

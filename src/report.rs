@@ -23,6 +23,7 @@ pub const CONFIDENCE: f64 = 0.95;
 
 /// Which scenario was run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScenarioInfo {
     /// Identifier.
     pub name: String,
@@ -62,6 +63,7 @@ pub struct ReasonInfo {
 /// seed and overrides, and the names behind the tally's indices. Stored with every shard so
 /// that `vpsim merge` needs no scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunInfo {
     /// The scenario.
     pub scenario: ScenarioInfo,

@@ -27,6 +27,7 @@ pub const BY_ROUND: usize = 100;
 /// bins keep the count, sum, smallest and largest value exact (in `exact`); quantiles are
 /// then given to the bin (its lowest value).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Histogram {
     /// Lowest value of the bin `counts[0]` (a multiple of `width`).
     pub offset: i64,
@@ -42,6 +43,7 @@ pub struct Histogram {
 
 /// What a coarse histogram keeps exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Exact {
     /// Sum of the values.
     pub sum: i128,
@@ -300,6 +302,7 @@ fn wide_margin(s: &[i64]) -> i64 {
 
 /// Per-faction counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FactionTally {
     /// Sole wins.
     pub wins: u64,
@@ -315,6 +318,7 @@ pub struct FactionTally {
 
 /// Everything counted over a set of games.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Tally {
     /// Games counted.
     pub games: u64,

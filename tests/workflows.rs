@@ -115,7 +115,7 @@ fn merge_refuses_tampered_shard_files() {
     }
     let file = dir.join("2").join("tally.json");
     let good = std::fs::read_to_string(&file).unwrap();
-    let edits: [(&str, &str, &str); 7] = [
+    let edits: [(&str, &str, &str); 9] = [
         ("\"by_round\":[", "\"by_round\":[[],", "`tally.by_round`"),
         (
             "\"shard\":{\"index\":2,",
@@ -135,6 +135,13 @@ fn merge_refuses_tampered_shard_files() {
             "\"vpsim_version\":\"9",
             "`vpsim_version`",
         ),
+        // A key vpsim never writes: an edited or foreign file, not a tally to trust.
+        (
+            "\"vpsim_version\":\"",
+            "\"note\":1,\"vpsim_version\":\"",
+            "`note`",
+        ),
+        ("\"wins\":", "\"winz\":0,\"wins\":", "`winz`"),
     ];
     for (from, to, field) in edits {
         assert!(good.contains(from), "{from} not in {good}");
