@@ -189,6 +189,16 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
             }
             "true" => Val::truth(true),
             "false" => Val::truth(false),
+            _ if METRICS.contains(&name.as_str()) => {
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` takes arguments: write `{name}(...)`, as in `win_rate(F)` for a \
+                         faction F (the README section on `vpsim check` lists each metric with \
+                         its arguments)"
+                    ),
+                );
+            }
             _ => {
                 let hint = suggest(name, METRICS.iter());
                 return err(

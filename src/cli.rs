@@ -322,16 +322,9 @@ pub fn write_outputs(
     result
 }
 
-/// The report folder of `--out`: DIR, or `reports/<file stem>-<command>/` for a bare `--out`.
-pub fn command_out_dir(
-    path: &std::path::Path,
-    o: &RunOpts,
-    command: &str,
-) -> Option<std::path::PathBuf> {
-    let stem = path
-        .file_stem()
-        .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
-    o.out_dir(&format!("{stem}-{command}"))
+/// The report folder of `--out`: DIR, or `reports/<scenario-name>-<command>/` for a bare `--out`.
+pub fn command_out_dir(name: &str, o: &RunOpts, command: &str) -> Option<std::path::PathBuf> {
+    o.out_dir(&format!("{name}-{command}"))
 }
 
 /// The subtitle of a sweep's, sensitivity run's or tune's chart: scenario, seed, games, overrides.

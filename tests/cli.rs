@@ -423,3 +423,21 @@ fn csv_is_offered_only_where_tables_are_written() {
         assert_eq!(help.contains("--csv"), offered, "{cmd}: {help}");
     }
 }
+
+/// A bare `--out` names the folder after the scenario (its `name`), not the file, for every
+/// command: `reports/<scenario-name>-sweep/` here.
+#[test]
+fn a_bare_out_is_named_after_the_scenario() {
+    let dir = std::env::temp_dir().join(format!("vpsim-bare-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("scenarios/race_to_three.toml", dir.join("my_copy.toml")).unwrap();
+    vpsim()
+        .current_dir(&dir)
+        .args(["sweep", "my_copy.toml", "--param", "settings.p=0.2,0.3"])
+        .args(["--games", "50", "--quiet", "--out"])
+        .assert()
+        .success();
+    assert!(dir.join("reports/race_to_three-sweep/sweep.json").is_file());
+    assert!(!dir.join("reports/my_copy-sweep").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

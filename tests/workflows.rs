@@ -394,6 +394,15 @@ fn check_passes_fails_and_writes_junit() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `win_rate`"));
+    // A metric named without its arguments is told so, not taken for a typo of another.
+    let bare = vpsim()
+        .args(["check", TI4, "--assert", "abs(win_rate) < 1"])
+        .output()
+        .unwrap();
+    assert_eq!(bare.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bare.stderr);
+    assert!(err.contains("`win_rate` takes arguments"), "{err}");
+    assert!(!err.contains("did you mean"), "{err}");
     // An assertion that compares nothing, or compares a value that is not a number, is a
     // usage error, not a pass.
     for (assertion, needle) in [

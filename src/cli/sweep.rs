@@ -50,6 +50,18 @@ fn parse_param(s: &str) -> std::result::Result<Param, String> {
                 "`{spec}` has an empty value: separate values by single commas, e.g. 0.2,0.3"
             ));
         }
+        // A value given twice plays the same point twice: a typo, not a wish.
+        if let Some((i, v)) = values
+            .iter()
+            .enumerate()
+            .find(|(i, v)| values[..*i].contains(v))
+        {
+            return Err(format!(
+                "`{spec}` gives `{v}` twice (values {} and {}): give each value once",
+                values[..i].iter().position(|w| w == v).unwrap_or(0) + 1,
+                i + 1
+            ));
+        }
         values
     };
     if values.is_empty() {
@@ -210,7 +222,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
-    let out = super::command_out_dir(&a.scenario, o, "sweep");
+    let out = super::command_out_dir(&models[0].1.0.name, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -473,7 +485,7 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         }
         plan.push((path, value, step, ends));
     }
-    let out = super::command_out_dir(&a.scenario, o, "sensitivity");
+    let out = super::command_out_dir(&plan[0].3[0].0.name, o, "sensitivity");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
@@ -637,6 +649,16 @@ mod tests {
             parse_param("settings.p=0.2,,0.3")
                 .unwrap_err()
                 .contains("empty value")
+        );
+    }
+
+    #[test]
+    fn a_value_given_twice_is_an_error() {
+        let e = parse_param("settings.p=0.2,0.3,0.2").unwrap_err();
+        assert!(e.contains("`0.2` twice (values 1 and 3)"), "{e}");
+        assert_eq!(
+            parse_param("settings.p=0.2,0.3").unwrap().values,
+            ["0.2", "0.3"]
         );
     }
 }

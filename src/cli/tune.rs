@@ -358,7 +358,7 @@ pub fn run(a: Args) -> Result<()> {
             e.msg
         ))
     })?;
-    let out = super::command_out_dir(&a.scenario, o, "tune");
+    let out = super::command_out_dir(&model.name, o, "tune");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
