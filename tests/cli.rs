@@ -441,3 +441,34 @@ fn a_bare_out_is_named_after_the_scenario() {
     assert!(!dir.join("reports/my_copy-sweep").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep point's value that the scenario refuses is named by `--param`, the flag that gave
+/// it; a `--set` value by `--set`.
+#[test]
+fn a_refused_sweep_value_names_param() {
+    let race = "scenarios/race_to_three.toml";
+    fails_with(
+        &[
+            "sweep",
+            race,
+            "--param",
+            "settings.p=0.2,zz",
+            "--games",
+            "10",
+        ],
+        2,
+        "--param settings.p=zz: `zz` is not defined",
+    );
+    fails_with(
+        &[
+            "sweep",
+            race,
+            "--set",
+            "settings.q=zz",
+            "--param",
+            "settings.p=0.2",
+        ],
+        2,
+        "--set settings.q=zz: `zz` is not defined",
+    );
+}

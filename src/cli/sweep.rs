@@ -158,7 +158,19 @@ fn load_point(
     extra: &[Override],
 ) -> Result<(crate::Model, Vec<Override>)> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
-    let model = super::load(path, &sets, o.engine)?;
+    let model = super::load(path, &sets, o.engine).map_err(|e| match e {
+        // A point's value the scenario refuses is named by the flag that gave it.
+        Error::Usage(m) => Error::Usage(
+            extra
+                .iter()
+                .find_map(|x| {
+                    m.strip_prefix(&format!("--set {x}"))
+                        .map(|rest| format!("--param {x}{rest}"))
+                })
+                .unwrap_or(m),
+        ),
+        e => e,
+    })?;
     Ok((model, sets))
 }
 
