@@ -193,9 +193,8 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
                 return err(
                     *pos,
                     format!(
-                        "`{name}` takes arguments: write `{name}(...)`, as in `win_rate(F)` for a \
-                         faction F (the README section on `vpsim check` lists each metric with \
-                         its arguments)"
+                        "`{name}` takes arguments: write `{name}(...)` (the README section on \
+                         `vpsim check` lists each metric with its arguments)"
                     ),
                 );
             }

@@ -153,7 +153,7 @@ pub struct RunOpts {
     pub set: Vec<crate::overrides::Override>,
     /// Write this command's report folder into DIR (its files are listed in the README under
     /// the command). Without DIR: `reports/<scenario-name>/` (with a suffix for compare,
-    /// sweep and sensitivity).
+    /// sweep, sensitivity and tune).
     #[arg(long, value_name = "DIR")]
     pub out: Option<Option<std::path::PathBuf>>,
     /// With --out: the size of the charts in pixels, WIDTHxHEIGHT.
@@ -184,6 +184,27 @@ impl RunOpts {
             return Err(crate::Error::Usage(
                 "--csv writes into the report folder: add --out [DIR]".into(),
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses `--csv` for a command whose results are one JSON file (`file`) and a chart.
+    pub fn refuse_csv(&self, file: &str) -> Result<()> {
+        if self.csv {
+            return Err(crate::Error::Usage(format!(
+                "--csv: this command writes no tables (its results are in {file} of --out)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a `--set` of `path` where a `--param` moves it (the `--param` would silently
+    /// win).
+    pub fn refuse_set_of(&self, path: &str) -> Result<()> {
+        if let Some(o) = self.set.iter().find(|o| o.path == path) {
+            return Err(crate::Error::Usage(format!(
+                "--set {o}: `{path}` is also a --param, which gives its values: drop the --set"
+            )));
         }
         Ok(())
     }
@@ -241,8 +262,9 @@ pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
 
 /// The command line as typed, quoted where needed (for report.md).
 pub fn command_line() -> String {
-    std::env::args()
-        .map(|a| crate::error::shell_word(&a))
+    // `args_os`: a file name that is not UTF-8 is shown lossily, not a panic.
+    std::env::args_os()
+        .map(|a| crate::error::shell_word(&a.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
 }

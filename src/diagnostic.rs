@@ -65,8 +65,9 @@ fn snippet(loc: &Location) -> Option<String> {
     }
     let word = word.max(1).min(hi.saturating_sub(col).max(1));
     // Only the line is given to ariadne, after as many empty lines as come before it, so that
-    // it numbers it as the file does.
-    let source = format!("{}{shown}", "\n".repeat(loc.line - 1));
+    // it numbers it as the file does; its newline lets a caret sit just past its end (an
+    // unclosed `[table` or string).
+    let source = format!("{}{shown}\n", "\n".repeat(loc.line - 1));
     let (start, end) = (loc.line - 1 + at, loc.line - 1 + at + word);
     let id = loc.file.as_str();
     let mut buf = Vec::new();
@@ -162,6 +163,32 @@ mod tests {
             3,
             "{text}"
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// An error just past the end of a line (an unclosed table header) still shows the line,
+    /// numbered, with the caret after its last character.
+    #[test]
+    fn an_error_at_the_end_of_a_line_shows_it() {
+        let path = std::env::temp_dir().join(format!("vpsim-diag-eol-{}.toml", std::process::id()));
+        std::fs::write(&path, "[scenario\nname = \"x\"").unwrap();
+        let e = Error::Scenario {
+            loc: Location {
+                file: path.display().to_string(),
+                line: 1,
+                col: 10,
+            },
+            msg: "unclosed table".into(),
+        };
+        let text = render(&e);
+        let shown = text.lines().find(|l| l.contains("[scenario")).expect(&text);
+        assert!(shown.trim_start().starts_with("1 |"), "{text}");
+        // The line under it marks one character (ariadne draws a one-character label as its
+        // stem, `|`), just past `[scenario`.
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.contains("[scenario")).unwrap();
+        let mark = lines[at + 1].rfind(['^', '|']);
+        assert_eq!(mark, Some(shown.find("[scenario").unwrap() + 9), "{text}");
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -362,6 +362,23 @@ pub fn read_tally(dir: &Path) -> Result<TallyFile> {
             path.display()
         )),
     })?;
+    // The version first: another version's file may have other keys, and the message to give
+    // then is which version to merge with.
+    #[derive(Deserialize)]
+    struct Written {
+        vpsim_version: String,
+    }
+    let ours = env!("CARGO_PKG_VERSION");
+    if let Ok(w) = serde_json::from_slice::<Written>(&bytes)
+        && w.vpsim_version != ours
+    {
+        return Err(Error::Usage(format!(
+            "{}: `vpsim_version` is {}, but this is vpsim {ours}: merge with the version that \
+             ran the shards",
+            path.display(),
+            w.vpsim_version
+        )));
+    }
     serde_json::from_slice(&bytes).map_err(|e| {
         Error::Usage(format!(
             "{}: not a vpsim tally ({})",

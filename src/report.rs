@@ -37,6 +37,7 @@ pub struct ScenarioInfo {
 
 /// A faction as reports name it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FactionInfo {
     /// Identifier.
     pub name: String,
@@ -50,6 +51,7 @@ pub struct FactionInfo {
 
 /// An end reason as reports name it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReasonInfo {
     /// Name.
     pub name: String,

@@ -424,8 +424,8 @@ fn csv_is_offered_only_where_tables_are_written() {
     }
 }
 
-/// A bare `--out` names the folder after the scenario (its `name`), not the file, for every
-/// command: `reports/<scenario-name>-sweep/` here.
+/// A bare `--out` names the folder after the scenario (its `name`), not the file:
+/// `reports/<scenario-name>-sweep/` for a sweep (sensitivity and tune share the code).
 #[test]
 fn a_bare_out_is_named_after_the_scenario() {
     let dir = std::env::temp_dir().join(format!("vpsim-bare-out-{}", std::process::id()));
@@ -471,4 +471,25 @@ fn a_refused_sweep_value_names_param() {
         2,
         "--set settings.q=zz: `zz` is not defined",
     );
+    // A parameter moved twice, or also given by --set, would silently lose one of them.
+    let p = ["--param", "settings.p=0.2,0.3"];
+    fails_with(
+        &["sweep", race, p[0], p[1], "--param", "settings.p=0.4"],
+        2,
+        "--param settings.p: given twice",
+    );
+    for cmd in ["sweep", "tune"] {
+        let param = if cmd == "tune" {
+            "settings.p=0.1:0.5"
+        } else {
+            p[1]
+        };
+        let mut args = vec![cmd, race, "--set", "settings.p=0.9", "--param", param];
+        if cmd == "tune" {
+            args.extend(["--goal", "win_rate(First) = 0.5"]);
+        }
+        fails_with(&args, 2, "`settings.p` is also a --param");
+    }
+    // --csv is refused for what it is, with or without --out.
+    fails_with(&["sweep", race, p[0], p[1], "--csv"], 2, "writes no tables");
 }

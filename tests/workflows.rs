@@ -115,7 +115,7 @@ fn merge_refuses_tampered_shard_files() {
     }
     let file = dir.join("2").join("tally.json");
     let good = std::fs::read_to_string(&file).unwrap();
-    let edits: [(&str, &str, &str); 9] = [
+    let edits: [(&str, &str, &str); 11] = [
         ("\"by_round\":[", "\"by_round\":[[],", "`tally.by_round`"),
         (
             "\"shard\":{\"index\":2,",
@@ -142,6 +142,13 @@ fn merge_refuses_tampered_shard_files() {
             "`note`",
         ),
         ("\"wins\":", "\"winz\":0,\"wins\":", "`winz`"),
+        ("\"label\":", "\"labelz\":0,\"label\":", "`labelz`"),
+        // Another version's file is named as such, whatever keys it has.
+        (
+            "\"vpsim_version\":\"",
+            "\"note\":1,\"vpsim_version\":\"9",
+            "merge with the version that ran the shards",
+        ),
     ];
     for (from, to, field) in edits {
         assert!(good.contains(from), "{from} not in {good}");

@@ -158,20 +158,24 @@ fn load_point(
     extra: &[Override],
 ) -> Result<(crate::Model, Vec<Override>)> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
-    let model = super::load(path, &sets, o.engine).map_err(|e| match e {
-        // A point's value the scenario refuses is named by the flag that gave it.
+    let model = super::load(path, &sets, o.engine)?;
+    Ok((model, sets))
+}
+
+/// A sweep point's value the scenario refuses, named by the flag that gave it.
+fn as_param(e: Error, point: &[Override]) -> Error {
+    match e {
         Error::Usage(m) => Error::Usage(
-            extra
+            point
                 .iter()
                 .find_map(|x| {
-                    m.strip_prefix(&format!("--set {x}"))
-                        .map(|rest| format!("--param {x}{rest}"))
+                    m.strip_prefix(&format!("--set {x}: "))
+                        .map(|rest| format!("--param {x}: {rest}"))
                 })
                 .unwrap_or(m),
         ),
         e => e,
-    })?;
-    Ok((model, sets))
+    }
 }
 
 /// Plays one compiled point quietly and summarises it.
@@ -195,12 +199,16 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         ));
     }
     let o = &a.opts;
+    o.refuse_csv("sweep.json")?;
     o.check()?;
-    if o.csv {
-        return Err(Error::Usage(
-            "--csv: this command writes no tables (its results are in the JSON file of --out)"
-                .into(),
-        ));
+    for (i, p) in a.param.iter().enumerate() {
+        if a.param[..i].iter().any(|q| q.path == p.path) {
+            return Err(Error::Usage(format!(
+                "--param {}: given twice; a sweep moves each parameter once",
+                p.path
+            )));
+        }
+        o.refuse_set_of(&p.path)?;
     }
     let grid: Vec<Vec<(String, String)>> = match a.param.as_slice() {
         [p] => p
@@ -230,7 +238,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                     value: v.clone(),
                 })
                 .collect();
-            let loaded = load_point(&a.scenario, o, &extra)?;
+            let loaded = load_point(&a.scenario, o, &extra).map_err(|e| as_param(e, &extra))?;
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -443,13 +451,8 @@ pub struct Sensitivity {
 /// Runs `vpsim sensitivity`.
 pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
     let o = &a.opts;
+    o.refuse_csv("sensitivity.json")?;
     o.check()?;
-    if o.csv {
-        return Err(Error::Usage(
-            "--csv: this command writes no tables (its results are in the JSON file of --out)"
-                .into(),
-        ));
-    }
     // The values each parameter moves from are the scenario's with `--set` applied: the
     // baseline's.
     let text = crate::overrides::apply(&crate::scenario::read_text(&a.scenario)?, &o.set)?;

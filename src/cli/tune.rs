@@ -285,12 +285,8 @@ fn fmt_x(x: f64) -> String {
 /// Runs `vpsim tune`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
+    o.refuse_csv("tune.json")?;
     o.check()?;
-    if o.csv {
-        return Err(Error::Usage(
-            "--csv: this command writes no tables (its results are in tune.json of --out)".into(),
-        ));
-    }
     for (i, p) in a.param.iter().enumerate() {
         if a.param[..i].iter().any(|q| q.path == p.path) {
             return Err(Error::Usage(format!(
@@ -298,6 +294,7 @@ pub fn run(a: Args) -> Result<()> {
                 p.path
             )));
         }
+        o.refuse_set_of(&p.path)?;
     }
     let text = crate::scenario::read_text(&a.scenario)?;
     // Both bounds of every parameter compile, and the goal names real metrics, before any
