@@ -45,17 +45,14 @@ pub enum Error {
     },
     /// A game asked for something meaningless at run time (a probability of 1.7).
     #[error(
-        "{loc}: in game {game} of seed {seed}: {msg}\n  reproduce it with: vpsim trace {}{} --seed {seed} --game {game}",
-        shell_word(file),
-        sets.iter().map(|o| format!(" --set {}", shell_word(o))).collect::<String>()
+        "{loc}: in game {game} of seed {seed}: {msg}\n  reproduce it with: vpsim trace {scenario} --seed {seed} --game {game}"
     )]
     Fault {
         /// The formula at fault.
         loc: Location,
-        /// The scenario file.
-        file: String,
-        /// The `--set` overrides the game was played with (`PATH=VALUE` each).
-        sets: Vec<String>,
+        /// The scenario file and the `--set` overrides the game was played with, as
+        /// shell-quoted `vpsim trace` arguments (see [`trace_args`]).
+        scenario: String,
         /// Master seed.
         seed: u64,
         /// Game index.
@@ -96,6 +93,17 @@ impl Error {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The scenario file and its overrides as `vpsim trace` arguments, each word shell-quoted:
+/// `file.toml --set settings.p=-1`.
+pub fn trace_args(file: &str, overrides: &[String]) -> String {
+    let mut args = shell_word(file);
+    for o in overrides {
+        args.push_str(" --set ");
+        args.push_str(&shell_word(o));
+    }
+    args
+}
 
 /// `a` as one word of a POSIX shell command: as is when it is plain, else in single quotes.
 pub fn shell_word(a: &str) -> String {

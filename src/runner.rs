@@ -274,8 +274,7 @@ pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
     let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
     Error::Fault {
         loc,
-        file: m.file.clone(),
-        sets: m.overrides.clone(),
+        scenario: crate::error::trace_args(&m.file, &m.overrides),
         seed,
         game,
         msg: f.kind.describe(&vars),
