@@ -198,13 +198,20 @@ impl RunOpts {
         Ok(())
     }
 
-    /// Refuses a `--set` of `path` where a `--param` moves it (the `--param` would silently
-    /// win).
-    pub fn refuse_set_of(&self, path: &str) -> Result<()> {
-        if let Some(o) = self.set.iter().find(|o| o.path == path) {
-            return Err(crate::Error::Usage(format!(
-                "--set {o}: `{path}` is also a --param, which gives its values: drop the --set"
-            )));
+    /// Refuses a `--param` path given twice, or also given a value by `--set`: one of them
+    /// would silently be dropped.
+    pub fn check_params(&self, paths: &[&str]) -> Result<()> {
+        for (i, path) in paths.iter().enumerate() {
+            if paths[..i].contains(path) {
+                return Err(crate::Error::Usage(format!(
+                    "--param {path}: given twice; give each parameter once"
+                )));
+            }
+            if let Some(o) = self.set.iter().find(|o| o.path == *path) {
+                return Err(crate::Error::Usage(format!(
+                    "--set {o}: `{path}` is also a --param, which gives its values: drop the --set"
+                )));
+            }
         }
         Ok(())
     }

@@ -201,15 +201,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     let o = &a.opts;
     o.refuse_csv("sweep.json")?;
     o.check()?;
-    for (i, p) in a.param.iter().enumerate() {
-        if a.param[..i].iter().any(|q| q.path == p.path) {
-            return Err(Error::Usage(format!(
-                "--param {}: given twice; a sweep moves each parameter once",
-                p.path
-            )));
-        }
-        o.refuse_set_of(&p.path)?;
-    }
+    o.check_params(&a.param.iter().map(|p| p.path.as_str()).collect::<Vec<_>>())?;
     let grid: Vec<Vec<(String, String)>> = match a.param.as_slice() {
         [p] => p
             .values

@@ -287,15 +287,7 @@ pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.refuse_csv("tune.json")?;
     o.check()?;
-    for (i, p) in a.param.iter().enumerate() {
-        if a.param[..i].iter().any(|q| q.path == p.path) {
-            return Err(Error::Usage(format!(
-                "--param {}: given twice; give each parameter once",
-                p.path
-            )));
-        }
-        o.refuse_set_of(&p.path)?;
-    }
+    o.check_params(&a.param.iter().map(|p| p.path.as_str()).collect::<Vec<_>>())?;
     let text = crate::scenario::read_text(&a.scenario)?;
     // Both bounds of every parameter compile, and the goal names real metrics, before any
     // game is played.
