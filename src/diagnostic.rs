@@ -107,43 +107,52 @@ fn snippet(loc: &Location) -> Option<String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_scenario_error_shows_its_line_with_a_caret() {
-        let path = std::env::temp_dir().join(format!("vpsim-diag-{}.toml", std::process::id()));
-        std::fs::write(&path, "[scenario]\nname = \"x\"\nrounds = many\n").unwrap();
+    /// What `render` prints for a scenario error `msg` at `line`:`col` of a file holding
+    /// `text` (written to a temporary file named after `tag`).
+    fn rendered(tag: &str, text: &str, line: usize, col: usize, msg: &str) -> String {
+        let path =
+            std::env::temp_dir().join(format!("vpsim-diag-{tag}-{}.toml", std::process::id()));
+        std::fs::write(&path, text).unwrap();
         let e = Error::Scenario {
             loc: Location {
                 file: path.display().to_string(),
-                line: 3,
-                col: 10,
+                line,
+                col,
             },
-            msg: "invalid value".into(),
+            msg: msg.into(),
         };
-        let text = render(&e);
+        let shown = render(&e);
+        let _ = std::fs::remove_file(&path);
+        shown
+    }
+
+    #[test]
+    fn a_scenario_error_shows_its_line_with_a_caret() {
+        let text = rendered(
+            "short",
+            "[scenario]\nname = \"x\"\nrounds = many\n",
+            3,
+            10,
+            "invalid value",
+        );
         assert!(text.starts_with("error: "), "{text}");
         assert!(text.contains("rounds = many"), "{text}");
         assert!(text.contains("^^") && text.contains("here"), "{text}");
-        let _ = std::fs::remove_file(&path);
     }
 
     /// A very long line is shown as a window around the token, cut with `...`, the caret
     /// still under it and the line still numbered as in the file.
     #[test]
     fn a_long_line_is_cut_to_a_window_around_the_token() {
-        let path =
-            std::env::temp_dir().join(format!("vpsim-diag-long-{}.toml", std::process::id()));
         let long = format!("x = \"{}oops{}\"", "a + ".repeat(5000), " + b".repeat(5000));
-        std::fs::write(&path, format!("[scenario]\n{long}\n")).unwrap();
         let col = long.find("oops").unwrap() + 1;
-        let e = Error::Scenario {
-            loc: Location {
-                file: path.display().to_string(),
-                line: 2,
-                col,
-            },
-            msg: "`oops` is not defined".into(),
-        };
-        let text = render(&e);
+        let text = rendered(
+            "long",
+            &format!("[scenario]\n{long}\n"),
+            2,
+            col,
+            "`oops` is not defined",
+        );
         assert!(text.len() < 1000, "{} bytes: {text}", text.len());
         assert!(text.contains(&format!(":2:{col} ]")), "{text}");
         let shown = text
@@ -163,24 +172,13 @@ mod tests {
             3,
             "{text}"
         );
-        let _ = std::fs::remove_file(&path);
     }
 
     /// An error just past the end of a line (an unclosed table header) still shows the line,
     /// numbered, with the caret after its last character.
     #[test]
     fn an_error_at_the_end_of_a_line_shows_it() {
-        let path = std::env::temp_dir().join(format!("vpsim-diag-eol-{}.toml", std::process::id()));
-        std::fs::write(&path, "[scenario\nname = \"x\"").unwrap();
-        let e = Error::Scenario {
-            loc: Location {
-                file: path.display().to_string(),
-                line: 1,
-                col: 10,
-            },
-            msg: "unclosed table".into(),
-        };
-        let text = render(&e);
+        let text = rendered("eol", "[scenario\nname = \"x\"", 1, 10, "unclosed table");
         let shown = text.lines().find(|l| l.contains("[scenario")).expect(&text);
         assert!(shown.trim_start().starts_with("1 |"), "{text}");
         // The line under it marks one character (ariadne draws a one-character label as its
@@ -189,6 +187,5 @@ mod tests {
         let at = lines.iter().position(|l| l.contains("[scenario")).unwrap();
         let mark = lines[at + 1].rfind(['^', '|']);
         assert_eq!(mark, Some(shown.find("[scenario").unwrap() + 9), "{text}");
-        let _ = std::fs::remove_file(&path);
     }
 }

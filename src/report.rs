@@ -84,8 +84,8 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// The run information of model `m` under `seed` with `overrides`.
-    pub fn of(m: &Model, seed: u64, overrides: &[String]) -> RunInfo {
+    /// The run information of model `m` under `seed` (with the overrides it was loaded with).
+    pub fn of(m: &Model, seed: u64) -> RunInfo {
         RunInfo {
             scenario: ScenarioInfo {
                 name: m.name.clone(),
@@ -93,7 +93,7 @@ impl RunInfo {
                 file: m.file.clone(),
                 hash: m.hash.clone(),
             },
-            overrides: overrides.to_vec(),
+            overrides: m.overrides.clone(),
             seed,
             factions: m
                 .factions
@@ -413,7 +413,7 @@ impl Summary {
     /// Computes the summary of a finished run of model `m`.
     pub fn new(m: &Model, spec: &RunSpec, r: &RunResult) -> Summary {
         Summary::of(
-            &RunInfo::of(m, spec.seed, &[]),
+            &RunInfo::of(m, spec.seed),
             spec.first,
             &r.tally,
             r.elapsed,

@@ -153,7 +153,7 @@ pub fn run(a: Args) -> Result<()> {
             "nothing to check: add [[assert]] tables to the scenario or pass --assert EXPR".into(),
         ));
     }
-    let info = RunInfo::of(&model, o.seed, &o.overrides());
+    let info = RunInfo::of(&model, o.seed);
     // Check every assertion's names before playing a single game.
     check_names(&model, &info, &checks)?;
     let out = o.out_dir(&model.name);

@@ -182,12 +182,12 @@ pub fn run(a: Args) -> Result<()> {
         a: Variant {
             file: ma.file.clone(),
             hash: ma.hash.clone(),
-            overrides: sets_a.iter().map(|x| x.to_string()).collect(),
+            overrides: ma.overrides.clone(),
         },
         b: Variant {
             file: mb.file.clone(),
             hash: mb.hash.clone(),
-            overrides: sets_b.iter().map(|x| x.to_string()).collect(),
+            overrides: mb.overrides.clone(),
         },
         seed: o.seed,
         games: tally.games,
@@ -286,12 +286,8 @@ pub fn run(a: Args) -> Result<()> {
         crate::output::clear_report(dir)?;
         crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
         // Each variant's own report beside the comparison.
-        for (sub, m, sets, t) in [("a", &ma, &sets_a, &tally.a), ("b", &mb, &sets_b, &tally.b)] {
-            let info = crate::report::RunInfo::of(
-                m,
-                o.seed,
-                &sets.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
-            );
+        for (sub, m, t) in [("a", &ma, &tally.a), ("b", &mb, &tally.b)] {
+            let info = crate::report::RunInfo::of(m, o.seed);
             let summary = crate::report::Summary::of(&info, 0, t, std::time::Duration::ZERO, 1);
             let file = crate::output::TallyFile {
                 vpsim_version: env!("CARGO_PKG_VERSION").into(),

@@ -35,8 +35,7 @@ pub struct Args {
     pub force: bool,
 }
 
-/// Checks that one shard file is whole and consistent: the version that wrote it, its shard
-/// index and count, its part of the games, and counts that add up to its games.
+/// Checks that one shard file is whole and consistent: its shard index and count, its part of the games, and counts that add up to its games.
 fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
     let bad = |field: &str, why: String| {
         Error::Usage(format!(
@@ -44,16 +43,7 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             p.join("tally.json").display()
         ))
     };
-    if f.vpsim_version != env!("CARGO_PKG_VERSION") {
-        return Err(bad(
-            "vpsim_version",
-            format!(
-                "is {}, but this is vpsim {}: merge with the version that ran the shards",
-                f.vpsim_version,
-                env!("CARGO_PKG_VERSION")
-            ),
-        ));
-    }
+    // Its version is checked as it is read (`output::read_tally`), before its keys are.
     if f.threads == 0 {
         return Err(bad("threads", "is 0: a run uses at least one".into()));
     }

@@ -192,7 +192,7 @@ pub fn run(a: Args) -> Result<()> {
             "--games-table with {games} games writes {games} rows: add --force to confirm"
         )));
     }
-    let info = RunInfo::of(&model, o.seed, &o.overrides());
+    let info = RunInfo::of(&model, o.seed);
     let mut writer = match (&out, a.games_table) {
         (Some(d), true) => Some(crate::report::tables::GamesWriter::create(d, &info, games)?),
         _ => None,

@@ -152,14 +152,9 @@ pub struct Sweep {
 }
 
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
-fn load_point(
-    path: &std::path::Path,
-    o: &RunOpts,
-    extra: &[Override],
-) -> Result<(crate::Model, Vec<Override>)> {
+fn load_point(path: &std::path::Path, o: &RunOpts, extra: &[Override]) -> Result<crate::Model> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
-    let model = super::load(path, &sets, o.engine)?;
-    Ok((model, sets))
+    super::load(path, &sets, o.engine)
 }
 
 /// A sweep point's value the scenario refuses, named by the flag that gave it.
@@ -179,15 +174,11 @@ fn as_param(e: Error, point: &[Override]) -> Error {
 }
 
 /// Plays one compiled point quietly and summarises it.
-fn play_point(model: &crate::Model, sets: &[Override], o: &RunOpts) -> Result<Summary> {
+fn play_point(model: &crate::Model, o: &RunOpts) -> Result<Summary> {
     let mut quiet = o.clone();
     quiet.quiet = true;
     let p = super::run::play(model, &quiet, 0, o.games, None)?;
-    let info = RunInfo::of(
-        model,
-        o.seed,
-        &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-    );
+    let info = RunInfo::of(model, o.seed);
     Ok(Summary::of(&info, 0, &p.tally, p.elapsed, p.threads))
 }
 
@@ -234,17 +225,17 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
-    let out = super::command_out_dir(&models[0].1.0.name, o, "sweep");
+    let out = super::command_out_dir(&models[0].1.name, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
     let mut points = Vec::new();
     let mut factions = Vec::new();
-    for (point, (extra, (model, sets))) in grid.iter().zip(&models) {
+    for (point, (extra, model)) in grid.iter().zip(&models) {
         if crate::signal::stopped() {
             return Err(Error::Interrupted);
         }
-        let s = play_point(model, sets, o)?;
+        let s = play_point(model, o)?;
         factions = s.factions.iter().map(|f| f.name.clone()).collect();
         if !o.quiet && !o.json {
             eprintln!(
@@ -330,8 +321,8 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             }
             _ => {}
         }
-        let title = format!("Sweep: {}", models[0].1.0.title);
-        let mut md = super::report_header(&title, &models[0].1.0, o.seed, o.games);
+        let title = format!("Sweep: {}", models[0].1.title);
+        let mut md = super::report_header(&title, &models[0].1, o.seed, o.games);
         let _ = write!(
             md,
             "![Win rate against {}](sweep.svg)\n\nWin rate of each faction with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
@@ -492,19 +483,19 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
         }
         plan.push((path, value, step, ends));
     }
-    let out = super::command_out_dir(&plan[0].3[0].0.name, o, "sensitivity");
+    let out = super::command_out_dir(&plan[0].3[0].name, o, "sensitivity");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
-    let (base_model, base_sets) = load_point(&a.scenario, o, &[])?;
-    let base = play_point(&base_model, &base_sets, o)?;
+    let base_model = load_point(&a.scenario, o, &[])?;
+    let base = play_point(&base_model, o)?;
     let mut effects = Vec::new();
     for (path, value, step, ends) in plan {
         if crate::signal::stopped() {
             return Err(Error::Interrupted);
         }
-        let down = play_point(&ends[0].0, &ends[0].1, o)?;
-        let up = play_point(&ends[1].0, &ends[1].1, o)?;
+        let down = play_point(&ends[0], o)?;
+        let up = play_point(&ends[1], o)?;
         effects.push(Effect {
             param: path,
             base: value,

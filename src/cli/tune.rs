@@ -291,7 +291,7 @@ pub fn run(a: Args) -> Result<()> {
     let text = crate::scenario::read_text(&a.scenario)?;
     // Both bounds of every parameter compile, and the goal names real metrics, before any
     // game is played.
-    let load = |xs: &[f64]| -> Result<(crate::Model, Vec<Override>)> {
+    let load = |xs: &[f64]| -> Result<crate::Model> {
         let sets: Vec<Override> = o
             .set
             .iter()
@@ -301,8 +301,7 @@ pub fn run(a: Args) -> Result<()> {
                 value: p.show(*x),
             }))
             .collect();
-        let m = super::load(&a.scenario, &sets, o.engine)?;
-        Ok((m, sets))
+        super::load(&a.scenario, &sets, o.engine)
     };
     // The search starts from the file's values (the middle of the bounds where a value lies
     // outside them).
@@ -328,10 +327,9 @@ pub fn run(a: Args) -> Result<()> {
             })?;
         }
     }
-    let (model, sets) = load(&start)?;
+    let model = load(&start)?;
     super::warn(&model);
-    let overrides = |sets: &[Override]| sets.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let info = RunInfo::of(&model, o.seed, &overrides(&sets));
+    let info = RunInfo::of(&model, o.seed);
     let empty = Summary::of(
         &info,
         0,
@@ -377,7 +375,7 @@ pub fn run(a: Args) -> Result<()> {
         if crate::signal::stopped() {
             return Err(Error::Interrupted);
         }
-        let (m, sets) = load(xs)?;
+        let m = load(xs)?;
         let spec = RunSpec {
             seed: o.seed,
             first,
@@ -385,7 +383,7 @@ pub fn run(a: Args) -> Result<()> {
             threads,
         };
         let r = crate::runner::run(&m, &spec, &tick)?;
-        let info = RunInfo::of(&m, o.seed, &overrides(&sets));
+        let info = RunInfo::of(&m, o.seed);
         Ok(Summary::of(&info, first, &r.tally, r.elapsed, r.threads))
     };
     let result = (|| {

@@ -27,7 +27,7 @@ pub fn run(a: Args) -> Result<()> {
         .iter()
         .map(|(n, e, loc)| (n.clone(), e.clone(), loc.to_string()))
         .collect();
-    let info = crate::report::RunInfo::of(&model, 1, &[]);
+    let info = crate::report::RunInfo::of(&model, 1);
     super::check::check_names(&model, &info, &asserts)?;
     let mut text = describe(&model);
     // What the native engine makes of it (and how long that takes).

@@ -203,8 +203,7 @@ impl Watch<'_> {
     }
 
     fn summary(&self, m: &Model, t: &crate::stats::Tally) -> Summary {
-        let sets: Vec<String> = self.args.set.iter().map(|s| s.to_string()).collect();
-        let info = RunInfo::of(m, self.args.seed, &sets);
+        let info = RunInfo::of(m, self.args.seed);
         Summary::of(&info, 0, t, Duration::ZERO, 1)
     }
 
