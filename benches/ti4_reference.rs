@@ -2,7 +2,7 @@
 //!
 //! The same rules, agents, weights and probabilities as `scenarios/twilight_imperium_4.toml`
 //! at its default settings, making the same random draws in the same order from the same
-//! per-game ChaCha8 stream, so that its games equal vpsim's game for game (`tests/reference.rs`
+//! per-game ChaCha8 stream, so that its games equal vpsim's game for game (`tests/it/reference.rs`
 //! checks the first 10,000 games of a seed). It uses rand and rand_chacha only: what a
 //! programmer would write for this one game, with no scenario language.
 

@@ -9,7 +9,7 @@
 use crate::expr::compile::{edit_distance, suggest};
 use crate::expr::parse::{Ast, BinOp, ParseError, parse_expr};
 use crate::report::Summary;
-use crate::stats::{Rate, z_for};
+use crate::stats::{Val, z_for};
 
 /// How a comparison is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -19,37 +19,6 @@ pub enum Judge {
     /// Only when it holds over the whole 95% intervals (a failure is then beyond noise... and
     /// a pass is too).
     Interval,
-}
-
-/// A metric value: estimate and interval (equal for exact numbers).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Val {
-    /// Point estimate.
-    pub est: f64,
-    /// Lower end.
-    pub lo: f64,
-    /// Upper end.
-    pub hi: f64,
-}
-
-impl Val {
-    fn point(x: f64) -> Val {
-        Val {
-            est: x,
-            lo: x,
-            hi: x,
-        }
-    }
-    fn rate(r: &Rate) -> Val {
-        Val {
-            est: r.rate,
-            lo: r.low,
-            hi: r.high,
-        }
-    }
-    fn truth(b: bool) -> Val {
-        Val::point(b as u8 as f64)
-    }
 }
 
 /// The outcome of one assertion.

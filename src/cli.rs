@@ -282,7 +282,7 @@ pub fn command_line() -> String {
 pub fn write_outputs(
     dir: &std::path::Path,
     summary: &crate::report::Summary,
-    tally: &crate::output::TallyFile,
+    tally: &crate::report::TallyFile,
     csv: bool,
     chart_size: (u32, u32),
 ) -> Result<()> {

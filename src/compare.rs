@@ -9,9 +9,10 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
 
-use crate::engine::{Game, Outcome, Result as GameResult};
+use crate::engine::Game;
 use crate::error::Result;
 use crate::model::Model;
+use crate::runtime::{Outcome, Result as GameResult};
 use crate::stats::z_for;
 
 /// Paired counts for one faction.

@@ -34,54 +34,12 @@ pub mod trace;
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM};
 use crate::expr::{Env, Expr, Fault, FaultKind, Num};
 use crate::model::Model;
-use crate::native::Opt;
 use crate::rng::game_rng;
-use crate::state::{MAX_FACTIONS, State};
+use crate::runtime::abi::Opt;
+pub use crate::runtime::{Decider, LEADER_ROUNDS, NO_LEADER, Outcome, Result};
+use crate::state::State;
 pub use awards::rank_awards;
 pub use trace::{NoTrace, TextTrace, Tracer};
-
-/// How a game's winner was decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decider {
-    /// The top score was not tied (or the game was a draw).
-    Score,
-    /// A link of the tie-break chain separated the top faction (index into the chain).
-    Link(u8),
-    /// The tie at the top survived the chain: a shared win.
-    Shared,
-    /// A `win`/`lose` rule decided (win statement, last one standing, last team).
-    Rule,
-}
-
-/// The result of a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Result {
-    /// One winner.
-    Win(u8),
-    /// Several factions share first place (bit mask).
-    Shared(u32),
-    /// Nobody wins: a draw.
-    Draw,
-    /// Nobody wins and every faction loses.
-    Nobody,
-}
-
-/// Everything the statistics need from one game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outcome {
-    /// End reason id.
-    pub reason: u16,
-    /// Rounds played (the round in which the game ended).
-    pub rounds: u32,
-    /// Final score of each faction.
-    pub scores: [i64; MAX_FACTIONS],
-    /// Final rank of each faction, 1-based; tied factions share a rank.
-    pub ranks: [u8; MAX_FACTIONS],
-    /// Who won.
-    pub result: Result,
-    /// How the winner was decided.
-    pub decided_by: Decider,
-}
 
 #[derive(Clone, Copy)]
 struct Bind {
@@ -115,11 +73,6 @@ struct Halt;
 
 type Step<T = ()> = std::result::Result<T, Halt>;
 
-/// No faction leads alone.
-pub const NO_LEADER: u8 = u8::MAX;
-/// Rounds for which the leader is recorded (the `leader_by_round` table).
-pub const LEADER_ROUNDS: usize = 200;
-
 /// A reusable game player for one model.
 pub struct Game<'m, T: Tracer = NoTrace> {
     m: &'m Model,
@@ -141,7 +94,7 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// round), for the same rounds as `leaders`.
     round_scores: Vec<i64>,
     /// The constant initial state and the initial values evaluated each game.
-    init: round::InitPlan,
+    init: crate::model::InitPlan,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -165,7 +118,7 @@ impl<'m, T: Tracer> Game<'m, T> {
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
         env.opts = vec![Opt::default(); native_opts.unwrap_or(0)];
         env.points = vec![0; m.nfactions() * m.sources.len()];
-        env.rules = crate::expr::Rules {
+        env.rules = crate::runtime::Rules {
             reasons: [LAST_STANDING, ALL_LOST, LAST_TEAM]
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             teams: m.teams,
@@ -182,7 +135,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
             ),
-            init: round::InitPlan::new(m),
+            init: crate::model::InitPlan::new(m),
             tracer,
         }
     }

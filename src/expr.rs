@@ -11,280 +11,18 @@
 
 mod closure;
 pub mod compile;
-mod env;
 pub mod parse;
 mod stmt;
 pub mod tree;
 
 use crate::state::{State, Tables};
-pub use tree::{Num, Ty};
 
-pub(crate) use env::{Completers, Marks, Rules};
-pub use env::{Ctx, Env, slot};
-pub use parse::{AssignOp, BinOp, OutcomeKind, TiePolicy};
-pub use stmt::{LValue, Race, Stmt};
-
-/// Which faction a reference is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who {
-    /// Not a faction variable.
-    None,
-    /// The faction bound by the innermost context (the acting faction, or the faction an
-    /// aggregation is iterating over).
-    Bound,
-    /// The acting faction (`me.x`), even inside an aggregation.
-    Me,
-    /// The action's target faction (`target.x`).
-    Target,
-    /// A faction named in the scenario.
-    Fixed(u8),
-}
-
-/// Which element of a set an indexed reference is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
-    /// Not an indexed variable.
-    None,
-    /// The element bound by the innermost set aggregation.
-    Bound,
-    /// An element named in the scenario.
-    Fixed(u16),
-}
-
-/// Aggregation kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agg {
-    /// Sum of the body.
-    Sum,
-    /// Largest value of the body.
-    Max,
-    /// Smallest value of the body.
-    Min,
-    /// How many times the body is true.
-    Count,
-}
-
-/// Pure functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Func {
-    /// `min(a, ...)`
-    Min,
-    /// `max(a, ...)`
-    Max,
-    /// `abs(x)`
-    Abs,
-    /// `floor(x)`
-    Floor,
-    /// `ceil(x)`
-    Ceil,
-    /// `round(x)`, halves away from zero
-    Round,
-    /// `clamp(x, lo, hi)`
-    Clamp,
-}
-
-/// Random draws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RandFn {
-    /// `uniform(a, b)`: integer uniform on `a..=b`.
-    Uniform,
-    /// `random()`: real uniform on `[0, 1)`.
-    Random,
-    /// `bernoulli(p)`: 1 with probability p.
-    Bernoulli,
-    /// `binomial(n, p)`.
-    Binomial,
-    /// `poisson(lambda)`.
-    Poisson,
-    /// `normal(mean, sd)`, real.
-    Normal,
-    /// `roll(n, sides)`: sum of n dice.
-    Roll,
-    /// `choice(v1, v2, ...)`: one of the values, uniformly.
-    Choice,
-    /// `weighted(w1, v1, w2, v2, ...)`: one of the values with probability proportional to its
-    /// weight.
-    Weighted,
-}
-
-/// One instruction of the stack machine.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Op {
-    /// Push a real constant.
-    Const(f64),
-    /// Push an integer constant.
-    Int(i64),
-    /// Push variable slot `base + faction * fstride + element`.
-    Load {
-        /// First slot of the variable.
-        base: u32,
-        /// Slots per faction (0 for a global variable).
-        fstride: u32,
-        /// Whose value.
-        who: Who,
-        /// Which element.
-        elem: Elem,
-    },
-    /// Push the round number.
-    Round,
-    /// Push the age number.
-    Age,
-    /// Push the number of factions.
-    NFactions,
-    /// Push the round number within the current age (1 in an age's first round).
-    AgeRound,
-    /// Push 1 when a faction has lost and left the game.
-    Eliminated(Who),
-    /// Push a faction's seat (1-based).
-    Seat(Who),
-    /// Push a faction's side id (1-based, 0 for none).
-    Side(Who),
-    /// Push 1 for a player faction, 0 for a non-player.
-    Player(Who),
-    /// Push 1 when the last `draw` produced a card.
-    Drawn,
-    /// Push an attribute of the last drawn card (0 when none).
-    CardAttr(u16),
-    /// Push the number of cards left in a deck.
-    DeckLeft(u16),
-    /// Push the number of cards of a deck the bound faction holds.
-    Held(u16),
-    /// Push the number of cards of a deck the bound faction has completed.
-    Completed(u16),
-    /// Pop an id; push 1 when the bound faction has completed the deck's card with that `id`.
-    HasCompleted(u16),
-    /// Negate the top.
-    Neg,
-    /// Logical not of the top.
-    Not,
-    /// Turn the top into 0 or 1.
-    Bool,
-    /// Pop two, push the result.
-    Bin(BinOp),
-    /// Pop; jump to the absolute position when it was 0.
-    JumpIfFalse(u32),
-    /// Jump to the absolute position.
-    Jump(u32),
-    /// Pop `n` arguments, push the function's value.
-    Call(Func, u8),
-    /// Pop `n` arguments, push a random draw.
-    Rand(RandFn, u8),
-    /// Push the sum of `n` dice with `s` sides.
-    Dice(u32, u32),
-    /// Run the next `len` ops once per faction (skipping the bound one when `others`) and
-    /// push the aggregate.
-    AggFactions {
-        /// Sum, max, min or count.
-        kind: Agg,
-        /// Skip the faction bound outside.
-        others: bool,
-        /// Length of the body that follows.
-        len: u32,
-    },
-    /// Run the next `len` ops once per element of a set of `n` elements.
-    AggSet {
-        /// Sum, max, min or count.
-        kind: Agg,
-        /// Number of elements.
-        n: u16,
-        /// Length of the body that follows.
-        len: u32,
-    },
-}
-
-/// Size of the value stack: the deepest an expression may use, counting nested aggregate
-/// bodies (which continue on the same stack); checked when it is compiled.
-pub const STACK: usize = 64;
-
-/// A run-time fault: something the scenario asked for that has no meaning (a probability of
-/// 1.7, a division by zero). The game stops and the run reports where. Plain data (no
-/// strings) so that results on the hot path stay small; [`FaultKind::describe`] words it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fault {
-    /// Index of the source location in the model.
-    pub loc: u32,
-    /// What happened.
-    pub kind: FaultKind,
-}
-
-/// What went wrong at run time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum FaultKind {
-    /// A probability outside 0..1.
-    Probability(f64),
-    /// A division (or `//`, `%`) by zero of this value.
-    DivisionByZero(Num),
-    /// An integer operation whose result does not fit in 64 bits: `a op b`.
-    Overflow(BinOp, i64, i64),
-    /// A real made an integer (`floor`, `ceil`, `round`) that is not finite or is outside
-    /// the 64-bit integer range.
-    OutOfRange(f64),
-    /// `uniform(a, b)` with `a > b`.
-    EmptyRange(i64, i64),
-    /// `binomial(n, p)` with a negative `n`.
-    NegativeCount(f64),
-    /// `poisson(l)` with a negative or non-finite rate.
-    PoissonRate(f64),
-    /// `normal(mean, sd)` with a negative or non-finite deviation.
-    NormalParameters(f64, f64),
-    /// `roll(n, sides)` with `n < 0` or `sides < 1`.
-    BadDice(i64, i64),
-    /// `weighted(...)` with a negative weight or all weights zero.
-    BadWeights,
-    /// A game that made more agent decisions than the scenario's `max_steps`.
-    StepBudget(u64),
-    /// A value that is not a finite number assigned to a variable (by id).
-    NotStorable(f64, u16),
-    /// A score that is not a finite number.
-    BadScore(f64),
-}
-
-impl FaultKind {
-    /// The fault in words; variable names come from `vars`.
-    pub fn describe(&self, vars: &[String]) -> String {
-        match *self {
-            FaultKind::Probability(p) => format!("probability {p} is outside 0..1"),
-            FaultKind::DivisionByZero(a) => format!("division by zero ({a} divided by 0)"),
-            FaultKind::Overflow(op, a, b) => format!(
-                "integer overflow: {a} {} {b} is outside the 64-bit range (-2^63 to 2^63 - 1)",
-                op.symbol()
-            ),
-            FaultKind::OutOfRange(x) => {
-                format!("the real {x} has no 64-bit integer value")
-            }
-            FaultKind::EmptyRange(a, b) => {
-                format!("uniform({a}, {b}): the low end is above the high end")
-            }
-            FaultKind::NegativeCount(n) => format!("binomial: negative count {n}"),
-            FaultKind::PoissonRate(l) => {
-                format!("poisson({l}): the rate must be a finite number of 0 or more")
-            }
-            FaultKind::NormalParameters(m, sd) => {
-                format!("normal({m}, {sd}): the deviation must be a finite number of 0 or more")
-            }
-            FaultKind::BadDice(n, s) => {
-                format!(
-                    "roll({n}, {s}): need 0 to {} dice with at least 1 side",
-                    tree::MAX_DICE
-                )
-            }
-            FaultKind::BadWeights => {
-                "weighted(...): weights must be non-negative and not all zero".into()
-            }
-            FaultKind::NotStorable(x, v) => {
-                format!(
-                    "the real {x} cannot be stored in `{}`: a variable holds a 64-bit integer",
-                    vars.get(v as usize).map_or("?", |s| s.as_str())
-                )
-            }
-            FaultKind::BadScore(x) => format!("score {x} is not a number"),
-            FaultKind::StepBudget(n) => format!(
-                "the game made more than {n} agent decisions and was stopped; if the rules \
-                 really need more, raise `max_steps` in [scenario]"
-            ),
-        }
-    }
-}
+pub use crate::ir::{
+    Agg, AssignOp, BinOp, Elem, Func, Num, Op, OutcomeKind, RandFn, STACK, TiePolicy, Ty, Who,
+};
+pub use crate::runtime::{Ctx, Env, Fault, FaultKind, slot};
+pub(crate) use stmt::simple_assign;
+pub use stmt::{LValue, NativeRun, Race, Stmt};
 
 /// A compiled expression: the stack program (shown by `validate`), its static type, and its
 /// closure form, which is what runs.
@@ -294,7 +32,7 @@ pub struct Expr {
     konst: Option<Num>,
     fun: closure::Fun,
     /// The machine-code form, when the native engine compiled the model.
-    native: Option<crate::native::Compiled>,
+    native: Option<crate::runtime::abi::Formula>,
     /// Source location index (for faults and traces).
     pub loc: u32,
 }
@@ -352,7 +90,7 @@ impl Expr {
     }
 
     /// Installs the machine-code form (the native engine's).
-    pub(crate) fn set_native(&mut self, f: crate::native::Compiled) {
+    pub(crate) fn set_native(&mut self, f: crate::runtime::abi::Formula) {
         self.native = Some(f);
     }
 
@@ -426,7 +164,7 @@ impl Expr {
 
     /// Runs the machine-code form and types its bits.
     #[inline(always)]
-    fn native_num(&self, n: &crate::native::Compiled, env: &mut Env<'_>) -> Num {
+    fn native_num(&self, n: &crate::runtime::abi::Formula, env: &mut Env<'_>) -> Num {
         let bits = n.call(env);
         match self.ty {
             Ty::Int => Num::Int(bits as i64),

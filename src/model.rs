@@ -8,6 +8,10 @@ use crate::error::Location;
 use crate::expr::{Expr, LValue, Stmt};
 use crate::state::Tables;
 
+mod init;
+pub use crate::ir::Policy;
+pub(crate) use init::InitPlan;
+
 /// A faction.
 #[derive(Debug, Clone)]
 pub struct Faction {
@@ -55,17 +59,6 @@ impl Var {
             .and_then(Option::as_ref)
             .unwrap_or(&self.init)
     }
-}
-
-/// Agent policies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Policy {
-    /// Random, proportional to each action's weight.
-    Weighted,
-    /// The highest value plus normal noise.
-    Greedy,
-    /// The first available in a fixed list.
-    Priority,
 }
 
 /// A faction's agent.
@@ -360,15 +353,15 @@ pub struct Model {
     pub agents: Vec<Agent>,
     /// Each faction's option scan in machine code (empty on the interpreter, `None` for a
     /// faction whose policy the native engine leaves to the interpreter).
-    pub menus: Vec<Option<crate::native::Menu>>,
+    pub menus: Vec<Option<crate::runtime::abi::Menu>>,
     /// The end conditions in machine code (empty on the interpreter).
-    pub check_fns: crate::native::CheckFns,
+    pub check_fns: crate::runtime::abi::CheckFns,
     /// The round loop in machine code, when every piece of a round has machine code (none
     /// on the interpreter).
-    pub round_fn: Option<crate::native::Round>,
+    pub round_fn: Option<crate::runtime::abi::Round>,
     /// Setup's evaluated initial values in machine code (none on the interpreter, or when
     /// setup evaluates every initial value in order).
-    pub setup_fn: Option<crate::native::Stmts>,
+    pub setup_fn: Option<crate::expr::NativeRun>,
     /// Events.
     pub events: Vec<Event>,
     /// End conditions.

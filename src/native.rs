@@ -38,14 +38,13 @@ mod lower;
 mod stmts;
 mod unit;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, types};
 
-use crate::expr::{Env, Expr, Stmt};
+use crate::expr::{Expr, Stmt};
 use crate::model::{Model, Policy, Timing};
-pub use stmts::{Ran, Stmts};
+use crate::runtime::abi::{CheckFns, Checks, Formula, Keep, Menu, Round};
 use stmts::{compile_setup, compile_stmts};
 use unit::Unit;
 
@@ -57,28 +56,6 @@ pub enum Engine {
     Native,
     /// The interpreter: the reference semantics, identical results, slower.
     Interp,
-}
-
-/// One formula's machine code, and the code's owner (kept alive as long as the function).
-#[derive(Clone)]
-pub struct Compiled {
-    f: jit::NativeFn,
-    _code: Arc<jit::Code>,
-}
-
-impl Compiled {
-    /// Runs the formula in `env`; the result is the value's bits (an `f64`'s for a real).
-    #[inline(always)]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> u64 {
-        let vals = env.st.vals.as_mut_ptr();
-        (self.f)(env, vals)
-    }
-}
-
-impl std::fmt::Debug for Compiled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Compiled")
-    }
 }
 
 /// What a compilation did.
@@ -167,85 +144,6 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
-/// One option of an agent decision: an action, its target and its score (weight, noisy
-/// value or `-priority`). Laid out for the machine code that writes options.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Opt {
-    /// The weight, value or negated priority.
-    pub score: f64,
-    /// The action's index.
-    pub action: u16,
-    /// The target faction (the acting faction for an untargeted action).
-    pub target: u8,
-}
-
-/// One faction's turn in machine code: binds the faction, then tests, costs and scores
-/// every action and target of its menu as the engine's scan does, picks one as the engine
-/// does, and takes the chosen action when its effects are nothing or one statement run.
-#[derive(Clone)]
-pub struct Menu {
-    f: jit::MenuFn,
-    faction: u64,
-    cap: usize,
-    _code: Arc<jit::Code>,
-}
-
-/// How an agent's turn in machine code returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Turn {
-    /// The chosen action was taken: its effects ran to their end.
-    Done,
-    /// The faction had no option: it passes.
-    Pass,
-    /// A fault was recorded in the environment.
-    Faulted,
-    /// The faction chose `action` against `target`; the engine takes it (pays its costs and
-    /// runs its effects).
-    Chose {
-        /// The action's index.
-        action: u16,
-        /// The target (the acting faction for an untargeted action).
-        target: u8,
-    },
-    /// The chosen action's effects ended the game: an immediate end condition with this
-    /// reason held after a store.
-    Held(u16),
-}
-
-impl Menu {
-    /// The most options one scan can write.
-    pub fn capacity(&self) -> usize {
-        self.cap
-    }
-
-    /// Plays the turn, with `env.opts` as the option buffer.
-    #[inline]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> Turn {
-        // The code writes at most `cap` options: the buffer must hold them.
-        assert!(env.opts.len() >= self.cap, "option buffer too short");
-        let vals = env.st.vals.as_mut_ptr();
-        let out = env.opts.as_mut_ptr();
-        let r = (self.f)(env, vals, out, self.faction);
-        match r {
-            lower::DONE => Turn::Done,
-            lower::FAULTED => Turn::Faulted,
-            _ if r & lower::PASS != 0 => Turn::Pass,
-            _ if r & lower::CHOSE != 0 => Turn::Chose {
-                action: (r >> 8) as u16,
-                target: r as u8,
-            },
-            _ => Turn::Held(r as u16),
-        }
-    }
-}
-
-impl std::fmt::Debug for Menu {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Menu({} options at most)", self.cap)
-    }
-}
-
 /// Compiles the option scan of every faction whose policy is weighted or priority (the
 /// greedy policy draws noise per option and stays on the interpreter). Returns how many
 /// functions were made.
@@ -305,63 +203,10 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     let menus = of_faction
         .iter()
         .enumerate()
-        .map(|(f, i)| {
-            i.map(|i| Menu {
-                f: fns[i],
-                faction: f as u64,
-                cap: made[i].2,
-                _code: code.clone(),
-            })
-        })
+        .map(|(f, i)| i.map(|i| Menu::new(fns[i], f as u8, made[i].2, code.clone())))
         .collect();
     m.menus = menus;
     Ok(ids.len())
-}
-
-/// End conditions compiled together: those of one timing, or one immediate condition.
-#[derive(Clone)]
-pub struct Checks {
-    f: jit::NativeFn,
-    _code: Arc<jit::Code>,
-}
-
-/// How compiled end conditions came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Held {
-    /// A fault was recorded in the environment.
-    Faulted,
-    /// No game-ending condition held (`win` and `lose` marks may have been made).
-    Nothing,
-    /// The first game-ending condition that held has this reason.
-    End(u16),
-}
-
-impl Checks {
-    /// Evaluates the conditions with the binding in `env`.
-    #[inline]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> Held {
-        let vals = env.st.vals.as_mut_ptr();
-        match (self.f)(env, vals) {
-            lower::FAULTED => Held::Faulted,
-            0 => Held::Nothing,
-            r => Held::End((r - 1) as u16),
-        }
-    }
-}
-
-impl std::fmt::Debug for Checks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Checks")
-    }
-}
-
-/// A model's end conditions in machine code.
-#[derive(Debug, Clone, Default)]
-pub struct CheckFns {
-    /// The conditions of each timing but `immediate`, by `Timing as usize`.
-    pub timing: [Option<Checks>; 4],
-    /// Each immediate condition on its own, by its index in `Model::checks`.
-    pub immediate: Vec<Option<Checks>>,
 }
 
 /// Compiles the end conditions: one function for the conditions of each timing checked at
@@ -398,10 +243,7 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
         ..CheckFns::default()
     };
     for ((_, at), f) in lists.iter().zip(fns) {
-        let c = Some(Checks {
-            f,
-            _code: code.clone(),
-        });
+        let c = Some(Checks::new(f, code.clone()));
         match *at {
             Ok(t) => made.timing[t] = c,
             Err(i) => made.immediate[i] = c,
@@ -411,51 +253,19 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     Ok(ids.len())
 }
 
-/// A whole round in machine code: the round loop of the engine, calling the machine code of
-/// the model's statement runs, agents' turns and end conditions at their addresses.
-#[derive(Clone)]
-pub struct Round {
-    f: jit::NativeFn,
-    /// The largest option scan of the turns it calls.
-    cap: usize,
-    /// The round's own code, then the code of every function it calls (kept alive with it).
-    _code: Vec<Arc<jit::Code>>,
-}
-
-impl Round {
-    /// Plays one round; `Held` says the game ended in it, with that reason.
-    #[inline]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
-        // The turns write at most `cap` options: the buffer must hold them.
-        assert!(env.opts.len() >= self.cap, "option buffer too short");
-        let vals = env.st.vals.as_mut_ptr();
-        match (self.f)(env, vals) {
-            lower::DONE => Ran::Done,
-            lower::FAULTED => Ran::Faulted,
-            r => Ran::Held(r as u16),
-        }
-    }
-}
-
-impl std::fmt::Debug for Round {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Round")
-    }
-}
-
 /// The statement run an effect list is, by address, with its code: `Some(None)` for no
 /// effects, `None` when the list is anything else (the round then stays in the engine).
-fn run_of(list: &[Stmt]) -> Option<Option<(usize, Arc<jit::Code>)>> {
+fn run_of(list: &[Stmt]) -> Option<Option<(usize, Keep)>> {
     match list {
         [] => Some(None),
-        [Stmt::Native(n)] => n.f.as_ref().map(|(f, c)| Some((*f as usize, c.clone()))),
+        [Stmt::Native(n)] => n.f.as_ref().map(|f| Some(f.parts())),
         _ => None,
     }
 }
 
 /// Compiles the round loop when every piece of it has machine code: each phase's and
 /// event's effects are nothing or one compiled statement run, turn order has at most
-/// [`crate::expr::compile::MAX_ORDER_KEYS`] keys (which the language allows), and every faction has a turn whose actions all run inline (pays its costs and runs
+/// [`crate::state::MAX_ORDER_KEYS`] keys (which the language allows), and every faction has a turn whose actions all run inline (pays its costs and runs
 /// its effects itself). Returns how many functions were made (0 or 1).
 fn compile_round(m: &mut Model) -> Result<usize, String> {
     m.round_fn = None;
@@ -463,7 +273,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         return Ok(0);
     }
     let mut codes = Vec::new();
-    let mut keep = |r: Option<(usize, Arc<jit::Code>)>| {
+    let mut keep = |r: Option<(usize, Keep)>| {
         r.map(|(a, c)| {
             codes.push(c);
             a
@@ -474,7 +284,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         let Some(run) = run_of(&p.effects) else {
             return Ok(0);
         };
-        if p.order.len() > crate::expr::compile::MAX_ORDER_KEYS {
+        if p.order.len() > crate::state::MAX_ORDER_KEYS {
             return Ok(0);
         }
         phases.push((p, keep(run)));
@@ -494,9 +304,10 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         }
         for menu in &m.menus {
             let Some(menu) = menu else { return Ok(0) };
-            menus.push(menu.f as usize);
-            cap = cap.max(menu.cap);
-            codes.push(menu._code.clone());
+            let (f, code) = menu.parts();
+            menus.push(f);
+            cap = cap.max(menu.capacity());
+            codes.push(code);
         }
         if menus.len() != m.nfactions() {
             return Ok(0);
@@ -508,8 +319,9 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
             let Some(c) = &m.check_fns.timing[t as usize] else {
                 return Ok(0);
             };
-            checks[t as usize] = Some(c.f as usize);
-            codes.push(c._code.clone());
+            let (f, code) = c.parts();
+            checks[t as usize] = Some(f);
+            codes.push(code);
         }
     }
     let plan = lower::RoundPlan {
@@ -525,11 +337,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     let id = unit.define("a round")?;
     let (code, fns) = jit::Code::finish_round(unit.module, &[id])?;
     codes.insert(0, code);
-    m.round_fn = Some(Round {
-        f: fns[0],
-        cap,
-        _code: codes,
-    });
+    m.round_fn = Some(Round::new(fns[0], cap, codes));
     Ok(1)
 }
 
@@ -579,10 +387,7 @@ pub(crate) fn compile_with(
             return;
         }
         if let Some(f) = fns.next() {
-            e.set_native(Compiled {
-                f,
-                _code: code.clone(),
-            });
+            e.set_native(Formula::new(f, code.clone()));
         }
     });
     Ok(n)

@@ -1,77 +1,14 @@
-//! Files a run leaves behind: written atomically, read back for merging.
+//! Files: written atomically, read with a size limit.
 //!
-//! Owns the on-disk formats of `--out DIR` (`summary.json`, `tally.json`) and the rule that
-//! no output file is ever left half-written: each is written to a temporary file in the same
-//! folder and renamed into place.
+//! Owns the rule that no output file is ever left half-written (each is written to a
+//! temporary file in the same folder and renamed into place), the preparation of an `--out`
+//! folder (what may be replaced, what is refused), and reading an input file without
+//! exhausting memory. What the files hold belongs to the layers that write them (the
+//! report's formats live in [`crate::report`]).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
-use crate::report::RunInfo;
-use crate::stats::Tally;
-
-/// Which part of a sharded run a tally holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Shard {
-    /// 1-based index.
-    pub index: u64,
-    /// Number of shards.
-    pub count: u64,
-}
-
-impl Shard {
-    /// Parses `K/N` (1 <= K <= N), the value of `--shard`.
-    pub fn parse(s: &str) -> std::result::Result<Shard, String> {
-        let (k, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not K/N (for example 2/8)"))?;
-        let k: u64 = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{k}` is not a shard number"))?;
-        let n: u64 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{n}` is not a shard count"))?;
-        if n == 0 || k == 0 || k > n {
-            return Err(format!("shard {k}/{n}: K must be between 1 and N"));
-        }
-        Ok(Shard { index: k, count: n })
-    }
-
-    /// The game indices `[first, first + games)` of this shard of `total` games: the shards'
-    /// ranges are disjoint and their union is `0..total`.
-    pub fn range(&self, total: u64) -> (u64, u64) {
-        let lo = ((self.index - 1) as u128 * total as u128 / self.count as u128) as u64;
-        let hi = (self.index as u128 * total as u128 / self.count as u128) as u64;
-        (lo, hi - lo)
-    }
-}
-
-/// `tally.json`: everything needed to merge shards into the single run's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TallyFile {
-    /// vpsim version that wrote it.
-    pub vpsim_version: String,
-    /// Scenario, seed, overrides and names.
-    pub info: RunInfo,
-    /// The shard, if the run was one.
-    pub shard: Option<Shard>,
-    /// Games of the whole run (all shards).
-    pub total_games: u64,
-    /// First game index of this part.
-    pub first_game: u64,
-    /// Seconds spent playing.
-    pub elapsed_s: f64,
-    /// Threads used.
-    pub threads: usize,
-    /// The counts.
-    pub tally: Tally,
-}
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -347,47 +284,6 @@ pub fn write_file(path: &Path, flag: &str, bytes: &[u8]) -> Result<()> {
     }
 }
 
-/// Reads `DIR/tally.json`.
-pub fn read_tally(dir: &Path) -> Result<TallyFile> {
-    // A tally's histograms are bounded (see `stats::Histogram`): real files are a few MB.
-    const MAX_TALLY_BYTES: u64 = 256 * 1024 * 1024;
-    let path = dir.join("tally.json");
-    let bytes = read_limited(&path, MAX_TALLY_BYTES).map_err(|r| match r {
-        Refused::Io(source) => Error::Read {
-            path: path.clone(),
-            source,
-        },
-        _ => Error::Usage(format!(
-            "{}: not a vpsim tally (not a regular file, or over {MAX_TALLY_BYTES} bytes)",
-            path.display()
-        )),
-    })?;
-    // The version first: another version's file may have other keys, and the message to give
-    // then is which version to merge with.
-    #[derive(Deserialize)]
-    struct Written {
-        vpsim_version: String,
-    }
-    let ours = env!("CARGO_PKG_VERSION");
-    if let Ok(w) = serde_json::from_slice::<Written>(&bytes)
-        && w.vpsim_version != ours
-    {
-        return Err(Error::Usage(format!(
-            "{}: `vpsim_version` is {}, but this is vpsim {ours}: merge with the version that \
-             ran the shards",
-            path.display(),
-            w.vpsim_version
-        )));
-    }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Error::Usage(format!(
-            "{}: not a vpsim tally ({})",
-            path.display(),
-            crate::scenario::plain_types(&e.to_string())
-        ))
-    })
-}
-
 /// Why [`read_limited`] did not read a file.
 #[derive(Debug)]
 pub enum Refused {
@@ -428,24 +324,6 @@ pub fn read_limited(path: &Path, max: u64) -> std::result::Result<Vec<u8>, Refus
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shards_cover_the_range_exactly() {
-        for total in [0u64, 1, 7, 100, 1_000_003] {
-            for n in 1..=9 {
-                let mut next = 0;
-                for k in 1..=n {
-                    let (lo, len) = Shard { index: k, count: n }.range(total);
-                    assert_eq!(lo, next);
-                    next = lo + len;
-                }
-                assert_eq!(next, total);
-            }
-        }
-        assert!(Shard::parse("0/4").is_err());
-        assert!(Shard::parse("5/4").is_err());
-        assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
-    }
 
     #[test]
     fn temporary_names_carry_their_process() {

@@ -5,14 +5,15 @@
 //! [`Tally`]; nothing is reported that the run did not count. Field names and meanings are the
 //! documented JSON schema (README, "JSON output"): change them only with the docs.
 
-use std::fmt::Write as _;
-
 use serde::{Deserialize, Serialize};
 
 pub mod charts;
 pub mod html;
 pub mod markdown;
 pub mod tables;
+mod tally;
+mod terminal;
+pub use tally::{Shard, TallyFile, read_tally};
 
 use crate::model::Model;
 use crate::runner::{RunResult, RunSpec};
@@ -554,7 +555,6 @@ impl Summary {
         }
     }
 
-    /// The terminal report.
     /// ` (with settings.goal=14)` when the run had overrides: shown beside the title, which
     /// the scenario wrote for its own values.
     pub fn with_overrides(&self) -> String {
@@ -563,184 +563,5 @@ impl Summary {
         } else {
             format!(" (with {})", self.overrides.join(", "))
         }
-    }
-
-    /// The terminal table.
-    pub fn table(&self) -> String {
-        let mut s = String::new();
-        let pct = |x: f64| format!("{:.1}%", 100.0 * x);
-        let ci = |r: &Rate| format!("{:>6} [{:>6}, {:>6}]", pct(r.rate), pct(r.low), pct(r.high));
-        let _ = writeln!(
-            s,
-            "{}{} — {} games, seed {}",
-            self.scenario.title,
-            self.with_overrides(),
-            thousands(self.games),
-            self.seed
-        );
-        let _ = writeln!(
-            s,
-            "scenario {} ({}), intervals are {:.0}% Wilson",
-            self.scenario.file,
-            self.scenario.hash,
-            100.0 * self.confidence
-        );
-        let _ = writeln!(s);
-        let w = self
-            .factions
-            .iter()
-            .map(|f| f.label.chars().count())
-            .max()
-            .unwrap_or(7)
-            .max(7);
-        let _ = writeln!(
-            s,
-            "{:<w$}  {:^24}  {:>7}  {:>6}  {:>9}  {:>6}  {:>5} {:>4} {:>4} {:>4} {:>5}",
-            "faction",
-            "win [95% CI]",
-            "shared",
-            "draw",
-            "mean rank",
-            "score",
-            "min",
-            "q1",
-            "med",
-            "q3",
-            "max"
-        );
-        for f in &self.factions {
-            let sc = f.score.unwrap_or(Spread {
-                mean: 0.0,
-                sd: 0.0,
-                min: 0,
-                q1: 0,
-                median: 0,
-                q3: 0,
-                max: 0,
-            });
-            let _ = writeln!(
-                s,
-                "{:<w$}  {:>24}  {:>7}  {:>6}  {:>9.2}  {:>6.2}  {:>5} {:>4} {:>4} {:>4} {:>5}",
-                f.label,
-                ci(&f.win),
-                pct(f.shared_win.rate),
-                pct(f.draw.rate),
-                f.mean_rank,
-                sc.mean,
-                sc.min,
-                sc.q1,
-                sc.median,
-                sc.q3,
-                sc.max
-            );
-        }
-        let _ = writeln!(s);
-        let _ = write!(s, "{:<w$}  ", "rank");
-        let nranks = self.factions.first().map_or(0, |f| f.ranks.len());
-        for r in 1..=nranks {
-            let _ = write!(s, "{:>7}", format!("#{r}"));
-        }
-        let _ = writeln!(s, "   score sd");
-        for f in &self.factions {
-            let _ = write!(s, "{:<w$}  ", f.label);
-            for r in &f.ranks {
-                let _ = write!(s, "{:>7}", pct(r.rate.rate));
-            }
-            let _ = writeln!(s, "   {:>8.2}", f.score.map_or(0.0, |x| x.sd));
-        }
-        if self.score_bin_width > 1 {
-            let _ = writeln!(
-                s,
-                "scores spanned more than 65,536 values: quartiles are to bins of {} values (mean, min and max exact)",
-                self.score_bin_width
-            );
-        }
-        let _ = writeln!(s);
-        if let Some(l) = self.length.spread {
-            let _ = writeln!(
-                s,
-                "length (rounds): mean {:.2}, sd {:.2}, min {}, q1 {}, median {}, q3 {}, max {}",
-                l.mean, l.sd, l.min, l.q1, l.median, l.q3, l.max
-            );
-        }
-        let hist: Vec<String> = self
-            .length
-            .histogram
-            .iter()
-            .map(|h| {
-                format!(
-                    "{}: {}",
-                    h.rounds,
-                    pct(h.count as f64 / self.games.max(1) as f64)
-                )
-            })
-            .collect();
-        let _ = writeln!(s, "  {}", hist.join("  "));
-        let _ = writeln!(s, "end reasons:");
-        for r in self.end_reasons.iter().filter(|r| r.rate.count > 0) {
-            let _ = writeln!(
-                s,
-                "  {:<28} {}  {}{}",
-                r.name,
-                ci(&r.rate),
-                r.mechanism,
-                if r.result == "rank" {
-                    String::new()
-                } else {
-                    format!(" ({})", r.result)
-                }
-            );
-        }
-        let _ = writeln!(
-            s,
-            "draws {}   shared wins {}   nobody wins {}",
-            ci(&self.draws),
-            ci(&self.shared_wins),
-            ci(&self.nobody_wins)
-        );
-        if !self.points_by_source.is_empty() {
-            let _ = writeln!(
-                s,
-                "points by source (mean per game, share of the faction's tagged points):"
-            );
-            for p in &self.points_by_source {
-                let _ = writeln!(
-                    s,
-                    "  {:<w$}  {:<20} {:>8.2}  {:>6}",
-                    p.faction,
-                    p.source,
-                    p.mean_per_game,
-                    pct(p.share)
-                );
-            }
-        }
-        let _ = writeln!(s, "winner decided by (games with a winner):");
-        for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
-            let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));
-        }
-        match self.performance.shards {
-            Some(n) => {
-                let _ = writeln!(
-                    s,
-                    "merged from {n} shard{}: no speed is reported (the shards ran apart)",
-                    if n == 1 { "" } else { "s" }
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    s,
-                    "{} games/s on {} thread{} ({:.2} s)",
-                    thousands(self.performance.games_per_s.round() as u64),
-                    self.performance.threads,
-                    if self.performance.threads == 1 {
-                        ""
-                    } else {
-                        "s"
-                    },
-                    self.performance.elapsed_s
-                );
-            }
-        }
-        s
     }
 }

@@ -11,9 +11,18 @@ use rayon::prelude::*;
 
 use crate::engine::Game;
 use crate::error::{Error, Result};
-use crate::expr::Fault;
 use crate::model::Model;
+use crate::runtime::Fault;
 use crate::stats::Tally;
+
+/// One game's row of the `games` table: its index and outcome, as the runner streams them.
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    /// Game index.
+    pub game: u64,
+    /// The outcome.
+    pub outcome: crate::runtime::Outcome,
+}
 
 /// Games per chunk: large enough to amortise scheduling, small enough to balance two cores
 /// and update a progress bar often.
@@ -75,7 +84,7 @@ fn chunk(
     spec: &RunSpec,
     game: &mut Game,
     c: u64,
-    mut row: impl FnMut(u64, &crate::engine::Outcome),
+    mut row: impl FnMut(u64, &crate::runtime::Outcome),
 ) -> std::result::Result<Tally, Stop> {
     if crate::signal::stopped() {
         return Err(Stop::Interrupted);
@@ -201,7 +210,7 @@ pub fn run_rows(
     m: &Model,
     spec: &RunSpec,
     progress: &(dyn Fn(u64) + Sync),
-    rows: &mut dyn FnMut(&[crate::report::tables::GameRow]) -> Result<()>,
+    rows: &mut dyn FnMut(&[GameRow]) -> Result<()>,
 ) -> Result<RunResult> {
     let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
@@ -212,26 +221,25 @@ pub fn run_rows(
     let mut c0 = 0;
     while c0 < chunks {
         let c1 = (c0 + per_batch).min(chunks);
-        let batch: Vec<std::result::Result<(Tally, Vec<crate::report::tables::GameRow>), Stop>> =
-            pool.install(|| {
-                (c0..c1)
-                    .into_par_iter()
-                    .map_init(
-                        || Game::new(m),
-                        |game, c| {
-                            let mut out = Vec::with_capacity(CHUNK as usize);
-                            let t = chunk(m, spec, game, c, |i, o| {
-                                out.push(crate::report::tables::GameRow {
-                                    game: i,
-                                    outcome: *o,
-                                })
-                            })?;
-                            progress(t.games);
-                            Ok((t, out))
-                        },
-                    )
-                    .collect()
-            });
+        let batch: Vec<std::result::Result<(Tally, Vec<GameRow>), Stop>> = pool.install(|| {
+            (c0..c1)
+                .into_par_iter()
+                .map_init(
+                    || Game::new(m),
+                    |game, c| {
+                        let mut out = Vec::with_capacity(CHUNK as usize);
+                        let t = chunk(m, spec, game, c, |i, o| {
+                            out.push(GameRow {
+                                game: i,
+                                outcome: *o,
+                            })
+                        })?;
+                        progress(t.games);
+                        Ok((t, out))
+                    },
+                )
+                .collect()
+        });
         let mut stop = None;
         for r in batch {
             match r {

@@ -9,6 +9,16 @@
 /// the stack.
 pub const MAX_FACTIONS: usize = 16;
 
+/// The most cards one deck may hold (a take's eligible cards are one bit each in a
+/// fixed-size buffer of the environment).
+pub const MAX_DECK_CARDS: usize = 1024;
+
+/// The most dice one `roll(n, sides)` or `NdS` may throw (bounded work per formula).
+pub const MAX_DICE: i64 = 1_000_000;
+
+/// The most keys one `order` or race ranking sorts by (a race's key rows are fixed-size).
+pub const MAX_ORDER_KEYS: usize = 4;
+
 /// Static, per-model tables that expressions consult while a game runs.
 #[derive(Debug, Clone, Default)]
 pub struct Tables {

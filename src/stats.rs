@@ -6,9 +6,12 @@
 //! from the final tally. Memory is independent of the number of games.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::engine::{Decider, Outcome, Result as GameResult};
+use crate::runtime::{Decider, Outcome, Result as GameResult};
+
+mod estimates;
+
+pub use estimates::{Rate, Spread, Val, fmt_p, z_for};
 
 /// The most bins a histogram keeps. A wider range of values is kept in coarser bins.
 pub const MAX_BINS: i128 = 1 << 16;
@@ -417,7 +420,7 @@ impl Tally {
             self.leader_won.resize(leaders.len(), 0);
         }
         for (r, &l) in leaders.iter().enumerate() {
-            if l != crate::engine::NO_LEADER {
+            if l != crate::runtime::NO_LEADER {
                 self.leader_games[r] += 1;
                 self.leader_won[r] += (o.result == GameResult::Win(l)) as u64;
             }
@@ -520,139 +523,8 @@ impl Tally {
     }
 }
 
-/// A proportion with its confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Rate {
-    /// Events counted.
-    pub count: u64,
-    /// Out of.
-    pub n: u64,
-    /// count / n (0 when n is 0).
-    pub rate: f64,
-    /// Lower end of the Wilson score interval.
-    pub low: f64,
-    /// Upper end of the Wilson score interval.
-    pub high: f64,
-}
-
-/// The two-sided normal quantile for a confidence level (1.959963984540054 for 0.95).
-pub fn z_for(confidence: f64) -> f64 {
-    Normal::standard().inverse_cdf(0.5 + confidence / 2.0)
-}
-
-impl Rate {
-    /// `count` out of `n` with a Wilson interval at quantile `z`.
-    pub fn wilson(count: u64, n: u64, z: f64) -> Rate {
-        if n == 0 {
-            return Rate {
-                count,
-                n,
-                rate: 0.0,
-                low: 0.0,
-                high: 1.0,
-            };
-        }
-        let nf = n as f64;
-        let p = count as f64 / nf;
-        let z2 = z * z;
-        let denom = 1.0 + z2 / nf;
-        let centre = (p + z2 / (2.0 * nf)) / denom;
-        let half = z * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
-        // Exact ends at 0 and n (the formula gives them up to rounding).
-        let low = if count == 0 {
-            0.0
-        } else {
-            (centre - half).max(0.0)
-        };
-        let high = if count == n {
-            1.0
-        } else {
-            (centre + half).min(1.0)
-        };
-        Rate {
-            count,
-            n,
-            rate: p,
-            low,
-            high,
-        }
-    }
-}
-
-/// Summary of an integer distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation (n - 1).
-    pub sd: f64,
-    /// Smallest.
-    pub min: i64,
-    /// First quartile (nearest rank).
-    pub q1: i64,
-    /// Median (nearest rank).
-    pub median: i64,
-    /// Third quartile (nearest rank).
-    pub q3: i64,
-    /// Largest.
-    pub max: i64,
-}
-
-impl Spread {
-    /// From a histogram; `None` when it is empty.
-    pub fn of(h: &Histogram) -> Option<Spread> {
-        let n = h.total();
-        if n == 0 {
-            return None;
-        }
-        let (s, q) = h.moments();
-        let nn = n as i128;
-        let mean = s as f64 / n as f64;
-        // Exact integer numerator n*sum(x^2) - sum(x)^2 while it fits in 128 bits; otherwise
-        // (values near the 64-bit edge, or coarse bins) the deviations in floating point.
-        let exact = q
-            .and_then(|q| nn.checked_mul(q)?.checked_sub(s.checked_mul(s)?))
-            .map(|num| num as f64 / (n as f64 * (n - 1).max(1) as f64));
-        let var = exact.unwrap_or_else(|| {
-            h.iter()
-                .map(|(v, c)| c as f64 * (v as f64 - mean).powi(2))
-                .sum::<f64>()
-                / (n - 1).max(1) as f64
-        });
-        let sd = if n > 1 { var.sqrt() } else { 0.0 };
-        Some(Spread {
-            mean,
-            sd,
-            min: h.min()?,
-            q1: h.quantile(0.25)?,
-            median: h.quantile(0.5)?,
-            q3: h.quantile(0.75)?,
-            max: h.max()?,
-        })
-    }
-}
-
-/// A p-value in plain decimals, as people read them: `p = 0.27`, `p = 0.004`, `p < 0.001`.
-pub fn fmt_p(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".into()
-    } else if p < 0.01 {
-        format!("p = {p:.3}")
-    } else {
-        format!("p = {p:.2}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn p_values_read_as_plain_decimals() {
-        assert_eq!(super::fmt_p(0.265), "p = 0.27");
-        assert_eq!(super::fmt_p(0.0042), "p = 0.004");
-        assert_eq!(super::fmt_p(2.1e-9), "p < 0.001");
-        assert_eq!(super::fmt_p(1.0), "p = 1.00");
-    }
-
     use proptest::prelude::*;
 
     proptest! {
@@ -668,7 +540,7 @@ mod tests {
                 Just(i64::MIN),
             ], 3..=12),
         ) {
-            use crate::engine::{Decider, Outcome, Result as GameResult};
+            use crate::runtime::{Decider, Outcome, Result as GameResult};
             let nf = 3;
             let o = Outcome {
                 reason: 0,
@@ -728,18 +600,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn wilson_matches_known_values() {
-        let z = z_for(0.95);
-        assert!((z - 1.959963984540054).abs() < 1e-12);
-        let r = Rate::wilson(50, 100, z);
-        assert!((r.low - 0.403831).abs() < 1e-5, "{r:?}");
-        assert!((r.high - 0.596169).abs() < 1e-5, "{r:?}");
-        let r = Rate::wilson(0, 10, z);
-        assert_eq!(r.low, 0.0);
-        assert!((r.high - 0.277533).abs() < 1e-5, "{r:?}");
-    }
 
     #[test]
     fn histogram_quantiles_and_growth() {

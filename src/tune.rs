@@ -20,7 +20,7 @@
 //! well-kept Rust optimisation crate) are unbounded and continuous, while these need bounds,
 //! whole-number parameters and a fixed budget of evaluations; each is some forty lines.
 
-use crate::check::Val;
+use crate::stats::Val;
 
 /// A parameter to tune: a dotted scenario path and its bounds.
 #[derive(Debug, Clone, PartialEq)]

@@ -37,7 +37,7 @@ pub struct Args {
     pub junit: Option<PathBuf>,
 }
 
-fn fmt_val(v: &crate::check::Val) -> String {
+fn fmt_val(v: &crate::stats::Val) -> String {
     if v.lo == v.hi {
         format!("{:.4}", v.est)
     } else {
@@ -166,7 +166,7 @@ pub fn run(a: Args) -> Result<()> {
     let p = super::run::play(&model, o, 0, o.games, None)?;
     let summary = Summary::of(&info, 0, &p.tally, p.elapsed, p.threads);
     if let Some(dir) = &out {
-        let file = crate::output::TallyFile {
+        let file = crate::report::TallyFile {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
             info: info.clone(),
             shard: None,

@@ -289,7 +289,7 @@ pub fn run(a: Args) -> Result<()> {
         for (sub, m, t) in [("a", &ma, &tally.a), ("b", &mb, &tally.b)] {
             let info = crate::report::RunInfo::of(m, o.seed);
             let summary = crate::report::Summary::of(&info, 0, t, std::time::Duration::ZERO, 1);
-            let file = crate::output::TallyFile {
+            let file = crate::report::TallyFile {
                 vpsim_version: env!("CARGO_PKG_VERSION").into(),
                 info,
                 shard: None,

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::output::{TallyFile, read_tally};
 use crate::report::Summary;
+use crate::report::{TallyFile, read_tally};
 
 /// Merge the --out folders of `vpsim run --shard K/N` into the result of one run.
 #[derive(Debug, clap::Args)]
@@ -43,7 +43,7 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             p.join("tally.json").display()
         ))
     };
-    // Its version is checked as it is read (`output::read_tally`), before its keys are.
+    // Its version is checked as it is read (`report::read_tally`), before its keys are.
     if f.threads == 0 {
         return Err(bad("threads", "is 0: a run uses at least one".into()));
     }

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::RunOpts;
 use crate::error::{Error, Result};
-use crate::output::{Shard, TallyFile};
-use crate::report::tables::GameRow;
 use crate::report::{PrecisionReport, RunInfo, Summary};
+use crate::report::{Shard, TallyFile};
+use crate::runner::GameRow;
 use crate::runner::{RunSpec, empty_tally, run as run_games, run_rows};
 use crate::stats::{Rate, z_for};
 

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::RunOpts;
-use crate::check::Val;
 use crate::error::{Error, Result};
 use crate::overrides::Override;
 use crate::report::{RunInfo, Summary};
 use crate::runner::RunSpec;
+use crate::stats::Val;
 use crate::tune::{Goal, Method, Param, Search};
 
 /// Find parameter values that meet a balance goal, on common random numbers.

@@ -8,8 +8,8 @@
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::{AssignOp, Num};
 use crate::model::Policy;
-use crate::native::Opt;
-use rand::RngExt;
+use crate::runtime::abi::Opt;
+use crate::runtime::choice::pick;
 use rand_distr::{Distribution, StandardNormal};
 
 impl<T: Tracer> Game<'_, T> {
@@ -73,8 +73,8 @@ impl<T: Tracer> Game<'_, T> {
     /// Faction `f`'s turn in machine code (no trace): the scan, the choice and, when they
     /// are lowered, the chosen action's effects; the engine takes over where the code
     /// returns.
-    fn turn(&mut self, turn: &crate::native::Menu, f: u8) -> Step {
-        use crate::native::Turn;
+    fn turn(&mut self, turn: &crate::runtime::abi::Menu, f: u8) -> Step {
+        use crate::runtime::abi::Turn;
         match turn.call(&mut self.env) {
             Turn::Pass => Ok(()),
             // The chosen action ran in machine code: settle its marks.
@@ -202,54 +202,5 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn choose(&mut self, policy: Policy, opts: &[Opt]) -> Option<(u16, u8)> {
         let i = pick(policy, &mut self.env.rng, opts)?;
         Some((opts[i].action, opts[i].target))
-    }
-}
-
-/// The index of the option an agent with `policy` picks among `opts` (`None` when there is
-/// none): weighted picks draw one real and walk the weights in order; greedy takes the first
-/// best value; priority draws a uniform index among the top priority only when it is tied.
-/// Machine-code turns call this same function ([`crate::native`]), so both engines draw alike.
-pub(crate) fn pick(policy: Policy, rng: &mut crate::rng::Rng, opts: &[Opt]) -> Option<usize> {
-    if opts.is_empty() {
-        return None;
-    }
-    match policy {
-        Policy::Weighted => {
-            let total: f64 = opts.iter().map(|o| o.score).sum();
-            let mut x = rng.random::<f64>() * total;
-            for (i, o) in opts.iter().enumerate() {
-                if x < o.score {
-                    return Some(i);
-                }
-                x -= o.score;
-            }
-            Some(opts.len() - 1)
-        }
-        Policy::Greedy => {
-            let mut best = 0;
-            for (i, o) in opts.iter().enumerate() {
-                if o.score > opts[best].score {
-                    best = i;
-                }
-            }
-            Some(best)
-        }
-        Policy::Priority => {
-            let top = opts
-                .iter()
-                .map(|o| o.score)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let count = opts.iter().filter(|o| o.score == top).count();
-            let pick = if count > 1 {
-                rng.random_range(0..count)
-            } else {
-                0
-            };
-            opts.iter()
-                .enumerate()
-                .filter(|(_, o)| o.score == top)
-                .nth(pick)
-                .map(|(i, _)| i)
-        }
     }
 }

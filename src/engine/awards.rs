@@ -4,11 +4,11 @@
 //! tie-break chain folded into the key) and pays each place from a scale; tied factions share
 //! by the policy: split (sum the tied places, divide, round down), high, low, or zero.
 
-use super::order::less;
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::compile::MAX_ORDER_KEYS;
 use crate::expr::{AssignOp, Expr, LValue, Num, TiePolicy};
+use crate::runtime::order::less;
 use crate::state::MAX_FACTIONS;
+use crate::state::MAX_ORDER_KEYS;
 
 impl<T: Tracer> Game<'_, T> {
     /// Rank awards: every faction's metric is read first, then awards are added together.

@@ -4,8 +4,8 @@
 //! seat) and the per-place scale.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Completers, Env, Num, Race};
-use crate::state::MAX_FACTIONS;
+use crate::expr::{AssignOp, Num, Race};
+use crate::runtime::order::sort_completers;
 
 impl<T: Tracer> Game<'_, T> {
     /// Completion-order races: every faction's completion is read first (the same moment),
@@ -66,24 +66,5 @@ impl<T: Tracer> Game<'_, T> {
             self.after_change(count.var)?;
         }
         Ok(())
-    }
-}
-
-/// Sorts the first `k` completers of `env.race` by ascending key (`real` keys compared as
-/// reals, else as integers), ties by seat: the order both engines reward a race in (and
-/// sort turn order in). The keys are sorted in place along with the factions.
-pub(crate) fn sort_completers(env: &mut Env<'_>, k: usize, real: bool) {
-    sort_keyed(&mut env.race, k, real);
-}
-
-/// [`sort_completers`] on the completers themselves.
-pub(crate) fn sort_keyed(c: &mut Completers, k: usize, real: bool) {
-    let k = k.min(MAX_FACTIONS);
-    let (keys, order) = (&mut c.keys[..k], &mut c.order[..k]);
-    if real {
-        let real = f64::from_bits;
-        super::order::sort_by(keys, order, |a, b| real(a) < real(b), |x| real(x).is_nan());
-    } else {
-        super::order::sort_by(keys, order, |a, b| (a as i64) < (b as i64), |_| false);
     }
 }

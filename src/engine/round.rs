@@ -8,8 +8,8 @@
 //! [`super::statements`], [`super::ranking`].
 
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
-use crate::expr::{AssignOp, Fault, FaultKind, Num, Op};
-use crate::model::{EventAt, Model, Timing};
+use crate::expr::{AssignOp, Fault, FaultKind, Num};
+use crate::model::{EventAt, Timing};
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
@@ -57,9 +57,9 @@ impl<T: Tracer> Game<'_, T> {
             match &m.round_fn {
                 // The whole round in machine code (no trace to write).
                 Some(r) if !T::ON => match r.call(&mut self.env) {
-                    crate::native::Ran::Done => {}
-                    crate::native::Ran::Faulted => return Err(Halt),
-                    crate::native::Ran::Held(r) => self.ended = Some(r),
+                    crate::runtime::abi::Ran::Done => {}
+                    crate::runtime::abi::Ran::Faulted => return Err(Halt),
+                    crate::runtime::abi::Ran::Held(r) => self.ended = Some(r),
                 },
                 _ => self.round()?,
             }
@@ -95,7 +95,7 @@ impl<T: Tracer> Game<'_, T> {
             if let Some(s) = m.setup_fn.as_ref().filter(|s| !T::ON && s.compiled()) {
                 // The evaluated values in machine code, in the same order (no trace).
                 return match s.call(&mut self.env) {
-                    crate::native::Ran::Faulted => Err(Halt),
+                    crate::runtime::abi::Ran::Faulted => Err(Halt),
                     _ => Ok(()),
                 };
             }
@@ -256,61 +256,5 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
         Ok(())
-    }
-}
-
-/// How setup fills the state: a template of the constant initial values, and the (variable,
-/// owner) pairs whose initial value must be evaluated each game, in declaration order.
-#[derive(Debug, Default)]
-pub(crate) struct InitPlan {
-    /// Every slot, constant values in place; `None` when an evaluated initial value reads a
-    /// variable declared at or after its own (which must then still read 0), so setup
-    /// evaluates everything in order.
-    template: Option<Vec<i64>>,
-    dynamic: Vec<(u16, u8)>,
-}
-
-impl InitPlan {
-    pub(crate) fn new(m: &Model) -> InitPlan {
-        let mut template = vec![0i64; m.slots];
-        let mut dynamic = Vec::new();
-        let mut ordered = true;
-        for (vi, v) in m.vars.iter().enumerate() {
-            let owners = if v.faction { m.nfactions() } else { 1 };
-            for f in 0..owners {
-                let init = v.init_of(f);
-                let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
-                let k = match init.as_const_num() {
-                    Some(Num::Int(k)) => Some(k),
-                    Some(Num::Real(r)) => crate::expr::tree::to_int(r.floor()).ok(),
-                    None => None,
-                };
-                match k {
-                    Some(k) => {
-                        for e in 0..v.width {
-                            template[(v.base + f as u32 * v.fstride + e) as usize] =
-                                k.clamp(lo, hi);
-                        }
-                    }
-                    None => {
-                        dynamic.push((vi as u16, f as u8));
-                        ordered &= init.code().iter().all(|op| match op {
-                            Op::Load { base, .. } => *base < v.base,
-                            _ => true,
-                        });
-                    }
-                }
-            }
-        }
-        InitPlan {
-            template: ordered.then_some(template),
-            dynamic,
-        }
-    }
-
-    /// The (variable, owner) pairs setup evaluates after it copies the template, in order;
-    /// none when there is no template (setup then evaluates every initial value).
-    pub(crate) fn evaluated(&self) -> Option<&[(u16, u8)]> {
-        self.template.as_ref().map(|_| &self.dynamic[..])
     }
 }

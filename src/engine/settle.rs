@@ -7,8 +7,8 @@
 //! once is a draw; with teams the last side standing wins with all its members; otherwise the
 //! last faction standing wins.
 
-use super::{Bind, Game, Halt, Result, Step, Tracer};
-use crate::expr::{Env, OutcomeKind};
+use super::{Bind, Game, Halt, Step, Tracer};
+use crate::expr::OutcomeKind;
 use crate::model::{Check, CheckKind, Timing};
 
 impl<T: Tracer> Game<'_, T> {
@@ -32,9 +32,9 @@ impl<T: Tracer> Game<'_, T> {
             }
             self.bind(b);
             let end = match f.call(&mut self.env) {
-                crate::native::Held::Faulted => return Err(Halt),
-                crate::native::Held::Nothing => None,
-                crate::native::Held::End(r) => Some(r),
+                crate::runtime::abi::Held::Faulted => return Err(Halt),
+                crate::runtime::abi::Held::Nothing => None,
+                crate::runtime::abi::Held::End(r) => Some(r),
             };
             self.resolve();
             if let Some(r) = end
@@ -126,9 +126,9 @@ impl<T: Tracer> Game<'_, T> {
         {
             self.bind(Bind::global());
             match f.call(&mut self.env) {
-                crate::native::Held::Faulted => return Err(Halt),
-                crate::native::Held::Nothing => {}
-                crate::native::Held::End(r) => self.ended = Some(r),
+                crate::runtime::abi::Held::Faulted => return Err(Halt),
+                crate::runtime::abi::Held::Nothing => {}
+                crate::runtime::abi::Held::End(r) => self.ended = Some(r),
             }
             return Ok(());
         }
@@ -215,56 +215,5 @@ impl<T: Tracer> Game<'_, T> {
                     .line(format_args!("  end: {}", self.m.reasons[r as usize].name));
             }
         }
-    }
-}
-
-impl Env<'_> {
-    /// Settles the pending `win`/`lose` marks (see [`Game::resolve`]): losers leave the game
-    /// (`State::out`), a forced result is recorded in `forced`, and the reason the game ends
-    /// with is returned when the marks end it. Machine code settles marks through this too.
-    pub(crate) fn settle(&mut self) -> Option<u16> {
-        let n = self.t.nfactions as usize;
-        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let marks = std::mem::take(&mut self.marks);
-        let lose = marks.lose & !self.st.out;
-        let win = marks.win & !lose & !self.st.out;
-        self.st.out |= lose;
-        let winners = |mask: u32| {
-            if mask.count_ones() == 1 {
-                Result::Win(mask.trailing_zeros() as u8)
-            } else {
-                Result::Shared(mask)
-            }
-        };
-        if win != 0 {
-            self.forced = Some(winners(win));
-            return Some(marks.reason);
-        }
-        if lose == 0 {
-            return None;
-        }
-        let remaining = all & !self.st.out;
-        let [last_standing, all_lost, last_team] = self.rules.reasons;
-        if remaining == 0 {
-            self.forced = Some(Result::Draw);
-            return all_lost.or(Some(marks.reason));
-        }
-        if self.rules.teams {
-            let t = self.t;
-            let first = remaining.trailing_zeros() as usize;
-            let side = t.side[first];
-            if side != 0 && (0..n).all(|f| remaining & (1 << f) == 0 || t.side[f] == side) {
-                // Every member of the last team wins, even those who had left the game.
-                let team = (0..n)
-                    .filter(|&f| t.side[f] == side)
-                    .fold(0u32, |m, f| m | 1 << f);
-                self.forced = Some(winners(team));
-                return last_team.or(Some(marks.reason));
-            }
-        } else if remaining.count_ones() == 1 && n > 1 {
-            self.forced = Some(winners(remaining));
-            return last_standing.or(Some(marks.reason));
-        }
-        None
     }
 }

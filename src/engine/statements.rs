@@ -7,7 +7,7 @@
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::tree::to_int;
-use crate::expr::{AssignOp, BinOp, Expr, Fault, FaultKind, LValue, Num, Stmt};
+use crate::expr::{AssignOp, BinOp, Fault, FaultKind, LValue, Num, Stmt, simple_assign};
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -273,8 +273,8 @@ impl<T: Tracer> Game<'_, T> {
     /// runs the statements one by one, as the interpreter does, so that it tells every
     /// store.
     #[inline(never)]
-    pub(super) fn native(&mut self, n: &crate::native::Stmts, b: Bind) -> Step {
-        use crate::native::Ran;
+    pub(super) fn native(&mut self, n: &crate::expr::NativeRun, b: Bind) -> Step {
+        use crate::runtime::abi::Ran;
         if T::ON || !n.compiled() {
             for s in n.stmts.iter() {
                 if self.ended.is_some() {
@@ -344,31 +344,5 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Assign { value, .. } => Ok(Some(self.num(value, b)?)),
             _ => Ok(None),
         }
-    }
-}
-
-/// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is;
-/// with `else`, both branches must assign the same variable the same way (only the value
-/// differs), so that `each` can read every value first and then store them.
-pub(crate) fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
-    match s {
-        Stmt::Assign {
-            lv,
-            op,
-            value,
-            source,
-        } => Some((lv, *op, value, *source)),
-        Stmt::If {
-            then, els: None, ..
-        } => simple_assign(then),
-        Stmt::If {
-            then,
-            els: Some(els),
-            ..
-        } => {
-            let (a, b) = (simple_assign(then)?, simple_assign(els)?);
-            (a.0 == b.0 && a.1 == b.1 && a.3 == b.3).then_some(a)
-        }
-        _ => None,
     }
 }

@@ -11,9 +11,12 @@ use std::collections::HashMap;
 
 use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 mod calls;
+mod names;
 mod statements;
 
 use super::{Agg, Elem, Expr, Func, LValue, Num, Op, RandFn, STACK, Stmt, Who};
+use names::FUNCTIONS;
+pub use names::{BUILTINS, KEYWORDS, edit_distance, suggest};
 
 /// A variable as expressions see it.
 #[derive(Debug, Clone)]
@@ -88,29 +91,7 @@ impl Ctx {
     }
 }
 
-/// The most sort keys an `order` statement or a phase order may have.
-pub const MAX_ORDER_KEYS: usize = 4;
-
-/// Builtin names that are never variables.
-pub const BUILTINS: [&str; 10] = [
-    "round",
-    "age",
-    "age_round",
-    "nfactions",
-    "seat",
-    "side",
-    "player",
-    "drawn",
-    "card",
-    "eliminated",
-];
-
-/// Reserved words of the statement and expression syntax.
-pub const KEYWORDS: [&str; 27] = [
-    "and", "or", "not", "if", "else", "each", "others", "end", "draw", "order", "by", "true",
-    "false", "me", "award", "scale", "ties", "as", "race", "win", "lose", "split", "zero", "take",
-    "for", "discard", "complete",
-];
+pub use crate::state::MAX_ORDER_KEYS;
 
 /// Reasons the win/lose rules can end a game with, interned when `lose` is used.
 pub const LAST_STANDING: &str = "last_standing";
@@ -577,39 +558,6 @@ impl<'s> Compiler<'s> {
     }
 }
 
-const FUNCTIONS: [&str; 30] = [
-    "held",
-    "completed",
-    "has_completed",
-    "min",
-    "max",
-    "abs",
-    "floor",
-    "ceil",
-    "round",
-    "clamp",
-    "if",
-    "uniform",
-    "random",
-    "bernoulli",
-    "binomial",
-    "poisson",
-    "normal",
-    "roll",
-    "choice",
-    "weighted",
-    "left",
-    "sum_all",
-    "max_all",
-    "min_all",
-    "count_all",
-    "sum_others",
-    "max_others",
-    "min_others",
-    "count_others",
-    "sum_in",
-];
-
 fn agg_name(name: &str) -> Option<(Agg, &str)> {
     let (k, scope) = name.split_once('_')?;
     let kind = match k {
@@ -668,44 +616,6 @@ fn visits(code: &[Op], nf: u128) -> u128 {
         i += 1;
     }
     most
-}
-
-/// " (did you mean `x`?)" for the closest known name, or nothing.
-pub fn suggest<'a>(
-    name: &str,
-    known: impl Iterator<Item = &'a (impl AsRef<str> + 'a + ?Sized)>,
-) -> String {
-    // Case is ignored when measuring (`vP` finds `Vp`), then breaks ties.
-    let lower = name.to_lowercase();
-    let best = known
-        .map(|k| k.as_ref())
-        .filter(|k| *k != name)
-        .map(|k| {
-            let d = edit_distance(&lower, &k.to_lowercase());
-            ((d, edit_distance(name, k)), k)
-        })
-        .filter(|((d, _), k)| *d <= 2.max(k.len() / 3))
-        .min();
-    match best {
-        Some((_, k)) => format!(" (did you mean `{k}`?)"),
-        None => String::new(),
-    }
-}
-
-/// Levenshtein distance, for "did you mean" hints.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -2,15 +2,19 @@
 //!
 //! Owns the surface syntax only: text in, [`Ast`] / [`StmtAst`] out, each node carrying the
 //! byte offset where it starts so that compile errors can point at the exact column. Name
-//! resolution and code generation live in [`super::compile`].
+//! resolution and code generation live in [`super::compile`]. This file holds the tokens
+//! cursor and the expressions; the statement forms live in the `stmt` child module.
 //!
 //! Written by hand because the language is small and we need byte offsets on every node and
 //! dice literals (`2d6`); general expression crates evaluate by string look-up at run time,
 //! which the engine must never do.
 
 mod lex;
+mod stmt;
 
 use lex::{Tok, lex};
+
+pub use crate::ir::{AssignOp, BinOp, OutcomeKind, TiePolicy};
 
 /// A parse error: byte offset within the source string and a message.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,68 +25,15 @@ pub struct ParseError {
     pub msg: String,
 }
 
+/// The result of a parsing step.
 type PResult<T> = Result<T, ParseError>;
 
+/// A [`ParseError`] at byte offset `pos`.
 fn err<T>(pos: usize, msg: impl Into<String>) -> PResult<T> {
     Err(ParseError {
         pos,
         msg: msg.into(),
     })
-}
-
-/// Binary operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/` (real division)
-    Div,
-    /// `//` (floor division)
-    FloorDiv,
-    /// `%` (remainder with the sign of the divisor)
-    Mod,
-    /// `==`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `and` (short-circuit)
-    And,
-    /// `or` (short-circuit)
-    Or,
-}
-
-impl BinOp {
-    /// The operator as written.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::FloorDiv => "//",
-            BinOp::Mod => "%",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::And => "and",
-            BinOp::Or => "or",
-        }
-    }
 }
 
 /// An expression tree with source positions.
@@ -128,39 +79,6 @@ impl Ast {
             Ast::Name { pos, .. } | Ast::Bin(_, _, _, pos) => *pos,
         }
     }
-}
-
-/// `win` or `lose`. (A game ends in a draw through `end REASON` with a draw reason.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutcomeKind {
-    /// The faction in scope wins.
-    Win,
-    /// The faction in scope loses and leaves the game.
-    Lose,
-}
-
-/// Assignment operators of a statement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AssignOp {
-    /// `=`
-    Set,
-    /// `+=`
-    Add,
-    /// `-=`
-    Sub,
-}
-
-/// How tied factions share a rank award.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TiePolicy {
-    /// Sum the tied places' awards and divide evenly, rounding down.
-    Split,
-    /// Every tied faction gets the award of the best tied place.
-    High,
-    /// Every tied faction gets the award of the worst tied place.
-    Low,
-    /// Tied factions get nothing ("ties negate").
-    Zero,
 }
 
 /// A statement tree with source positions.
@@ -252,8 +170,11 @@ pub enum StmtAst {
     },
 }
 
+/// A cursor over the tokens of one formula or statement, with the limits spent so far.
 struct Parser {
+    /// The tokens with their byte offsets, ending with `Eof`.
     toks: Vec<(Tok, usize)>,
+    /// Index of the current token.
     i: usize,
     /// Nesting so far (parentheses, calls, `-`, `not`, statements inside statements).
     depth: usize,
@@ -269,12 +190,24 @@ pub const MAX_DEPTH: usize = 64;
 pub const MAX_OPERATORS: usize = 1000;
 
 impl Parser {
+    /// A parser at the first token of `src`.
+    fn new(src: &str) -> PResult<Self> {
+        Ok(Parser {
+            toks: lex(src)?,
+            i: 0,
+            depth: 0,
+            ops: 0,
+        })
+    }
+    /// The current token.
     fn peek(&self) -> &Tok {
         &self.toks[self.i].0
     }
+    /// Byte offset of the current token.
     fn pos(&self) -> usize {
         self.toks[self.i].1
     }
+    /// Consumes and returns the current token (staying on the final `Eof`).
     fn bump(&mut self) -> (Tok, usize) {
         let t = self.toks[self.i].clone();
         if self.i + 1 < self.toks.len() {
@@ -282,12 +215,15 @@ impl Parser {
         }
         t
     }
+    /// Whether the current token is the symbol `s`.
     fn is_sym(&self, s: &str) -> bool {
         matches!(self.peek(), Tok::Sym(x) if *x == s)
     }
+    /// Whether the current token is the word `w`.
     fn is_word(&self, w: &str) -> bool {
         matches!(self.peek(), Tok::Ident(x) if x == w)
     }
+    /// Consumes the required symbol `s`.
     fn expect_sym(&mut self, s: &str) -> PResult<()> {
         if self.is_sym(s) {
             self.bump();
@@ -296,6 +232,7 @@ impl Parser {
             err(self.pos(), format!("expected `{s}` {}", self.found()))
         }
     }
+    /// "but found ...": the current token, for error messages.
     fn found(&self) -> String {
         match self.peek() {
             Tok::Eof => "but the expression ended".into(),
@@ -306,6 +243,7 @@ impl Parser {
             Tok::Sym(s) => format!("but found `{s}`"),
         }
     }
+    /// Consumes a word (a name), described as `what` if it is missing.
     fn ident(&mut self, what: &str) -> PResult<(String, usize)> {
         match self.peek().clone() {
             Tok::Ident(w) => {
@@ -317,10 +255,13 @@ impl Parser {
         }
     }
 
+    /// A whole expression.
     fn expr(&mut self) -> PResult<Ast> {
         self.binary(0)
     }
 
+    /// The binary operator at the cursor with its precedence (higher binds tighter), if
+    /// any.
     fn binop(&self) -> Option<(BinOp, u8)> {
         let op = match self.peek() {
             Tok::Ident(w) if w == "or" => (BinOp::Or, 1),
@@ -362,10 +303,12 @@ impl Parser {
         r
     }
 
+    /// Binary operators of precedence at least `min_prec`, one nesting level deeper.
     fn binary(&mut self, min_prec: u8) -> PResult<Ast> {
         self.nested(|p| p.binary_at(min_prec))
     }
 
+    /// Operands joined by binary operators of precedence at least `min_prec`.
     fn binary_at(&mut self, min_prec: u8) -> PResult<Ast> {
         let mut lhs = self.unary()?;
         while let Some((op, prec)) = self.binop() {
@@ -398,6 +341,7 @@ impl Parser {
         Ok(lhs)
     }
 
+    /// `-e`, `not e` or a primary value.
     fn unary(&mut self) -> PResult<Ast> {
         let p = self.pos();
         if self.is_sym("-") {
@@ -412,6 +356,7 @@ impl Parser {
         self.primary()
     }
 
+    /// A number, dice, `true`/`false`, `(e)`, a call `f(a, ...)` or a name.
     fn primary(&mut self) -> PResult<Ast> {
         let p = self.pos();
         match self.peek().clone() {
@@ -445,20 +390,7 @@ impl Parser {
                     return Ok(Ast::Int(0, p));
                 }
                 if self.is_sym("(") {
-                    self.bump();
-                    let mut args = Vec::new();
-                    if !self.is_sym(")") {
-                        loop {
-                            args.push(self.expr()?);
-                            if self.is_sym(",") {
-                                self.bump();
-                            } else {
-                                break;
-                            }
-                        }
-                    }
-                    self.expect_sym(")")?;
-                    return Ok(Ast::Call(w, args, p));
+                    return Ok(Ast::Call(w, self.call_args()?, p));
                 }
                 self.name_rest(w, p)
             }
@@ -466,6 +398,25 @@ impl Parser {
         }
     }
 
+    /// The arguments of a call, `(a, b, ...)` or `()`, parentheses included.
+    fn call_args(&mut self) -> PResult<Vec<Ast>> {
+        self.bump();
+        let mut args = Vec::new();
+        if !self.is_sym(")") {
+            loop {
+                args.push(self.expr()?);
+                if self.is_sym(",") {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect_sym(")")?;
+        Ok(args)
+    }
+
+    /// The rest of a name whose first word `first` (at `p`) is consumed: `[.var][\[index\]]`.
     fn name_rest(&mut self, first: String, p: usize) -> PResult<Ast> {
         let (owner, name) = if self.is_sym(".") {
             self.bump();
@@ -490,286 +441,7 @@ impl Parser {
         })
     }
 
-    fn stmt(&mut self) -> PResult<StmtAst> {
-        self.nested(Self::stmt_at)
-    }
-
-    fn stmt_at(&mut self) -> PResult<StmtAst> {
-        let p = self.pos();
-        if self.is_sym("{") {
-            self.bump();
-            let mut body = Vec::new();
-            while !self.is_sym("}") {
-                body.push(self.stmt()?);
-                if self.is_sym(";") {
-                    self.bump();
-                } else if !self.is_sym("}") {
-                    return err(self.pos(), format!("expected `;` or `}}` {}", self.found()));
-                }
-            }
-            self.bump();
-            return Ok(StmtAst::Block(body));
-        }
-        if self.is_word("if") {
-            self.bump();
-            let c = self.expr()?;
-            self.expect_sym(":")?;
-            let then = Box::new(self.stmt()?);
-            // `else` belongs to the nearest `if` (`if a: if b: x else: y` is `if a: {if b: x
-            // else: y}`).
-            let els = if self.is_word("else") {
-                self.bump();
-                self.expect_sym(":")?;
-                Some(Box::new(self.stmt()?))
-            } else {
-                None
-            };
-            return Ok(StmtAst::If(c, then, els));
-        }
-        if self.is_word("each") {
-            self.bump();
-            let others = if self.is_word("others") {
-                self.bump();
-                true
-            } else {
-                false
-            };
-            self.expect_sym(":")?;
-            return Ok(StmtAst::Each {
-                others,
-                body: Box::new(self.stmt()?),
-                pos: p,
-            });
-        }
-        if self.is_word("end") {
-            self.bump();
-            let (r, rp) = self.ident("an end reason name after `end`")?;
-            return Ok(StmtAst::End(r, rp));
-        }
-        if self.is_word("draw") {
-            self.bump();
-            let (d, dp) = self.ident("a deck name after `draw`")?;
-            let cond = if self.is_word("if") {
-                self.bump();
-                Some(self.expr()?)
-            } else {
-                None
-            };
-            return Ok(StmtAst::Draw(d, dp, cond));
-        }
-        if self.is_word("take") {
-            self.bump();
-            let (d, dp) = self.ident("a deck name after `take`")?;
-            let cond = if self.is_word("if") {
-                self.bump();
-                Some(self.expr()?)
-            } else {
-                None
-            };
-            return Ok(StmtAst::Take(d, dp, cond));
-        }
-        if self.is_word("for") {
-            self.bump();
-            self.word("held")?;
-            let (d, dp) = self.ident("a deck name after `for held`")?;
-            self.expect_sym(":")?;
-            return Ok(StmtAst::ForHeld(d, dp, Box::new(self.stmt()?)));
-        }
-        if self.is_word("discard") {
-            self.bump();
-            return Ok(StmtAst::Discard(p));
-        }
-        if self.is_word("complete") {
-            self.bump();
-            return Ok(StmtAst::Complete(p));
-        }
-        if self.is_word("award") {
-            self.bump();
-            let var = self.ident("a faction variable after `award`")?;
-            self.word("by")?;
-            let metric = self.expr()?;
-            self.word("scale")?;
-            let scale = self.numbers()?;
-            let mut chain = Vec::new();
-            let ties = if self.is_word("ties") {
-                self.bump();
-                if self.is_word("by") {
-                    // A tie-break chain, higher first; ties it leaves are split.
-                    self.bump();
-                    chain.push(self.expr()?);
-                    while self.is_sym(",") {
-                        self.bump();
-                        chain.push(self.expr()?);
-                    }
-                    let source = self.source()?;
-                    return Ok(StmtAst::Award {
-                        var,
-                        metric,
-                        scale,
-                        ties: TiePolicy::Split,
-                        chain,
-                        source,
-                    });
-                }
-                let (t, tp) = self
-                    .ident("a tie policy (split, high, low, zero) or `by` and a tie-break chain")?;
-                match t.as_str() {
-                    "split" => TiePolicy::Split,
-                    "high" => TiePolicy::High,
-                    "low" => TiePolicy::Low,
-                    "zero" => TiePolicy::Zero,
-                    _ => {
-                        return err(
-                            tp,
-                            format!("unknown tie policy `{t}`: use split, high, low or zero"),
-                        );
-                    }
-                }
-            } else {
-                TiePolicy::Split
-            };
-            let source = self.source()?;
-            return Ok(StmtAst::Award {
-                var,
-                metric,
-                scale,
-                ties,
-                chain,
-                source,
-            });
-        }
-        if self.is_word("race") {
-            self.bump();
-            let done = self.ident("a per-faction flag after `race`")?;
-            let count = self.ident("a global counter after the flag")?;
-            self.word("if")?;
-            let cond = self.expr()?;
-            self.word("by")?;
-            let key = self.expr()?;
-            self.word("award")?;
-            let var = self.ident("a faction variable after `award`")?;
-            let scale = self.numbers()?;
-            let source = self.source()?;
-            return Ok(StmtAst::Race {
-                done,
-                count,
-                cond,
-                key,
-                var,
-                scale,
-                source,
-            });
-        }
-        for (w, kind) in [("win", OutcomeKind::Win), ("lose", OutcomeKind::Lose)] {
-            if self.is_word(w) {
-                self.bump();
-                // `else` ends the statement (`if c: win else: ...`): it is no reason.
-                let reason = match self.peek() {
-                    Tok::Ident(_) if !self.is_word("else") => Some(self.ident("a reason")?),
-                    _ => None,
-                };
-                return Ok(StmtAst::Outcome {
-                    kind,
-                    reason,
-                    pos: p,
-                });
-            }
-        }
-        if self.is_word("order") {
-            self.bump();
-            let var = self.ident("a faction variable after `order`")?;
-            if !self.is_word("by") {
-                return err(self.pos(), format!("expected `by` {}", self.found()));
-            }
-            self.bump();
-            let mut keys = vec![self.expr()?];
-            while self.is_sym(",") {
-                self.bump();
-                keys.push(self.expr()?);
-            }
-            return Ok(StmtAst::Order { var, keys });
-        }
-        let target = match self.primary()? {
-            n @ Ast::Name { .. } => n,
-            _ => {
-                return err(
-                    p,
-                    "a statement starts with a variable, `if`, `each`, `end`, `draw` or `order`",
-                );
-            }
-        };
-        let op = match self.peek() {
-            Tok::Sym("=") => AssignOp::Set,
-            Tok::Sym("+=") => AssignOp::Add,
-            Tok::Sym("-=") => AssignOp::Sub,
-            _ => {
-                return err(
-                    self.pos(),
-                    format!("expected `=`, `+=` or `-=` {}", self.found()),
-                );
-            }
-        };
-        self.bump();
-        let value = self.expr()?;
-        let source = self.source()?;
-        Ok(StmtAst::Assign {
-            target,
-            op,
-            value,
-            source,
-        })
-    }
-
-    fn word(&mut self, w: &str) -> PResult<()> {
-        if self.is_word(w) {
-            self.bump();
-            Ok(())
-        } else {
-            err(self.pos(), format!("expected `{w}` {}", self.found()))
-        }
-    }
-
-    /// A comma-separated list of (possibly negative) numbers.
-    fn numbers(&mut self) -> PResult<Vec<(f64, usize)>> {
-        let mut out = Vec::new();
-        loop {
-            let p = self.pos();
-            let neg = if self.is_sym("-") {
-                self.bump();
-                true
-            } else {
-                false
-            };
-            match self.peek().clone() {
-                Tok::Num(v) => {
-                    self.bump();
-                    out.push((if neg { -v } else { v }, p));
-                }
-                Tok::Int(v) => {
-                    self.bump();
-                    let v = v as f64;
-                    out.push((if neg { -v } else { v }, p));
-                }
-                _ => return err(self.pos(), format!("expected a number {}", self.found())),
-            }
-            if self.is_sym(",") {
-                self.bump();
-            } else {
-                return Ok(out);
-            }
-        }
-    }
-
-    /// An optional `as source` tag.
-    fn source(&mut self) -> PResult<Option<(String, usize)>> {
-        if self.is_word("as") {
-            self.bump();
-            Ok(Some(self.ident("a source name after `as`")?))
-        } else {
-            Ok(None)
-        }
-    }
-
+    /// Checks that all the text was used, explaining common leftovers.
     fn finish(&self) -> PResult<()> {
         match self.peek() {
             Tok::Eof => Ok(()),
@@ -789,12 +461,7 @@ impl Parser {
 
 /// Parses one expression.
 pub fn parse_expr(src: &str) -> Result<Ast, ParseError> {
-    let mut p = Parser {
-        toks: lex(src)?,
-        i: 0,
-        depth: 0,
-        ops: 0,
-    };
+    let mut p = Parser::new(src)?;
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the expression is empty");
     }
@@ -833,12 +500,7 @@ pub fn names(ast: &Ast, out: &mut Vec<String>) {
 
 /// Parses one statement.
 pub fn parse_stmt(src: &str) -> Result<StmtAst, ParseError> {
-    let mut p = Parser {
-        toks: lex(src)?,
-        i: 0,
-        depth: 0,
-        ops: 0,
-    };
+    let mut p = Parser::new(src)?;
     if matches!(p.peek(), Tok::Eof) {
         return err(0, "the statement is empty");
     }

@@ -4,6 +4,7 @@
 //! ([`Race`]); [`super::compile`] builds statements and the engine decides when they run.
 
 use super::{AssignOp, Elem, Env, Expr, OutcomeKind, TiePolicy, Who, slot};
+use crate::runtime::abi::{Ran, Run};
 
 /// `race done count if cond by key award lv scale`: factions not yet `done` for which
 /// `cond` holds complete now, in ascending `key` order; each gets `scale[count]` and the
@@ -142,9 +143,9 @@ pub enum Stmt {
     /// The faction in scope completes the card in `card`: it leaves the hand and stays out
     /// of the deck.
     Complete,
-    /// Consecutive assignments and conditions that the native engine runs as one machine-code
-    /// function, made by [`crate::native::compile`] (the interpreter never sees one).
-    Native(Box<crate::native::Stmts>),
+    /// Consecutive assignments and conditions that run as one machine-code function, made
+    /// by the native backend when it compiles the model (the interpreter never sees one).
+    Native(Box<NativeRun>),
     /// Set a faction variable to each faction's 1-based position when sorted ascending by the
     /// keys (ties by seat).
     Order {
@@ -182,5 +183,63 @@ impl Stmt {
             Stmt::Native(n) => n.stmts.iter_mut().for_each(|s| s.exprs_mut(f)),
             Stmt::Outcome { .. } | Stmt::End(_) | Stmt::Discard | Stmt::Complete => {}
         }
+    }
+}
+
+/// The assignment at the end of an `if ...: if ...: x op e` chain, if that is what `s` is;
+/// with `else`, both branches must assign the same variable the same way (only the value
+/// differs), so that `each` can read every value first and then store them.
+pub(crate) fn simple_assign(s: &Stmt) -> Option<(&LValue, AssignOp, &Expr, Option<u8>)> {
+    match s {
+        Stmt::Assign {
+            lv,
+            op,
+            value,
+            source,
+        } => Some((lv, *op, value, *source)),
+        Stmt::If {
+            then, els: None, ..
+        } => simple_assign(then),
+        Stmt::If {
+            then,
+            els: Some(els),
+            ..
+        } => {
+            let (a, b) = (simple_assign(then)?, simple_assign(els)?);
+            (a.0 == b.0 && a.1 == b.1 && a.3 == b.3).then_some(a)
+        }
+        _ => None,
+    }
+}
+
+/// Statements compiled together: a run of assignments and conditions of one effect list,
+/// and the handle of their machine code.
+#[derive(Clone)]
+pub struct NativeRun {
+    /// The statements, as the interpreter runs them (for traces).
+    pub stmts: Box<[Stmt]>,
+    /// Their machine code, once the native backend has compiled them.
+    pub f: Option<Run>,
+}
+
+impl NativeRun {
+    /// Whether the statements have their machine code (otherwise they are interpreted).
+    pub fn compiled(&self) -> bool {
+        self.f.is_some()
+    }
+
+    /// Runs the statements' machine code (a fault when they have none).
+    #[inline(always)]
+    pub fn call(&self, env: &mut Env<'_>) -> Ran {
+        match &self.f {
+            Some(f) => f.call(env),
+            None => Ran::Faulted,
+        }
+    }
+}
+
+impl std::fmt::Debug for NativeRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.stmts.iter()).finish()
     }
 }

@@ -155,11 +155,11 @@ pub extern "C" fn complete(env: &mut Env<'_>) {
     }
 }
 
-/// The end of a take with a condition ([`crate::engine::hands::take_eligible`]): one of the
+/// The end of a take with a condition ([`crate::runtime::hands::take_eligible`]): one of the
 /// `eligible` cards marked in `env.eligible` among the first `left` of deck `d`'s pool is
 /// taken for owner code `owner`.
 pub extern "C" fn take_eligible(env: &mut Env<'_>, d: u32, left: i64, eligible: i64, owner: u32) {
-    crate::engine::hands::take_eligible(
+    crate::runtime::hands::take_eligible(
         env,
         d as usize,
         left as usize,
@@ -168,27 +168,27 @@ pub extern "C" fn take_eligible(env: &mut Env<'_>, d: u32, left: i64, eligible: 
     );
 }
 
-/// A `draw` or `take` with no condition ([`crate::engine::hands::take_any`]) from deck `d`
+/// A `draw` or `take` with no condition ([`crate::runtime::hands::take_any`]) from deck `d`
 /// for owner code `owner`.
 pub extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
-    crate::engine::hands::take_any(env, d as usize, owner as u8);
+    crate::runtime::hands::take_any(env, d as usize, owner as u8);
 }
 
 /// Sorts the first `k` completers of a race in `env.race`
-/// ([`crate::engine::races::sort_completers`]); `real` says the keys are reals' bits.
+/// ([`crate::runtime::order::sort_completers`]); `real` says the keys are reals' bits.
 pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
-    crate::engine::races::sort_completers(env, k as usize, real != 0);
+    crate::runtime::order::sort_completers(env, k as usize, real != 0);
 }
 
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
-/// ([`crate::engine::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
+/// ([`crate::runtime::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
 pub extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {
-    crate::engine::order::sort_race_rows(env, n as usize, nk as usize, real);
+    crate::runtime::order::sort_race_rows(env, n as usize, nk as usize, real);
 }
 
 /// The option buffer agents' turns write to (`Env::opts`): a round in machine code passes it
 /// to every turn. The buffer keeps its length for the whole game.
-pub extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::native::Opt {
+pub extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::runtime::abi::Opt {
     env.opts.as_mut_ptr()
 }
 
@@ -323,14 +323,14 @@ pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
 }
 
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it
-/// ([`crate::engine::agents::pick`]): weighted (`priority == 0`) or among the top priority.
+/// ([`crate::runtime::choice::pick`]): weighted (`priority == 0`) or among the top priority.
 /// Returns the chosen option's index.
 pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     let policy = if priority == 0 {
-        crate::model::Policy::Weighted
+        crate::ir::Policy::Weighted
     } else {
-        crate::model::Policy::Priority
+        crate::ir::Policy::Priority
     };
     let opts = &env.opts[..(n as usize).min(env.opts.len())];
-    crate::engine::agents::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
+    crate::runtime::choice::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
 }

@@ -11,20 +11,10 @@ use std::sync::Arc;
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 
-use crate::expr::Env;
-
-/// The type of every generated formula, statement list and set of end conditions: the
-/// evaluation environment and the game's variable slots in, the value's bits (an `i64`, or
-/// an `f64`'s bits for a real formula) or a return code out.
-pub type NativeFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64) -> u64;
-
-/// The type of a generated option scan: the environment, the variable slots, the option
-/// buffer and the acting faction in, the number of options written (or
-/// [`super::lower::FAULTED`]) out.
-pub type MenuFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64, *mut super::Opt, u64) -> u64;
+use crate::runtime::abi::{MenuFn, NativeFn};
 
 /// A model's machine code. It lives as long as any function made from it: every
-/// [`super::Compiled`] holds an `Arc` of it.
+/// handle of [`crate::runtime::abi`] holds an `Arc` of it.
 pub struct Code {
     module: Option<JITModule>,
 }
@@ -77,14 +67,14 @@ impl Code {
         Code::finish_as(module, ids, |p| {
             // SAFETY: `p` is the entry of a finished formula, statement-list or end-condition
             // function with the signature and behaviour stated above; `Code` keeps its memory
-            // alive as long as the pointer can be reached (see `Compiled`, `Stmts`, `Checks`).
+            // alive as long as the pointer can be reached (see the handles of `runtime::abi`: `Formula`, `Run`, `Checks`).
             unsafe { std::mem::transmute::<*const u8, NativeFn>(p) }
         })
     }
 
     /// Like [`Code::finish`], for option scans: the same invariants hold, with the signature
     /// `(ptr, ptr, ptr, i64) -> i64` called only through [`MenuFn`]; the third argument is a
-    /// buffer of [`super::Opt`] that [`super::Menu::call`] checks holds the scan's capacity,
+    /// buffer of [`crate::runtime::abi::Opt`] that [`crate::runtime::abi::Menu::call`] checks holds the scan's capacity,
     /// and the code writes at most that many options into it, at `Opt`'s own field offsets.
     pub fn finish_menus(
         module: JITModule,
@@ -101,9 +91,9 @@ impl Code {
     /// Like [`Code::finish`], for a round: the same invariants hold, and besides its
     /// helpers the code calls other finished functions of the model (statement runs, end
     /// conditions, option scans) at their addresses, constants of the code, with the
-    /// signatures they were declared with: the [`super::Round`] holds the `Code` of each of
+    /// signatures they were declared with: the [`crate::runtime::abi::Round`] holds the `Code` of each of
     /// them, so they live as long as the round. The option buffer it passes to a scan is
-    /// `Env::opts` (through a helper, once per call), which [`super::Round::call`] checks
+    /// `Env::opts` (through a helper, once per call), which [`crate::runtime::abi::Round::call`] checks
     /// holds the largest of those scans' capacities and which no code resizes.
     pub fn finish_round(
         module: JITModule,
@@ -141,7 +131,7 @@ impl Drop for Code {
     fn drop(&mut self) {
         if let Some(m) = self.module.take() {
             // SAFETY: the last `Arc<Code>` is going, and every function pointer made from
-            // this module lives in a `Compiled` that holds one of those `Arc`s, so no pointer
+            // this module lives in a handle (`runtime::abi`) that holds one of those `Arc`s, so no pointer
             // into the memory can be called after this.
             unsafe { m.free_memory() }
         }

@@ -10,20 +10,19 @@
 //!
 //! This file owns the builder ([`Lower`]), the four kinds of functions it finishes
 //! (formulas, statement runs, agents' turns, end checks) with their entry and exit codes, and
-//! the small building blocks they share; [`ops`] lowers the operations of formulas, [`stmts`]
-//! the statements, [`places`] those that place factions (awards, races, orders), [`menu`]
-//! agents' turns and [`round`] whole rounds.
+//! the small building blocks they share; [`calls`] calls helpers (and their trampolines),
+//! [`ops`] lowers the operations of formulas, [`stmts`] the statements, [`places`] those that
+//! place factions (awards, races, orders), [`menu`] agents' turns and [`round`] whole rounds.
 
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, ExtFuncData, ExternalName, GlobalValue, InstBuilder,
-    InstructionData, MemFlagsData, Opcode, SigRef, Signature, Type, UserExternalName, Value, types,
+    Block, BlockArg, GlobalValue, InstBuilder, InstructionData, MemFlagsData, Opcode, SigRef, Type,
+    Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
-use cranelift_module::{FuncId, Module};
 
 use super::helpers::{self as h, BIN_OPS, RAND_FNS, ROUND_FNS, code_of};
 use crate::expr::tree::{Node, Ty};
@@ -58,20 +57,21 @@ impl Off {
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
     const RACE_KEYS: i32 = (std::mem::offset_of!(Env<'static>, race)
-        + std::mem::offset_of!(crate::expr::Completers, keys)) as i32;
+        + std::mem::offset_of!(crate::runtime::Completers, keys)) as i32;
     const RACE_ORDER: i32 = (std::mem::offset_of!(Env<'static>, race)
-        + std::mem::offset_of!(crate::expr::Completers, order)) as i32;
+        + std::mem::offset_of!(crate::runtime::Completers, order))
+        as i32;
     const RACE_ROWS: i32 = (std::mem::offset_of!(Env<'static>, race)
-        + std::mem::offset_of!(crate::expr::Completers, rows)) as i32;
+        + std::mem::offset_of!(crate::runtime::Completers, rows)) as i32;
     const RNG_BUF: i32 = (std::mem::offset_of!(Env<'static>, rng)
         + std::mem::offset_of!(crate::rng::Rng, buf)) as i32;
     const RNG_AT: i32 = (std::mem::offset_of!(Env<'static>, rng)
         + std::mem::offset_of!(crate::rng::Rng, at)) as i32;
     const STEPS: i32 = std::mem::offset_of!(Env<'static>, steps) as i32;
     const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, marks)
-        + std::mem::offset_of!(crate::expr::Marks, win)) as i32;
+        + std::mem::offset_of!(crate::runtime::Marks, win)) as i32;
     const MARKS_LOSE: i32 = (std::mem::offset_of!(Env<'static>, marks)
-        + std::mem::offset_of!(crate::expr::Marks, lose)) as i32;
+        + std::mem::offset_of!(crate::runtime::Marks, lose)) as i32;
     const CARD: i32 =
         (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }
@@ -209,82 +209,8 @@ pub(super) struct Lower<'a, 'f> {
     rare: bool,
 }
 
-/// A helper as a cold path calls it: its address, parameter types (the environment
-/// first) and result type.
-pub(super) type ColdKey = (usize, Vec<Type>, Option<Type>);
-
-/// The trampolines of a module: one function for each helper a cold path calls, declared
-/// with a calling convention that preserves every register (see [`trampoline`]).
-#[derive(Default)]
-pub(super) struct Trampolines {
-    ids: HashMap<ColdKey, FuncId>,
-    /// Declared by the function being lowered, to be defined after it.
-    pub pending: Vec<(FuncId, ColdKey)>,
-}
-
-/// The module a function is lowered into and its trampolines.
-pub(super) struct Cold<'a> {
-    pub module: &'a mut cranelift_jit::JITModule,
-    pub tramps: &'a mut Trampolines,
-}
-
-/// The signature of the trampoline of a helper with parameters `params`: the same
-/// parameters, no result, and Cranelift's `preserve_all` convention, so that a call to it
-/// clobbers no register.
-pub(super) fn trampoline_sig(params: &[Type]) -> Signature {
-    let mut s = Signature::new(CallConv::PreserveAll);
-    s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-    s
-}
-
-/// Builds in `b` (a function with the signature [`trampoline_sig`] of `key`'s parameters)
-/// the trampoline of helper `key`: it calls the helper in the host's convention `cc` with
-/// its own arguments and stores the helper's result, if any, into `Env::ret` of its first
-/// argument, the environment.
-///
-/// Why: a helper in the host's convention clobbers the caller-saved registers, so every
-/// value the calling code keeps across the call must live in one of the few callee-saved
-/// registers or on the stack, and the code around a cold path (a fault, a refill of the
-/// random stream) paid for that on its hot path too: reloads of the environment pointer
-/// and saves of callee-saved registers were an eighth of a TI4 game's machine code. The
-/// trampoline saves and restores the registers itself, once, on the cold path.
-pub(super) fn trampoline(mut b: FunctionBuilder<'_>, cfg: TargetFrontendConfig, key: &ColdKey) {
-    let cc = cfg.default_call_conv;
-    let (f, params, ret) = key;
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let args = b.block_params(entry).to_vec();
-    let mut s = Signature::new(cc);
-    s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-    s.returns.extend(ret.map(AbiParam::new));
-    let sig = b.import_signature(s);
-    let ptr = params[0];
-    let addr = b.ins().iconst(ptr, *f as i64);
-    let call = b.ins().call_indirect(sig, addr, &args);
-    if ret.is_some() {
-        let v = b.inst_results(call)[0];
-        b.ins().store(MemFlagsData::trusted(), v, args[0], Off::RET);
-    }
-    b.ins().return_(&[]);
-    b.finalize(cfg);
-}
-
-/// What a statement-list function returns when every statement ran.
-pub(super) const DONE: u64 = 0;
-/// ... when a fault was recorded (the statement that faulted stored nothing).
-pub(super) const FAULTED: u64 = u64::MAX;
-/// ... `HELD | reason` when a store changed a variable whose immediate end condition with
-/// that reason then held: the game ends there (an agent's turn returns it too).
-pub(super) const HELD: u64 = 1 << 59;
-
-/// What an agent's turn returns when the faction had no option (it passes). A turn also
-/// returns [`DONE`] (the chosen action ran to its end) and [`FAULTED`].
-pub(super) const PASS: u64 = 1 << 62;
-/// ... `CHOSE | action << 8 | target` when the chosen action is not lowered: the engine
-/// takes it.
-pub(super) const CHOSE: u64 = 1 << 61;
+/// The return codes of generated functions (the ABI's).
+pub(super) use crate::runtime::abi::{CHOSE, DONE, FAULTED, HELD, PASS};
 
 impl<'a, 'f> Lower<'a, 'f> {
     /// Starts the body of a function `(env, vals) -> i64` in `b`.
@@ -571,30 +497,6 @@ impl<'a, 'f> Lower<'a, 'f> {
         v
     }
 
-    /// Returns [`FAULTED`] if code built since `faulty` was cleared recorded a fault.
-    fn fault_exit(&mut self) {
-        if !self.faulty {
-            return;
-        }
-        self.faulty = false;
-        let f = self.env_load(types::I8, Off::FAULTED);
-        let ret = self.fault_block();
-        let go = self.b.create_block();
-        self.b.ins().brif(f, ret, &[], go, &[]);
-        self.b.switch_to_block(go);
-    }
-
-    /// The block that returns [`FAULTED`] (filled by [`Lower::finish_stmts`]).
-    fn fault_block(&mut self) -> Block {
-        if let Some(b) = self.fault_ret {
-            return b;
-        }
-        let b = self.b.create_block();
-        self.b.set_cold_block(b);
-        self.fault_ret = Some(b);
-        b
-    }
-
     // --- helpers for building -------------------------------------------------------------
 
     fn int(&mut self, c: i64) -> Value {
@@ -677,120 +579,6 @@ impl<'a, 'f> Lower<'a, 'f> {
         }
     }
 
-    /// Calls helper `f` (an `extern "C"` function with these parameter and result types).
-    fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Value {
-        self.flush_pending();
-        self.faulty = true;
-        if let Some(v) = self.call_cold(f, params, ret, args) {
-            return v;
-        }
-        let key = (params.to_vec(), ret);
-        let sig = match self.sigs.get(&key) {
-            Some(s) => *s,
-            None => {
-                let mut s = Signature::new(self.cc);
-                s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-                s.returns.extend(ret.map(AbiParam::new));
-                let r = self.b.import_signature(s);
-                self.sigs.insert(key, r);
-                r
-            }
-        };
-        let addr = self.b.ins().iconst(self.ptr, f as i64);
-        let call = self.b.ins().call_indirect(sig, addr, args);
-        match ret {
-            Some(_) => self.b.inst_results(call)[0],
-            None => addr,
-        }
-    }
-
-    /// Builds with `f` a path that runs rarely if ever, a fault's or a refill's: the helpers
-    /// it calls are called through their trampolines ([`trampoline`]). A path that may run
-    /// often (settling marks, a `bernoulli` outside 0 to 1) calls them directly, since a
-    /// trampoline saves and restores every register.
-    fn rarely<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
-        let rare = std::mem::replace(&mut self.rare, true);
-        let r = f(self);
-        self.rare = rare;
-        r
-    }
-
-    /// [`Lower::call`] on a rare path ([`Lower::rarely`]), through the helper's trampoline
-    /// ([`trampoline`]), its result read back from `Env::ret`; `None` (nothing built) when
-    /// the path is not rare, there are no trampolines, or the first argument is not the
-    /// environment.
-    fn call_cold(
-        &mut self,
-        f: usize,
-        params: &[Type],
-        ret: Option<Type>,
-        args: &[Value],
-    ) -> Option<Value> {
-        if !self.rare || args.first() != Some(&self.env) {
-            return None;
-        }
-        let cold = self.cold.as_mut()?;
-        let key: ColdKey = (f, params.to_vec(), ret);
-        let id = match cold.tramps.ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = cold
-                    .module
-                    .declare_anonymous_function(&trampoline_sig(params))
-                    .ok()?;
-                cold.tramps.ids.insert(key.clone(), id);
-                cold.tramps.pending.push((id, key));
-                id
-            }
-        };
-        // Not colocated: the code is in memory the module maps as it goes, so the call
-        // takes the trampoline's absolute address rather than a 32-bit displacement.
-        let signature = self.b.import_signature(trampoline_sig(params));
-        let name = self
-            .b
-            .func
-            .declare_imported_user_function(UserExternalName::new(0, id.as_u32()));
-        let fref = self.b.import_function(ExtFuncData {
-            name: ExternalName::user(name),
-            signature,
-            colocated: false,
-            patchable: false,
-        });
-        self.b.ins().call(fref, args);
-        Some(match ret {
-            Some(ty) => self
-                .b
-                .ins()
-                .load(ty, MemFlagsData::trusted(), self.env, Off::RET),
-            None => self.env,
-        })
-    }
-
-    /// Like [`Lower::call`] for a helper that returns an `i64` and can record no fault.
-    fn call_pure(&mut self, f: usize, params: &[Type], args: &[Value]) -> Value {
-        let faulty = self.faulty;
-        let v = self.call(f, params, Some(I64), args);
-        self.faulty = faulty;
-        v
-    }
-
-    /// Like [`Lower::call`] for a helper that returns a pointer and can record no fault.
-    fn call_ptr(&mut self, f: usize) -> Value {
-        let faulty = self.faulty;
-        let env = self.env;
-        let v = self.call(f, &[self.ptr], Some(self.ptr), &[env]);
-        self.faulty = faulty;
-        v
-    }
-
-    /// Like [`Lower::call`] for a helper that returns nothing and can record no fault (a mark,
-    /// a points credit, a card moved).
-    fn call_quiet(&mut self, f: usize, params: &[Type], args: &[Value]) {
-        let faulty = self.faulty;
-        self.call(f, params, None, args);
-        self.faulty = faulty;
-    }
-
     /// The faction index `w` names, as an `i64`.
     fn who(&mut self, w: Who) -> Value {
         let (off, k) = match w {
@@ -835,6 +623,7 @@ impl<'a, 'f> Lower<'a, 'f> {
 }
 
 mod aggs;
+mod calls;
 mod draws;
 mod menu;
 mod ops;
@@ -842,5 +631,6 @@ mod places;
 mod round;
 mod stmts;
 
+pub(super) use calls::{Cold, Trampolines, trampoline, trampoline_sig};
 pub(super) use menu::inline_effects;
 pub(crate) use round::RoundPlan;

@@ -1,68 +1,13 @@
 //! Effect lists and setup in machine code: which statements the lowering takes, the runs
-//! of them in each effect list of phases, actions and events (each one [`Stmts`], installed
-//! as a [`Stmt::Native`]), and setup's evaluated initial values (one more [`Stmts`]).
-
-use std::sync::Arc;
+//! of them in each effect list of phases, actions and events (each one [`NativeRun`],
+//! installed as a [`Stmt::Native`]), and setup's evaluated initial values (one more
+//! [`NativeRun`]).
 
 use super::unit::Unit;
-use super::{hooks, jit, lower};
-use crate::expr::{AssignOp, Elem, Env, LValue, Stmt, Who};
+use super::{hooks, jit};
+use crate::expr::{AssignOp, Elem, LValue, NativeRun, Stmt, Who};
 use crate::model::Model;
-
-/// Statements compiled together: a run of assignments and conditions of one effect list.
-pub struct Stmts {
-    /// The statements, as the interpreter runs them (for traces).
-    pub stmts: Box<[Stmt]>,
-    pub(super) f: Option<(jit::NativeFn, Arc<jit::Code>)>,
-}
-
-/// How a statement-list function returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ran {
-    /// Every statement ran.
-    Done,
-    /// A fault was recorded in the environment.
-    Faulted,
-    /// A store changed a variable, and its immediate end condition with this reason held:
-    /// the game ends.
-    Held(u16),
-}
-
-impl Stmts {
-    /// Whether the statements have their machine code (otherwise they are interpreted).
-    pub fn compiled(&self) -> bool {
-        self.f.is_some()
-    }
-
-    /// Runs the statements.
-    #[inline(always)]
-    pub(crate) fn call(&self, env: &mut Env<'_>) -> Ran {
-        let Some((f, _)) = &self.f else {
-            return Ran::Faulted;
-        };
-        let vals = env.st.vals.as_mut_ptr();
-        match f(env, vals) {
-            lower::DONE => Ran::Done,
-            lower::FAULTED => Ran::Faulted,
-            r => Ran::Held(r as u16),
-        }
-    }
-}
-
-impl std::fmt::Debug for Stmts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.stmts.iter()).finish()
-    }
-}
-
-impl Clone for Stmts {
-    fn clone(&self) -> Self {
-        Stmts {
-            stmts: self.stmts.clone(),
-            f: self.f.clone(),
-        }
-    }
-}
+use crate::runtime::abi::Run;
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
@@ -73,13 +18,13 @@ fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
-        Stmt::Each { body, .. } => match crate::engine::statements::simple_assign(body) {
+        Stmt::Each { body, .. } => match crate::expr::simple_assign(body) {
             Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),
             None => lowerable(body),
         },
         Stmt::ForHeld { body, .. } => lowerable(body),
         Stmt::Order { lv, keys } => {
-            keys.len() <= crate::expr::compile::MAX_ORDER_KEYS && !matches!(lv.elem, Elem::Bound)
+            keys.len() <= crate::state::MAX_ORDER_KEYS && !matches!(lv.elem, Elem::Bound)
         }
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
@@ -104,7 +49,7 @@ fn group(list: &mut Vec<Stmt>) {
     let mut run: Vec<Stmt> = Vec::new();
     let flush = |run: &mut Vec<Stmt>, list: &mut Vec<Stmt>| {
         if !run.is_empty() {
-            list.push(Stmt::Native(Box::new(Stmts {
+            list.push(Stmt::Native(Box::new(NativeRun {
                 stmts: std::mem::take(run).into_boxed_slice(),
                 f: None,
             })));
@@ -160,7 +105,7 @@ pub(super) fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     for list in effect_lists(m) {
         for s in list.iter_mut() {
             if let Stmt::Native(n) = s {
-                n.f = fns.next().map(|f| (f, code.clone()));
+                n.f = fns.next().map(|f| Run::new(f, code.clone()));
             }
         }
     }
@@ -172,7 +117,7 @@ pub(super) fn compile_stmts(m: &mut Model) -> Result<usize, String> {
 /// were made: none when setup evaluates nothing or evaluates everything in order.
 pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     m.setup_fn = None;
-    let plan = crate::engine::round::InitPlan::new(m);
+    let plan = crate::model::InitPlan::new(m);
     let Some(list) = plan.evaluated().filter(|l| !l.is_empty() && m.slots > 0) else {
         return Ok(0);
     };
@@ -204,9 +149,9 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     unit.lower(&m.tables, m.slots, 0).finish_setup(&inits);
     let ids = [unit.define("setup")?];
     let (code, fns) = jit::Code::finish(unit.module, &ids)?;
-    m.setup_fn = fns.into_iter().next().map(|f| Stmts {
+    m.setup_fn = fns.into_iter().next().map(|f| NativeRun {
         stmts: inits.into_iter().map(|(_, s)| s).collect(),
-        f: Some((f, code)),
+        f: Some(Run::new(f, code)),
     });
     Ok(1)
 }

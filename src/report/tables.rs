@@ -258,14 +258,7 @@ pub fn write_tables(
     Ok(written)
 }
 
-/// One game's row of the `games` table.
-#[derive(Debug, Clone)]
-pub struct GameRow {
-    /// Game index.
-    pub game: u64,
-    /// The outcome.
-    pub outcome: crate::engine::Outcome,
-}
+pub use crate::runner::GameRow;
 
 /// Streams the `games` table: one row group per batch of games, to a temporary file that is
 /// renamed into place by [`GamesWriter::finish`] (and removed if the run does not finish).
@@ -319,8 +312,8 @@ impl GamesWriter {
         if rows.is_empty() {
             return Ok(());
         }
-        let winner = |o: &crate::engine::Outcome| match o.result {
-            crate::engine::Result::Win(f) => Some(self.factions[f as usize].clone()),
+        let winner = |o: &crate::runtime::Outcome| match o.result {
+            crate::runtime::Result::Win(f) => Some(self.factions[f as usize].clone()),
             _ => None,
         };
         let mut cols: Vec<Column> = vec![

@@ -10,17 +10,24 @@ use std::ops::Range;
 use toml::Spanned;
 
 mod actions;
+mod clock;
+mod decks;
+mod declare;
 mod ends;
+mod events;
 mod examples;
+mod phases;
+mod ranking;
+mod reasons;
+mod vars;
 mod warnings;
 
 use super::raw::{Formula, RawScenario};
 use crate::error::{Error, Location, Result};
-use crate::expr::compile::{BUILTINS, Compiler, Ctx, KEYWORDS, SetSym, Symbols, VarSym, suggest};
+use crate::expr::compile::{BUILTINS, Compiler, Ctx, KEYWORDS};
 use crate::expr::parse::ParseError;
 use crate::expr::{Expr, Num, Stmt};
 use crate::model::*;
-use crate::state::{MAX_FACTIONS, Tables};
 
 /// Where formulas come from: the file's text, for turning byte offsets into locations.
 pub struct Source<'a> {
@@ -226,592 +233,77 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
 }
 
 /// Compiles a parsed scenario; `variants` compiles the examples' setting variants too.
+///
+/// Runs the sections in a fixed order: the declarations (settings, factions, sets, decks,
+/// variable layout, end reasons) first, then every formula against the symbols they define.
+/// The order decides which error is reported first and the order of `locs`.
 fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> {
+    let nf = raw.factions.len();
     let mut cx = Cx {
         src,
         locs: Vec::new(),
     };
-    let mut names = Names {
-        src,
-        seen: HashMap::new(),
-    };
-    let mut syms = Symbols {
-        rounds: *raw.scenario.rounds.get_ref(),
-        ..Symbols::default()
-    };
-
-    // Settings: constants, resolved before anything can refer to them.
-    for (k, f) in &raw.settings {
-        names.claim(&Spanned::new(f.span(), k.clone()), "setting")?;
-        let empty = Symbols {
-            rounds: syms.rounds,
-            ..Symbols::default()
-        };
-        let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
-        syms.settings.insert(k.clone(), v);
-    }
-
-    // Factions and sides.
-    let nf = raw.factions.len();
-    if nf == 0 || nf > MAX_FACTIONS {
-        return Err(src.fail(
-            0,
-            format!("a scenario needs 1 to {MAX_FACTIONS} [[faction]] tables, found {nf}"),
-        ));
-    }
-    let mut factions = Vec::new();
-    let mut side_names: Vec<String> = Vec::new();
-    let mut tables = Tables {
-        nfactions: nf as u8,
-        ..Tables::default()
-    };
-    for (i, f) in raw.factions.iter().enumerate() {
-        let f = f.get_ref();
-        names.claim(&f.name, "faction")?;
-        syms.factions.insert(f.name.get_ref().clone(), i as u8);
-        let side = match &f.side {
-            Some(s) => {
-                let id = match side_names.iter().position(|x| x == s.get_ref()) {
-                    Some(id) => id,
-                    None => {
-                        names.claim(s, "side")?;
-                        side_names.push(s.get_ref().clone());
-                        syms.sides
-                            .insert(s.get_ref().clone(), side_names.len() as i64);
-                        side_names.len() - 1
-                    }
-                };
-                id as i64 + 1
-            }
-            None => 0,
-        };
-        tables.side.push(side);
-        tables.player.push(f.player as i64);
-        factions.push(Faction {
-            name: f.name.get_ref().clone(),
-            label: f.label.clone().unwrap_or_else(|| f.name.get_ref().clone()),
-            side: f.side.as_ref().map(|s| s.get_ref().clone()),
-            player: f.player,
-        });
-    }
-
-    // Sets.
-    let mut sets = Vec::new();
-    for (i, s) in raw.sets.iter().enumerate() {
-        names.claim(&s.name, "set")?;
-        let mut elements: Vec<String> = Vec::new();
-        for e in &s.elements {
-            check_ident(src, e.get_ref(), e.span().start)?;
-            if elements.contains(e.get_ref()) {
-                return Err(src.fail(
-                    e.span().start,
-                    format!("element `{}` appears twice", e.get_ref()),
-                ));
-            }
-            elements.push(e.get_ref().clone());
-        }
-        if elements.is_empty() {
-            return Err(src.fail(s.name.span().start, "a set needs at least one element"));
-        }
-        syms.sets.insert(
-            s.name.get_ref().clone(),
-            SetSym {
-                id: i as u16,
-                elements: elements.clone(),
-            },
-        );
-        sets.push((s.name.get_ref().clone(), elements));
-    }
-
-    // Decks and card attributes.
-    let mut decks = Vec::new();
-    let mut cards: Vec<(String, Vec<(String, i64)>)> = Vec::new();
-    for (d, deck) in raw.decks.iter().enumerate() {
-        let deck = deck.get_ref();
-        names.claim(&deck.name, "deck")?;
-        syms.decks.insert(deck.name.get_ref().clone(), d as u16);
-        tables.deck_start.push(tables.pool.len() as u32);
-        let mut card_names = Vec::new();
-        for c in &deck.cards {
-            let n = *c.count.get_ref();
-            if !(0..=10_000).contains(&n) {
-                return Err(src.fail(
-                    c.count.span().start,
-                    format!("card count {n} must be between 0 and 10000"),
-                ));
-            }
-            for a in c.attrs.keys() {
-                let next = syms.attrs.len() as u16;
-                syms.attrs.entry(a.clone()).or_insert(next);
-            }
-            for _ in 0..n {
-                tables.pool.push(cards.len() as u16);
-                card_names.push(c.name.clone());
-                cards.push((
-                    c.name.clone(),
-                    c.attrs.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                ));
-            }
-        }
-        tables.deck_len.push(card_names.len() as u32);
-        decks.push((deck.name.get_ref().clone(), card_names));
-    }
-    if cards.len() > u16::MAX as usize {
-        return Err(src.fail(0, "too many cards (at most 65535 in all decks)"));
-    }
-    if let Some(d) = decks.iter().find(|d| d.1.len() > super::MAX_DECK_CARDS) {
-        return Err(src.fail(
-            0,
-            format!(
-                "deck `{}` has {} cards; a deck holds at most {}",
-                d.0,
-                d.1.len(),
-                super::MAX_DECK_CARDS
-            ),
-        ));
-    }
-    tables.n_attrs = syms.attrs.len();
-    tables.id_attr = syms.attrs.get("id").copied();
-    tables.card_attrs = vec![0; cards.len() * tables.n_attrs];
-    for (i, (_, attrs)) in cards.iter().enumerate() {
-        for (k, v) in attrs {
-            tables.card_attrs[i * tables.n_attrs + syms.attrs[k] as usize] = *v;
-        }
-    }
-    tables.index_ids();
-
-    // Variables: slot layout.
-    let mut slots = 0u32;
-    for (id, v) in raw.vars.iter().enumerate() {
-        let v = v.get_ref();
-        names.claim(&v.name, "variable")?;
-        let faction =
-            cx.keyword(&v.scope, &["faction", "global"], "faction", "scope")? == "faction";
-        let set = match &v.over {
-            None => None,
-            Some(s) => match syms.sets.get(s.get_ref()) {
-                Some(set) => Some(set.id),
-                None => {
-                    return Err(src.fail(
-                        s.span().start,
-                        format!(
-                            "`{}` is not a set{}",
-                            s.get_ref(),
-                            suggest(s.get_ref(), syms.sets.keys())
-                        ),
-                    ));
-                }
-            },
-        };
-        let width = set.map_or(1, |s| sets[s as usize].1.len() as u32);
-        let fstride = if faction { width } else { 0 };
-        syms.vars.insert(
-            v.name.get_ref().clone(),
-            VarSym {
-                id: id as u16,
-                base: slots,
-                faction,
-                set,
-                fstride,
-            },
-        );
-        slots += width * if faction { nf as u32 } else { 1 };
-    }
-
-    // End reasons: declared ones first, then the last-round reason, then any `end NAME`.
-    let mut reasons_meta: Vec<(String, &str, String)> = Vec::new();
-    for e in &raw.ends {
-        let e = e.get_ref();
-        check_ident(src, e.name.get_ref(), e.name.span().start)?;
-        if reasons_meta.iter().any(|r| &r.0 == e.name.get_ref()) {
-            return Err(src.fail(
-                e.name.span().start,
-                format!("end reason `{}` is declared twice", e.name.get_ref()),
-            ));
-        }
-        let result = cx.keyword(
-            &e.result,
-            &["rank", "draw", "nobody", "win", "lose"],
-            "rank",
-            "result",
-        )?;
-        let turn_start = e
-            .timing
-            .as_ref()
-            .is_some_and(|t| t.get_ref() == "turn_start");
-        if let Some(w) = &e.who {
-            if !turn_start || !matches!(result, "win" | "lose") {
-                return Err(src.fail(
-                    w.span().start,
-                    "`who` chooses whose win or lose condition is checked at turn start: \
-                     it needs timing = \"turn_start\" and result = \"win\" or \"lose\"",
-                ));
-            }
-            cx.keyword(&e.who, &["turn", "all"], "turn", "who")?;
-        }
-        if matches!(result, "win" | "lose") && e.when.is_none() {
-            let at = e.result.as_ref().map_or(0, |r| r.span().start);
-            return Err(src.fail(
-                at,
-                format!(
-                    "a {result} condition needs `when`: the formula that makes a faction {result}"
-                ),
-            ));
-        }
-        reasons_meta.push((
-            e.name.get_ref().clone(),
-            result,
-            e.description.clone().unwrap_or_default(),
-        ));
-    }
-    let last = raw
-        .scenario
-        .last_round_reason
-        .as_ref()
-        .map_or("last_round".to_string(), |s| s.get_ref().clone());
-    let last_round_reason = match reasons_meta.iter().position(|r| r.0 == last) {
-        Some(i) => i,
-        None => {
-            reasons_meta.push((last.clone(), "rank", "the last round was played".into()));
-            reasons_meta.len() - 1
-        }
-    } as u16;
-    let mut comp = Compiler::new(&syms, reasons_meta.iter().map(|r| r.0.clone()).collect());
-
-    // Variable bounds and initial values.
-    let mut vars = Vec::new();
-    tables.var_min = Vec::new();
-    tables.var_max = Vec::new();
-    for rv in &raw.vars {
-        let rv = rv.get_ref();
-        let sym = &syms.vars[rv.name.get_ref()];
-        let ctx = if sym.faction {
-            Ctx::faction()
-        } else {
-            Ctx::global()
-        };
-        let (mut lo, mut hi) = (i64::MIN, i64::MAX);
-        if rv.flag {
-            (lo, hi) = (0, 1);
-        }
-        if let Some(f) = &rv.min {
-            lo = cx.constant(&comp, f, "a variable's min")?.floor() as i64;
-        }
-        if let Some(f) = &rv.max {
-            hi = cx.constant(&comp, f, "a variable's max")?.floor() as i64;
-        }
-        if lo > hi {
-            return Err(src.fail(
-                rv.name.span().start,
-                format!("`{}` has min {lo} above max {hi}", rv.name.get_ref()),
-            ));
-        }
-        tables.var_min.push(lo);
-        tables.var_max.push(hi);
-        let flip = match &rv.flip {
-            Some(f) => Some(cx.constant(&comp, f, "a variable's flip")?.floor() as i64),
-            None => None,
-        };
-        let init = match &rv.init {
-            Some(f) => cx.expr(&comp, f, ctx)?,
-            None => Expr::int(0),
-        };
-        let width = sym.set.map_or(1, |s| sets[s as usize].1.len() as u32);
-        vars.push(Var {
-            name: rv.name.get_ref().clone(),
-            faction: sym.faction,
-            set: sym.set,
-            base: sym.base,
-            fstride: sym.fstride,
-            width,
-            init,
-            init_for: vec![None; nf],
-            flag: rv.flag,
-            flip,
-        });
-    }
-    for (i, f) in raw.factions.iter().enumerate() {
-        for (k, formula) in &f.get_ref().init {
-            let Some(sym) = syms.vars.get(k) else {
-                return Err(src.fail(
-                    formula.span().start,
-                    format!("`{k}` is not a variable{}", suggest(k, syms.vars.keys())),
-                ));
-            };
-            if !sym.faction {
-                return Err(src.fail(
-                    formula.span().start,
-                    format!("`{k}` is global; a faction can only set its own variables"),
-                ));
-            }
-            vars[sym.id as usize].init_for[i] = Some(cx.expr(&comp, formula, Ctx::faction())?);
-        }
-    }
-
-    // The name names report folders (`reports/<name>/`): a plain word, never a path.
-    let name = raw.scenario.name.get_ref();
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !plain {
-        return Err(src.fail(
-            raw.scenario.name.span().start,
-            format!(
-                "the scenario name `{name}` is not a plain name: use letters, digits, `_` and `-`, starting with a letter or digit (it names report folders; `title` takes any text)"
-            ),
-        ));
-    }
-
-    // Clock.
-    let rounds = *raw.scenario.rounds.get_ref();
-    if !(1..=100_000).contains(&rounds) {
-        return Err(src.fail(
-            raw.scenario.rounds.span().start,
-            format!("rounds must be between 1 and 100000, got {rounds}"),
-        ));
-    }
-    let max_steps = match &raw.scenario.max_steps {
-        None => DEFAULT_MAX_STEPS,
-        Some(m) if *m.get_ref() >= 1 => *m.get_ref() as u64,
-        Some(m) => {
-            return Err(src.fail(
-                m.span().start,
-                format!("max_steps must be at least 1, got {}", m.get_ref()),
-            ));
-        }
-    };
-    let mut age_of_round = vec![1i64; rounds as usize + 1];
-    if let Some(ages) = &raw.scenario.ages {
-        let total: i64 = ages.get_ref().iter().sum();
-        if ages.get_ref().iter().any(|&a| a < 1) || total != rounds {
-            return Err(src.fail(
-                ages.span().start,
-                format!("ages list rounds per age; each must be at least 1 and they must add up to rounds = {rounds} (they add up to {total})"),
-            ));
-        }
-        let mut r = 1;
-        for (a, &n) in ages.get_ref().iter().enumerate() {
-            for _ in 0..n {
-                age_of_round[r] = a as i64 + 1;
-                r += 1;
-            }
-        }
-    }
-
-    // Actions.
+    let mut d = declare::Decls::new(raw, src);
+    declare::settings(raw, &mut cx, &mut d)?;
+    declare::factions(raw, src, &mut d)?;
+    declare::sets(raw, src, &mut d)?;
+    decks::decks(raw, src, &mut d)?;
+    let slots = vars::layout(raw, src, &cx, &mut d)?;
+    let declared = reasons::declare(raw, src, &cx)?;
+    let declare::Decls {
+        syms,
+        mut tables,
+        factions,
+        sets,
+        decks,
+        ..
+    } = d;
+    let mut comp = Compiler::new(&syms, declared.names());
+    let vars = vars::compile(raw, src, &mut cx, &comp, &sets, &mut tables)?;
+    check_name(raw, src)?;
+    let clock = clock::compile(raw, src)?;
     let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;
-
-    // Agents.
-    let default_agent = raw.agent.clone();
-    let mut agents = Vec::new();
-    for f in &raw.factions {
-        let ra = f.get_ref().agent.clone().or_else(|| default_agent.clone());
-        agents.push(actions::agent(&mut cx, &comp, ra.as_ref(), &actions)?);
-    }
-
-    // Phases.
-    let mut phases = Vec::new();
-    for p in &raw.phases {
-        let p = p.get_ref();
-        let faction =
-            cx.keyword(&p.each, &["global", "faction"], "global", "phase kind")? == "faction";
-        let ctx = if faction {
-            Ctx::faction()
-        } else {
-            Ctx::global()
-        };
-        if !faction && (p.actions.is_some() || !p.order.is_empty()) {
-            let at = p.each.as_ref().map_or(0, |e| e.span().start);
-            return Err(src.fail(
-                at,
-                format!(
-                    "phase `{}`: `actions` and `order` need each = \"faction\"",
-                    p.name
-                ),
-            ));
-        }
-        if p.order.len() > crate::expr::compile::MAX_ORDER_KEYS {
-            return Err(src.fail(
-                p.order[0].span().start,
-                format!(
-                    "phase `{}`: at most {} order keys",
-                    p.name,
-                    crate::expr::compile::MAX_ORDER_KEYS
-                ),
-            ));
-        }
-        phases.push(Phase {
-            name: p.name.clone(),
-            faction,
-            when: cx.opt(&comp, &p.when, Ctx::global())?,
-            order: p
-                .order
-                .iter()
-                .map(|f| cx.expr(&comp, f, Ctx::faction()))
-                .collect::<Result<_>>()?,
-            actions: cx.opt(&comp, &p.actions, Ctx::faction())?,
-            effects: cx.stmts(&mut comp, &p.effects, ctx)?,
-        });
-    }
-    if phases.is_empty() {
-        return Err(src.fail(0, "a scenario needs at least one [[phase]]"));
-    }
-
-    // Events.
-    let mut events = Vec::new();
-    for e in &raw.events {
-        let e = e.get_ref();
-        let at = match cx.keyword(
-            &e.at,
-            &["round_start", "round_end"],
-            "round_start",
-            "event timing",
-        )? {
-            "round_start" => EventAt::RoundStart,
-            _ => EventAt::RoundEnd,
-        };
-        let probability = cx.expr(&comp, &e.probability, Ctx::global())?;
-        if let Some(p) = probability.as_const()
-            && !(0.0..=1.0).contains(&p)
-        {
-            return Err(src.fail(
-                e.probability.span().start,
-                format!("probability {p} is outside 0..1"),
-            ));
-        }
-        events.push(Event {
-            name: e.name.clone(),
-            at,
-            when: cx.opt(&comp, &e.when, Ctx::global())?,
-            probability,
-            effects: cx.stmts(&mut comp, &e.effects, Ctx::global())?,
-        });
-    }
+    let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
+    let phases = phases::compile(raw, src, &mut cx, &mut comp)?;
+    let events = events::compile(raw, src, &mut cx, &mut comp)?;
 
     // End conditions.
-    let checks = ends::checks(raw, src, &mut cx, &comp, &reasons_meta)?;
+    let checks = ends::checks(raw, src, &mut cx, &comp, &declared.meta)?;
     if checks.iter().any(|c| c.kind == CheckKind::Lose) {
         comp.rule_reasons();
     }
     let (immediate_by_var, immediate_on_draw) = ends::immediate(&vars, &checks);
 
-    // Ranking.
-    let r = &raw.ranking;
-    let score = cx.expr(&comp, &r.score, Ctx::faction())?;
-    let tier = cx.opt(&comp, &r.tier, Ctx::faction())?;
-    let mut tiebreak = Vec::new();
-    for f in &r.tiebreak {
-        if f.get_ref().0.trim() == "die" {
-            tiebreak.push(TieBreak::Die);
-        } else {
-            tiebreak.push(TieBreak::Expr(
-                cx.expr(&comp, f, Ctx::faction())?,
-                f.get_ref().0.trim().to_string(),
-            ));
-        }
-    }
-    if !r.shared && !matches!(tiebreak.last(), Some(TieBreak::Die)) {
-        // A strict ranking must end somewhere: without `shared = true`, ties that survive the
-        // chain are settled by a die, as most rulebooks do.
-        tiebreak.push(TieBreak::Die);
-    }
-
-    let teams = match &raw.scenario.teams {
-        Some(f) => cx.constant(&comp, f, "`teams`")? != 0.0,
-        None => false,
-    };
-
-    // Worked examples.
+    let ranking = ranking::compile(raw, &mut cx, &comp)?;
+    let teams = ranking::teams(raw, &mut cx, &comp)?;
     let examples = examples::compile(
-        raw, src, &mut cx, &mut comp, &syms, &phases, &actions, rounds, variants,
+        raw,
+        src,
+        &mut cx,
+        &mut comp,
+        &syms,
+        &phases,
+        &actions,
+        clock.rounds,
+        variants,
     )?;
 
-    let reason_names = comp.reasons.clone();
-    let mechanisms = comp.mechanisms.clone();
+    // What the compiler interned while compiling the rules.
+    let reasons = reasons::finish(&declared, &comp, &checks);
     let sources = comp.sources.clone();
     let end_uses = std::mem::take(&mut comp.end_uses);
     let card_unbound = comp.card_reads.get() > 0 && comp.card_binders == 0;
-    drop(comp);
-    let reasons = reason_names
-        .iter()
-        .zip(&mechanisms)
-        .enumerate()
-        .map(|(i, (n, mech))| {
-            let (result, description) = match reasons_meta.iter().find(|r| &r.0 == n) {
-                Some((_, res, d)) => (*res, d.clone()),
-                None if n == crate::expr::compile::ALL_LOST => (
-                    "draw",
-                    "every faction still in the game lost at once".into(),
-                ),
-                None if n == crate::expr::compile::LAST_STANDING => {
-                    ("rank", "every opponent left the game".into())
-                }
-                None if n == crate::expr::compile::LAST_TEAM => {
-                    ("rank", "every other team left the game".into())
-                }
-                None => ("rank", String::new()),
-            };
-            Reason {
-                name: n.clone(),
-                result: match result {
-                    "draw" => ReasonResult::Draw,
-                    "nobody" => ReasonResult::Nobody,
-                    _ => ReasonResult::Rank,
-                },
-                mechanism: if i == last_round_reason as usize {
-                    "last round".into()
-                } else if let Some(c) = checks.iter().find(|c| c.reason as usize == i) {
-                    match c.kind {
-                        CheckKind::Win => "win condition".into(),
-                        CheckKind::Lose => "lose condition".into(),
-                        CheckKind::End => "condition".into(),
-                    }
-                } else if *mech == "condition" {
-                    // Declared in [[end]] without `when`: only `end NAME` statements use it.
-                    "end statement".into()
-                } else {
-                    mech.to_string()
-                },
-                description,
-            }
-        })
-        .collect();
-    let mut age_round = vec![0i64; age_of_round.len()];
-    for r in 1..age_of_round.len() {
-        age_round[r] = if r > 1 && age_of_round[r] == age_of_round[r - 1] {
-            age_round[r - 1] + 1
-        } else {
-            1
-        };
-    }
 
     let mut warnings = Vec::new();
     warnings::floored_constants(&vars, &phases, &actions, &events, &cx.locs, &mut warnings);
-    let declared: Vec<String> = raw
-        .ends
-        .iter()
-        .map(|e| e.get_ref().name.get_ref().clone())
-        .collect();
-    warnings::ends_named_once(&end_uses, &declared, src, &mut warnings);
+    warnings::ends_named_once(&end_uses, &reasons::declared_names(raw), src, &mut warnings);
     if card_unbound {
-        let at = src
-            .text
-            .find("card.")
-            .map(|i| format!("{}: ", src.at(i)))
-            .unwrap_or_default();
-        warnings.push(format!(
-            "{at}`card.ATTR` is read, but no `draw`, `take` or `for held` statement ever binds a \
-             card, so it is always 0: draw a card first"
-        ));
+        warnings::card_unbound(src, &mut warnings);
     }
 
     Ok(Model {
         warnings,
-        max_steps,
+        max_steps: clock.max_steps,
         menus: Vec::new(),
         check_fns: Default::default(),
         round_fn: None,
@@ -829,9 +321,9 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         vars,
         slots: slots as usize,
         tables,
-        rounds: rounds as u32,
-        age_of_round,
-        age_round,
+        rounds: clock.rounds as u32,
+        age_of_round: clock.age_of_round,
+        age_round: clock.age_round,
         teams,
         sources,
         sets,
@@ -844,26 +336,47 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         immediate_by_var,
         immediate_on_draw,
         reasons,
-        last_round_reason,
-        ranking: Ranking {
-            tier,
-            score,
-            tiebreak,
-            shared: r.shared,
-        },
+        last_round_reason: declared.last_round,
+        ranking,
         locs: cx.locs,
         examples,
-        asserts: raw
-            .asserts
-            .iter()
-            .map(|a| {
-                let text = a.expr.get_ref().0.clone();
-                (
-                    a.name.clone().unwrap_or_else(|| text.clone()),
-                    text,
-                    src.at(src.inner_start(&a.expr.span())),
-                )
-            })
-            .collect(),
+        asserts: asserts(raw, src),
     })
+}
+
+/// The scenario's name names report folders (`reports/<name>/`): a plain word, never a path.
+fn check_name(raw: &RawScenario, src: &Source) -> Result<()> {
+    let name = raw.scenario.name.get_ref();
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !plain {
+        return Err(src.fail(
+            raw.scenario.name.span().start,
+            format!(
+                "the scenario name `{name}` is not a plain name: use letters, digits, `_` and `-`, starting with a letter or digit (it names report folders; `title` takes any text)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The `[[assert]]` balance assertions: each one's name (its formula when unnamed), its
+/// formula and where the formula is written.
+fn asserts(raw: &RawScenario, src: &Source) -> Vec<(String, String, Location)> {
+    raw.asserts
+        .iter()
+        .map(|a| {
+            let text = a.expr.get_ref().0.clone();
+            (
+                a.name.clone().unwrap_or_else(|| text.clone()),
+                text,
+                src.at(src.inner_start(&a.expr.span())),
+            )
+        })
+        .collect()
 }

@@ -200,32 +200,32 @@ impl Lower<'_, '_> {
         let off = self
             .b
             .ins()
-            .imul_imm_s(k, std::mem::size_of::<crate::native::Opt>() as i64);
+            .imul_imm_s(k, std::mem::size_of::<crate::runtime::abi::Opt>() as i64);
         let p = self.b.ins().iadd(out, off);
         let mem = MemFlagsData::trusted();
         self.b.ins().store(
             mem,
             score,
             p,
-            std::mem::offset_of!(crate::native::Opt, score) as i32,
+            std::mem::offset_of!(crate::runtime::abi::Opt, score) as i32,
         );
         let av = self.b.ins().iconst(types::I16, ai as i64);
         self.b.ins().store(
             mem,
             av,
             p,
-            std::mem::offset_of!(crate::native::Opt, action) as i32,
+            std::mem::offset_of!(crate::runtime::abi::Opt, action) as i32,
         );
         self.b.ins().store(
             mem,
             tv,
             p,
-            std::mem::offset_of!(crate::native::Opt, target) as i32,
+            std::mem::offset_of!(crate::runtime::abi::Opt, target) as i32,
         );
     }
 
     /// The weighted choice among the options taken, exactly as
-    /// [`crate::engine::agents::pick`] makes it: one uniform real in [0, 1) times `total`,
+    /// [`crate::runtime::choice::pick`] makes it: one uniform real in [0, 1) times `total`,
     /// then the first option whose weight exceeds what is left, the last one taken (`last`)
     /// if none does. `weights` holds every option's weight in scan order, 0 for one left
     /// out: what is left never goes below 0, so such an option is never chosen and leaves
@@ -324,12 +324,12 @@ impl Lower<'_, '_> {
         let off = self
             .b
             .ins()
-            .imul_imm_s(i, std::mem::size_of::<crate::native::Opt>() as i64);
+            .imul_imm_s(i, std::mem::size_of::<crate::runtime::abi::Opt>() as i64);
         let p = self.b.ins().iadd(out, off);
         let mem = MemFlagsData::trusted();
-        let action = std::mem::offset_of!(crate::native::Opt, action) as i32;
+        let action = std::mem::offset_of!(crate::runtime::abi::Opt, action) as i32;
         let av = self.b.ins().uload16(I64, mem, p, action);
-        let target = std::mem::offset_of!(crate::native::Opt, target) as i32;
+        let target = std::mem::offset_of!(crate::runtime::abi::Opt, target) as i32;
         let tv = self.b.ins().load(types::I8, mem, p, target);
         self.env_store(tv, Off::TARGET);
         let t64 = self.b.ins().uextend(I64, tv);

@@ -579,8 +579,8 @@ impl Lower<'_, '_> {
     }
 
     /// The larger (`max`) or smaller of two reals, exactly as the formula language's
-    /// [`crate::expr::tree::fmax`] and `fmin` say: `b` when it is beyond `a` or `a` is NaN,
-    /// else `a`.
+    /// [`crate::expr::tree::ops::fmax`] and `fmin` say: `b` when it is beyond `a` or `a` is
+    /// NaN, else `a`.
     pub(super) fn fminmax(&mut self, max: bool, a: Value, b: Value) -> Value {
         if self.const_real(b).is_some_and(|c| !c.is_nan()) {
             // `b` is no NaN, so "beyond, or `a` is NaN" is one unordered compare.

@@ -232,7 +232,7 @@ impl Lower<'_, '_> {
     }
 
     /// Sorts every faction by `keys` (none: seat order; at most
-    /// [`crate::expr::compile::MAX_ORDER_KEYS`]) as the engine's `sorted_order` does: each
+    /// [`crate::state::MAX_ORDER_KEYS`]) as the engine's `sorted_order` does: each
     /// faction's keys are evaluated in turn with that faction as every binding, faction
     /// after faction in seat order; then, for one key and at most 8 factions, they are
     /// ranked inline ([`Lower::rank_factions`]); else they go into `env.race` (the factions
@@ -282,7 +282,7 @@ impl Lower<'_, '_> {
                 let at = if nk == 1 {
                     Off::RACE_KEYS + 8 * f as i32
                 } else {
-                    let row = f * crate::expr::compile::MAX_ORDER_KEYS + j;
+                    let row = f * crate::state::MAX_ORDER_KEYS + j;
                     Off::RACE_ROWS + 8 * row as i32
                 };
                 self.b.ins().store(mem, bits, self.env, at);
@@ -311,7 +311,7 @@ impl Lower<'_, '_> {
 
     /// The order of the factions by their keys `ks` (at most 8, of one type), ascending,
     /// ties by seat, left in `env.race.order` as [`h::sort_completers`] leaves it. It is
-    /// the branch-free ranking of [`crate::engine::order::sort_by`], inline: each pair `j <
+    /// the branch-free ranking of [`crate::runtime::order::sort_by`], inline: each pair `j <
     /// i` compared once adds one to the rank of whichever goes later (`i` unless its key is
     /// below `j`'s), ranks kept as the bytes of one word, and each faction is stored at its
     /// rank; nothing else is stored. Real keys with a NaN among them (which the ranking

@@ -31,9 +31,7 @@ impl Lower<'_, '_> {
                     self.stmt(e, next);
                 }
             }
-            Stmt::Each { others, body }
-                if crate::engine::statements::simple_assign(body).is_none() =>
-            {
+            Stmt::Each { others, body } if crate::expr::simple_assign(body).is_none() => {
                 self.each_in_turn(*others, body, next)
             }
             Stmt::ForHeld { deck, body } => self.for_held(*deck, body, next),
@@ -55,7 +53,7 @@ impl Lower<'_, '_> {
                 chain,
                 source,
             } if chain.is_empty() => self.award(lv, metric, scale, *ties, *source, next),
-            Stmt::Order { lv, keys } if keys.len() <= crate::expr::compile::MAX_ORDER_KEYS => {
+            Stmt::Order { lv, keys } if keys.len() <= crate::state::MAX_ORDER_KEYS => {
                 self.order(lv, keys, next)
             }
             Stmt::Draw(d, cond) => self.take(*d, cond.as_ref(), false, next),
@@ -253,7 +251,7 @@ impl Lower<'_, '_> {
                     &[env, dv],
                 );
                 // The eligible set holds a deck's most cards (the engine's cap).
-                let cap = self.int(crate::scenario::MAX_DECK_CARDS as i64);
+                let cap = self.int(crate::state::MAX_DECK_CARDS as i64);
                 let left = self.b.ins().smin(left, cap);
                 // A deck of at most 64 cards keeps its eligible set in one word, built in a
                 // register and stored once after the scan.
@@ -512,13 +510,13 @@ impl Lower<'_, '_> {
     }
 
     /// `each: body` whose body is an assignment, perhaps under `if`s (see
-    /// [`crate::engine::statements::simple_assign`]), as the engine runs it: first every
+    /// [`crate::expr::simple_assign`]), as the engine runs it: first every
     /// faction's value is planned (its conditions and value read against the state before
     /// any store), then the planned values are stored in seat order; `others` skips the
     /// faction bound on entry. A change to a variable with immediate checks runs them once,
     /// after every store.
     pub(super) fn each(&mut self, others: bool, body: &Stmt, next: Block) {
-        let Some((lv, op, first, source)) = crate::engine::statements::simple_assign(body) else {
+        let Some((lv, op, first, source)) = crate::expr::simple_assign(body) else {
             self.b.ins().jump(next, &[]);
             return;
         };

@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::*;
-use crate::check::Val;
+use crate::stats::Val;
 
 /// One panel of the tune chart: one parameter.
 #[derive(Debug, Clone)]

@@ -108,12 +108,24 @@ pub(super) fn compile(
     Ok(actions)
 }
 
-pub(super) fn agent(
+/// Agents: each faction's `agent`, or the scenario's default `[agent]` when it has none.
+pub(super) fn agents(
+    raw: &RawScenario,
     cx: &mut Cx,
     comp: &Compiler,
-    ra: Option<&RawAgent>,
     actions: &[Action],
-) -> Result<Agent> {
+) -> Result<Vec<Agent>> {
+    let mut agents = Vec::new();
+    for f in &raw.factions {
+        let ra = f.get_ref().agent.as_ref().or(raw.agent.as_ref());
+        agents.push(agent(cx, comp, ra, actions)?);
+    }
+    Ok(agents)
+}
+
+/// One agent: its policy, its noise and its priority list, each action name checked; the
+/// weighted policy without noise when `ra` is absent.
+fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]) -> Result<Agent> {
     let Some(ra) = ra else {
         return Ok(Agent {
             policy: Policy::Weighted,

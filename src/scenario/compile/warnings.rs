@@ -1,8 +1,8 @@
 //! Compile warnings: what compiles but is likely not what the author meant.
 //!
 //! Owns the checks that a real constant stored into a variable (which holds whole numbers) is
-//! not silently changed by flooring, and that an `end NAME` statement does not invent an
-//! end reason by a typo.
+//! not silently changed by flooring, that an `end NAME` statement does not invent an
+//! end reason by a typo, and that `card.ATTR` is not read with no card ever bound.
 
 use crate::error::Location;
 use crate::expr::{Expr, Num, Stmt};
@@ -103,6 +103,20 @@ pub(super) fn ends_named_once(
              statement uses{hint}; if it is meant, declare it: [[end]] name = \"{name}\""
         ));
     }
+}
+
+/// Warns that `card.ATTR` is read while no statement ever binds a card (so it is always 0),
+/// located at the first `card.` of the file if there is one.
+pub(super) fn card_unbound(src: &super::Source, out: &mut Vec<String>) {
+    let at = src
+        .text
+        .find("card.")
+        .map(|i| format!("{}: ", src.at(i)))
+        .unwrap_or_default();
+    out.push(format!(
+        "{at}`card.ATTR` is read, but no `draw`, `take` or `for held` statement ever binds a \
+         card, so it is always 0: draw a card first"
+    ));
 }
 
 /// The byte offset of the name in the first `end NAME` of `text`.

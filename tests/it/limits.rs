@@ -1,8 +1,11 @@
 //! Bounded work: a runaway game, a huge throw of dice or deeply nested aggregates end with a
 //! located message instead of running forever; `--games` has a ceiling.
 
-use assert_cmd::Command;
+use crate::util::{fresh_temp_path, temp_scenario, vpsim, vpsim_output};
 
+/// Writes a two-faction scenario with `body` right after its `[scenario]` table's `rounds`
+/// (more keys of that table, then any tables) to a scratch file named after `name`, and
+/// returns its path.
 fn scenario(name: &str, body: &str) -> std::path::PathBuf {
     let text = format!(
         r#"
@@ -27,18 +30,7 @@ effects = ["vp += 1"]
 score = "vp"
 "#
     );
-    let path =
-        std::env::temp_dir().join(format!("vpsim-limits-{name}-{}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn vpsim(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("vpsim")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
+    temp_scenario(&format!("limits-{name}"), &text)
 }
 
 #[test]
@@ -48,7 +40,7 @@ fn a_runaway_game_is_stopped_by_the_step_budget() {
         "max_steps = 1000\n\n[[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 9223372036854775807",
     );
     let ps = p.to_str().unwrap();
-    let out = vpsim(&["run", ps, "--games", "5", "--seed", "3"]);
+    let out = vpsim_output(&["run", ps, "--games", "5", "--seed", "3"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("more than 1000 agent decisions"), "{err}");
@@ -64,7 +56,7 @@ fn dice_and_nested_aggregates_are_bounded() {
         "roll",
         "\n[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp += roll(10000000, 6)\"]",
     );
-    let out = vpsim(&["run", p.to_str().unwrap(), "--games", "5"]);
+    let out = vpsim_output(&["run", p.to_str().unwrap(), "--games", "5"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("need 0 to 1000000 dice"), "{err}");
@@ -74,7 +66,7 @@ fn dice_and_nested_aggregates_are_bounded() {
         "nested",
         &format!("\n[[phase]]\nname = \"p\"\neffects = [\"A.vp = {nested}\"]"),
     );
-    let out = vpsim(&["validate", p.to_str().unwrap()]);
+    let out = vpsim_output(&["validate", p.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("combinations") && err.contains(":"), "{err}");
@@ -82,7 +74,7 @@ fn dice_and_nested_aggregates_are_bounded() {
 
 #[test]
 fn games_has_a_ceiling() {
-    let out = vpsim(&[
+    let out = vpsim_output(&[
         "run",
         "scenarios/race_to_three.toml",
         "--games",
@@ -98,10 +90,8 @@ fn extreme_scores_keep_memory_bounded_and_say_so() {
         "wide",
         "\n[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp = if(bernoulli(0.5), 9223372036854775807, -9223372036854775807 - 1) + 0 * uniform(0, 1000000000)\"]",
     );
-    let dir = std::env::temp_dir().join(format!("vpsim-limits-wide-out-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::cargo_bin("vpsim")
-        .unwrap()
+    let dir = fresh_temp_path("limits-wide-out");
+    let out = vpsim()
         .args([
             "run",
             p.to_str().unwrap(),
@@ -137,10 +127,9 @@ fn extreme_scores_keep_memory_bounded_and_say_so() {
 /// Found by the fuzz harness: a tampered `elapsed_s` panicked in `merge`.
 #[test]
 fn merge_refuses_an_impossible_elapsed_time() {
-    let dir = std::env::temp_dir().join(format!("vpsim-limits-elapsed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_temp_path("limits-elapsed");
     for k in 1..=2 {
-        let out = vpsim(&[
+        let out = vpsim_output(&[
             "run",
             "scenarios/race_to_three.toml",
             "--games",
@@ -158,7 +147,7 @@ fn merge_refuses_an_impossible_elapsed_time() {
         serde_json::from_str(&std::fs::read_to_string(&tally).unwrap()).unwrap();
     v["elapsed_s"] = serde_json::json!(-1.0e300);
     std::fs::write(&tally, v.to_string()).unwrap();
-    let out = vpsim(&[
+    let out = vpsim_output(&[
         "merge",
         dir.join("1").to_str().unwrap(),
         dir.join("2").to_str().unwrap(),

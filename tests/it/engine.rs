@@ -3,13 +3,11 @@
 use proptest::prelude::*;
 use vpsim::engine::{Game, Result as GameResult, TextTrace};
 
-fn ti4() -> vpsim::Model {
-    vpsim::scenario::load(std::path::Path::new("scenarios/twilight_imperium_4.toml")).unwrap()
-}
+use crate::util::{TI4, load_scenario};
 
 #[test]
 fn a_traced_game_is_the_same_game() {
-    let m = ti4();
+    let m = load_scenario(TI4);
     let mut plain = Game::new(&m);
     for i in 0..200 {
         let mut traced = Game::with_tracer(&m, TextTrace::default());
@@ -31,7 +29,7 @@ fn a_traced_game_is_the_same_game() {
 
 #[test]
 fn a_game_does_not_depend_on_the_games_before_it() {
-    let m = ti4();
+    let m = load_scenario(TI4);
     let mut reused = Game::new(&m);
     let later: Vec<_> = (0..50).map(|i| reused.play(3, i).unwrap()).collect();
     for (i, o) in later.iter().enumerate().rev() {

@@ -1,12 +1,6 @@
 //! End-to-end tests through the `vpsim` binary.
 
-use assert_cmd::Command;
-
-const TI4: &str = "scenarios/twilight_imperium_4.toml";
-
-fn vpsim() -> Command {
-    Command::cargo_bin("vpsim").unwrap()
-}
+use crate::util::{TI4, temp_path, vpsim, without_performance};
 
 fn run_json(args: &[&str]) -> serde_json::Value {
     let out = vpsim().args(args).arg("--json").output().unwrap();
@@ -15,10 +9,8 @@ fn run_json(args: &[&str]) -> serde_json::Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The only part of the output that may differ between identical runs.
-    v.as_object_mut().unwrap().remove("performance");
-    v
+    // Without the only part of the output that may differ between identical runs.
+    without_performance(&out.stdout)
 }
 
 #[test]
@@ -174,7 +166,7 @@ fn fails_with(args: &[&str], code: i32, needle: &str) {
 
 #[test]
 fn bad_input_exits_2_with_a_location() {
-    let dir = std::env::temp_dir().join(format!("vpsim-cli-{}", std::process::id()));
+    let dir = temp_path("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let cases = [
@@ -226,7 +218,7 @@ fn bad_flags_exit_2() {
 
 #[test]
 fn a_runtime_fault_names_the_formula_and_the_game() {
-    let dir = std::env::temp_dir().join(format!("vpsim-fault-{}", std::process::id()));
+    let dir = temp_path("fault");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     // A probability that only goes wrong at run time: chance is 30 or 40 percent, not a fraction.
@@ -307,7 +299,7 @@ fn a_faults_reproduce_command_repeats_the_overrides() {
 /// name in the wrong case gets a "did you mean".
 #[test]
 fn likely_typos_get_warnings_and_suggestions() {
-    let dir = std::env::temp_dir().join(format!("vpsim-typos-{}", std::process::id()));
+    let dir = temp_path("typos");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let typo = base.replace(
@@ -379,7 +371,7 @@ fn the_shipped_schema_is_current() {
 
 #[test]
 fn validate_checks_the_balance_assertions_names() {
-    let dir = std::env::temp_dir().join(format!("vpsim-asserts-{}", std::process::id()));
+    let dir = temp_path("asserts");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     assert!(base.contains("win_rate(First) - win_rate(Second) < 0.15"));
@@ -428,7 +420,7 @@ fn csv_is_offered_only_where_tables_are_written() {
 /// `reports/<scenario-name>-sweep/` for a sweep (sensitivity and tune share the code).
 #[test]
 fn a_bare_out_is_named_after_the_scenario() {
-    let dir = std::env::temp_dir().join(format!("vpsim-bare-out-{}", std::process::id()));
+    let dir = temp_path("bare-out");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy("scenarios/race_to_three.toml", dir.join("my_copy.toml")).unwrap();
     vpsim()

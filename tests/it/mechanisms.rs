@@ -1,9 +1,12 @@
 //! Scoring mechanisms: properties of rank awards and races, the teams rule, `vpsim test`.
 
-use assert_cmd::Command;
 use proptest::prelude::*;
 use vpsim::engine::{Game, Result as GameResult, rank_awards};
 use vpsim::expr::TiePolicy;
+
+use crate::util::{
+    TURNS_AND_HANDS, assert_examples_pass, load_scenario, scenario_files, temp_scenario, vpsim,
+};
 
 fn policy() -> impl Strategy<Value = TiePolicy> {
     prop_oneof![
@@ -71,7 +74,7 @@ proptest! {
     /// with ties (competition ranking) and the winner holds rank 1 alone.
     #[test]
     fn a_threshold_race_has_one_winner(seed in any::<u64>(), game in 0u64..100_000) {
-        let m = vpsim::scenario::load(std::path::Path::new("scenarios/race_to_three.toml")).unwrap();
+        let m = load_scenario("scenarios/race_to_three.toml");
         let o = Game::new(&m).play(seed, game).unwrap();
         let GameResult::Win(w) = o.result else { return Err(TestCaseError::fail("no single winner")) };
         prop_assert_eq!(o.ranks[w as usize], 1);
@@ -130,11 +133,7 @@ expect = ["B1.eliminated == 1", "B2.eliminated == 0"]
 #[test]
 fn the_last_team_standing_wins_together() {
     let m = vpsim::scenario::parse(TEAMS, "teams.toml").unwrap();
-    let mut g = Game::new(&m);
-    for i in 0..m.examples.len() {
-        let r = g.run_example(i);
-        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
-    }
+    assert_examples_pass(&m);
 }
 
 #[test]
@@ -151,19 +150,12 @@ fn without_teams_the_last_faction_standing_wins() {
 
 #[test]
 fn vpsim_test_passes_every_seed_scenario() {
-    let mut files: Vec<String> = std::fs::read_dir("scenarios")
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".toml"))
+    let files: Vec<String> = scenario_files()
+        .iter()
+        .map(|p| p.display().to_string())
         .collect();
-    files.sort();
     assert!(files.len() >= 6);
-    let out = Command::cargo_bin("vpsim")
-        .unwrap()
-        .arg("test")
-        .args(&files)
-        .output()
-        .unwrap();
+    let out = vpsim().arg("test").args(&files).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains(" passed, 0 failed"), "{text}");
@@ -177,14 +169,8 @@ fn vpsim_test_fails_with_a_readable_diff() {
         "\"Greece.gop_vp == 6\", \"East.gop_vp == 5\"",
     );
     assert_ne!(text, bad);
-    let path = std::env::temp_dir().join(format!("vpsim-bad-example-{}.toml", std::process::id()));
-    std::fs::write(&path, bad).unwrap();
-    let out = Command::cargo_bin("vpsim")
-        .unwrap()
-        .arg("test")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let path = temp_scenario("bad-example", &bad);
+    let out = vpsim().arg("test").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAILED"), "{text}");
@@ -254,24 +240,14 @@ expect = ["count_all(pts == 2 and done == 1) == 4", "count_all(completed(goals) 
 #[test]
 fn award_chains_and_statement_blocks() {
     let m = vpsim::scenario::parse(CHAIN_AND_BLOCKS, "chain.toml").unwrap();
-    let mut g = Game::new(&m);
-    for i in 0..m.examples.len() {
-        let r = g.run_example(i);
-        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
-    }
+    assert_examples_pass(&m);
 }
 
-/// Leaving the game in the middle of a turn, `discard` of a completed card, a `for held`
-/// inside another and real settings far from 1, as the README states them.
-const TURNS_AND_HANDS: &str = include_str!("data/turns_and_hands.toml");
-
+/// The worked examples of [`TURNS_AND_HANDS`] pass: leaving the game in the middle of a turn,
+/// `discard` of a completed card, a `for held` inside another and real settings far from 1.
 #[test]
 fn leaving_mid_turn_completed_cards_and_nested_hands() {
     let m = vpsim::scenario::parse(TURNS_AND_HANDS, "turns.toml").unwrap();
     assert_eq!(m.examples.len(), 2);
-    let mut g = Game::new(&m);
-    for i in 0..m.examples.len() {
-        let r = g.run_example(i);
-        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
-    }
+    assert_examples_pass(&m);
 }

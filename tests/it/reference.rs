@@ -1,15 +1,17 @@
 //! The benches' hand-written TI4 program plays the same games as vpsim, game for game.
 
-#[path = "../benches/ti4_reference.rs"]
+// Relative to this file's folder, tests/it/.
+#[path = "../../benches/ti4_reference.rs"]
 mod ti4_reference;
 
 use ti4_reference::End;
 use vpsim::engine::{Game, Result as GameResult};
 
+use crate::util::{TI4, load_scenario};
+
 #[test]
 fn the_hand_written_ti4_program_plays_vpsims_games() {
-    let m =
-        vpsim::scenario::load(std::path::Path::new("scenarios/twilight_imperium_4.toml")).unwrap();
+    let m = load_scenario(TI4);
     let mut g = Game::new(&m);
     for i in 0..10_000 {
         let o = g.play(2026, i).unwrap();

@@ -2,19 +2,13 @@
 
 use vpsim::engine::Game;
 
+use crate::util::scenario_files;
+
 #[test]
 fn every_scenario_example_passes() {
     let mut failures = Vec::new();
     let mut count = 0;
-    let mut files: Vec<_> = std::fs::read_dir("scenarios")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for path in files
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-    {
+    for path in &scenario_files() {
         let model = vpsim::scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
         assert!(
             !model.examples.is_empty(),

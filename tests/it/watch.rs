@@ -7,6 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::util::fresh_temp_dir;
+
 /// A running `vpsim watch` whose stdout and stderr are collected as they come.
 struct Watching {
     child: Child,
@@ -75,9 +77,7 @@ fn save(path: &Path, text: &str) {
 
 #[test]
 fn watch_reports_each_save_against_the_previous_one() {
-    let dir = std::env::temp_dir().join(format!("vpsim-watch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_temp_dir("watch");
     let original = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let file = dir.join("race.toml");
     save(&file, &original);

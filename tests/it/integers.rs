@@ -2,8 +2,10 @@
 //! by zero stop the run with a located fault, and a real constant floored into a variable
 //! is warned about.
 
-use assert_cmd::Command;
+use crate::util::{temp_scenario, vpsim_output};
 
+/// Writes a one-faction scenario with `effects` in its phase and `extra` in its faction to
+/// a scratch file named after `name`, and returns its path.
 fn scenario(name: &str, effects: &str, extra: &str) -> std::path::PathBuf {
     let text = format!(
         r#"
@@ -32,23 +34,13 @@ effects = [{effects}]
 score = "chance"
 "#
     );
-    let path = std::env::temp_dir().join(format!("vpsim-ints-{name}-{}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn vpsim(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("vpsim")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
+    temp_scenario(&format!("ints-{name}"), &text)
 }
 
 #[test]
 fn integers_beyond_2_pow_53_are_stored_exactly() {
     let p = scenario("exact", r#""x = 9007199254740993""#, "");
-    let out = vpsim(&["trace", p.to_str().unwrap()]);
+    let out = vpsim_output(&["trace", p.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(
@@ -80,7 +72,7 @@ fn overflow_and_division_by_zero_are_located_faults() {
     ] {
         let p = scenario(name, effect, "");
         let ps = p.to_str().unwrap();
-        let out = vpsim(&["run", ps, "--games", "20", "--seed", "5"]);
+        let out = vpsim_output(&["run", ps, "--games", "20", "--seed", "5"]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");
         assert!(err.contains(needle), "{name}: {err}");
@@ -98,7 +90,7 @@ fn a_real_constant_floored_into_a_variable_is_a_warning() {
     let p = scenario("floor", r#""x = 1""#, r#"init = { chance = "p0" }"#);
     let ps = p.to_str().unwrap();
     for cmd in ["validate", "run"] {
-        let out = vpsim(&[cmd, ps, "--games", "10"][..if cmd == "run" { 4 } else { 2 }]);
+        let out = vpsim_output(&[cmd, ps, "--games", "10"][..if cmd == "run" { 4 } else { 2 }]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{err}");
         assert!(
@@ -109,11 +101,11 @@ fn a_real_constant_floored_into_a_variable_is_a_warning() {
     }
     // 0.3 * 100 is a hair above 30: it stores 30, as meant, with no warning.
     let p = scenario("whole", r#""x = 1""#, r#"init = { chance = "p0 * 100" }"#);
-    let out = vpsim(&["validate", p.to_str().unwrap()]);
+    let out = vpsim_output(&["validate", p.to_str().unwrap()]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
     // 0.29 * 100 is a hair below 29: it would store 28, which is worth a word.
     let p = scenario("below", r#""x = 1""#, r#"init = { chance = "0.29 * 100" }"#);
-    let out = vpsim(&["validate", p.to_str().unwrap()]);
+    let out = vpsim_output(&["validate", p.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("as 28, not 29") && err.contains("round("),

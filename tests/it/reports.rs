@@ -3,21 +3,10 @@
 
 use std::fs::File;
 
-use assert_cmd::Command;
 use polars::prelude::*;
 use serde_json::Value;
 
-const TI4: &str = "scenarios/twilight_imperium_4.toml";
-
-fn vpsim() -> Command {
-    Command::cargo_bin("vpsim").unwrap()
-}
-
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vpsim-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+use crate::util::{TI4, fresh_temp_dir, fresh_temp_path, vpsim};
 
 fn read(dir: &std::path::Path, table: &str) -> DataFrame {
     ParquetReader::new(File::open(dir.join(format!("{table}.parquet"))).unwrap())
@@ -48,7 +37,7 @@ fn strs(df: &DataFrame, col: &str) -> Vec<String> {
 
 #[test]
 fn tables_match_the_json_summary_of_the_same_run() {
-    let dir = temp("tables");
+    let dir = fresh_temp_path("report-tables");
     let out = vpsim()
         .args([
             "run",
@@ -236,7 +225,7 @@ fn tables_match_the_json_summary_of_the_same_run() {
 
 #[test]
 fn the_games_table_has_one_row_per_game() {
-    let dir = temp("games");
+    let dir = fresh_temp_path("report-games");
     let out = vpsim()
         .args([
             "run",
@@ -282,7 +271,7 @@ fn the_games_table_has_one_row_per_game() {
 
 #[test]
 fn an_existing_report_folder_needs_force() {
-    let dir = temp("force");
+    let dir = fresh_temp_path("report-force");
     vpsim()
         .args(["run", TI4, "--games", "200", "--quiet", "--out"])
         .arg(&dir)
@@ -302,7 +291,7 @@ fn an_existing_report_folder_needs_force() {
         .success();
     let refused = vpsim()
         .args(["run", TI4, "--games", "20000000", "--games-table", "--out"])
-        .arg(temp("big2"))
+        .arg(fresh_temp_path("report-big2"))
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
@@ -311,7 +300,7 @@ fn an_existing_report_folder_needs_force() {
 
 #[test]
 fn ctrl_c_leaves_no_half_written_file() {
-    let dir = temp("interrupt");
+    let dir = fresh_temp_path("report-interrupt");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
         .args([
             "run",
@@ -364,7 +353,7 @@ fn ctrl_c_leaves_no_half_written_file() {
 #[test]
 fn every_table_opens_in_another_reader_with_portable_types() {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let dir = temp("portable");
+    let dir = fresh_temp_path("report-portable");
     vpsim()
         .args([
             "run",
@@ -422,7 +411,7 @@ fn every_table_opens_in_another_reader_with_portable_types() {
 /// SIGTERM stops `compare` (which plays two variants) with exit 143 and no file left.
 #[test]
 fn sigterm_stops_compare_with_143() {
-    let dir = temp("sigterm");
+    let dir = fresh_temp_path("report-sigterm");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
         .args([
             "compare",
@@ -456,8 +445,8 @@ fn sigterm_stops_compare_with_143() {
 /// refuses a folder that also holds files vpsim did not write.
 #[test]
 fn force_replaces_a_report_whole_and_never_deletes_other_files() {
-    let dir = temp("force");
-    std::fs::create_dir_all(&dir).unwrap();
+    // Not "report-force": an_existing_report_folder_needs_force runs at the same time.
+    let dir = fresh_temp_dir("report-force-whole");
     std::fs::write(dir.join("stale_chart.png"), b"old").unwrap();
     std::fs::write(dir.join(".tally.json.999999999.tmp"), b"half").unwrap();
     let run = |extra: &[&str]| {
@@ -494,7 +483,7 @@ fn force_replaces_a_report_whole_and_never_deletes_other_files() {
 
 #[test]
 fn the_narrowest_charts_draw() {
-    let dir = temp("narrow");
+    let dir = fresh_temp_path("report-narrow");
     vpsim()
         .args([
             "run",
@@ -513,7 +502,7 @@ fn the_narrowest_charts_draw() {
 
 #[test]
 fn force_replaces_a_compare_report_with_its_csv_folders() {
-    let dir = temp("compare-csv");
+    let dir = fresh_temp_path("report-compare-csv");
     let compare = |force: bool| {
         let mut c = vpsim();
         c.args([
@@ -543,8 +532,7 @@ fn force_replaces_a_compare_report_with_its_csv_folders() {
 
 #[test]
 fn a_run_that_stops_on_a_fault_leaves_no_report_folder() {
-    let dir = temp("fault");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_temp_dir("report-fault");
     let scenario = dir.join("fault.toml");
     std::fs::write(
         &scenario,

@@ -7,7 +7,7 @@
 //! `VPSIM_FUZZ_FIRST=N` starts at case N, and `VPSIM_BIN=path` tests another build of the
 //! binary (for example the release one). Case `i` depends only on `i`, so a failure is
 //! reproduced by running that case alone. The outcome table is printed at the end
-//! (`cargo test --test fuzz -- --nocapture`).
+//! (`cargo test --test it fuzz:: -- --nocapture`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +17,8 @@ use std::time::Duration;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+
+use crate::util::{scenario_files, temp_path};
 
 /// Values that sit on the edges of what the engine accepts.
 const EDGES: [&str; 22] = [
@@ -141,19 +143,15 @@ fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vpsim")))
 }
 
+/// Every seed scenario's file name and text, sorted by name.
 fn scenarios() -> Vec<(String, String)> {
-    let mut all: Vec<(String, String)> = std::fs::read_dir("scenarios")
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+    scenario_files()
+        .into_iter()
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().to_string();
             (name, std::fs::read_to_string(&p).unwrap())
         })
-        .collect();
-    all.sort();
-    all
+        .collect()
 }
 
 fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
@@ -451,7 +449,7 @@ fn no_input_crashes_vpsim() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
-    let root = std::env::temp_dir().join(format!("vpsim-fuzz-{}", std::process::id()));
+    let root = temp_path("fuzz");
     std::fs::create_dir_all(&root).unwrap();
     let scen = scenarios();
     let shards = shard_files(&root);

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::util::fresh_temp_path;
+
 /// Writes the `vpsim` wrapper into `dir`.
 fn wrapper(dir: &Path) {
     let script = format!(
@@ -81,8 +83,7 @@ fn watch_briefly(line: &str) -> String {
 }
 
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let root = std::env::temp_dir().join(format!("vpsim-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_temp_path(name);
     let bin = root.join("bin");
     let work = root.join("work");
     std::fs::create_dir_all(&bin).unwrap();

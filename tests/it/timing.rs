@@ -4,6 +4,8 @@
 
 use vpsim::engine::{Game, Result as GameResult, TextTrace};
 
+use crate::util::assert_examples_pass;
+
 const DUEL: &str = r#"
 [scenario]
 name = "duel"
@@ -98,11 +100,7 @@ expect = ["A.vp == 2", "B.vp == 6", "C.vp == 10"]
 #[test]
 fn conditions_of_one_moment_are_settled_together() {
     let m = vpsim::scenario::parse(DUEL, "duel.toml").unwrap();
-    let mut g = Game::new(&m);
-    for i in 0..m.examples.len() {
-        let r = g.run_example(i);
-        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
-    }
+    assert_examples_pass(&m);
 }
 
 #[test]

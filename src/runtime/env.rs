@@ -5,12 +5,14 @@
 //! points by source, a take's eligible cards, a race's completers) and how a variable
 //! reference resolves to a slot.
 
-use super::{Elem, Fault, FaultKind, OutcomeKind, STACK, Who};
+use super::abi::Opt;
+use super::{Fault, FaultKind};
+use crate::ir::{Elem, OutcomeKind, STACK, Who};
 use crate::rng::Rng;
 use crate::state::{State, Tables};
 
 /// The mutable evaluation context that persists across evaluations: who is bound and the
-/// first fault. One lives in each [`crate::engine::Game`].
+/// first fault. One lives in each game's [`Env`].
 #[derive(Debug, Clone, Default)]
 pub struct Ctx {
     /// The acting faction.
@@ -60,11 +62,11 @@ pub struct Env<'a> {
     /// The arguments of a random draw that machine code passes to its helper.
     pub(crate) args: [u64; STACK],
     /// The value of a helper that machine code calls on a cold path, which the helper's
-    /// trampoline leaves here (see `native::lower::trampoline`).
+    /// trampoline leaves here (see the native backend's `lower::trampoline`).
     pub(crate) ret: u64,
     /// The options an agent's turn in machine code writes and chooses among (as long as
     /// the longest scan; empty when no turn is compiled).
-    pub(crate) opts: Vec<crate::native::Opt>,
+    pub(crate) opts: Vec<Opt>,
     /// The `win` and `lose` marks of the statement list being run.
     pub(crate) marks: Marks,
     /// Points each faction gained from each source this game, `faction * sources + source`
@@ -76,20 +78,20 @@ pub struct Env<'a> {
     pub(crate) quiet: bool,
     /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
     /// card, written by either engine's eligibility test).
-    pub(crate) eligible: [u64; crate::scenario::MAX_DECK_CARDS / 64],
+    pub(crate) eligible: [u64; crate::state::MAX_DECK_CARDS / 64],
     /// A race's completers of this moment and their keys, for either engine to sort and
     /// reward.
     pub(crate) race: Completers,
     /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
     pub(crate) steps: u64,
     /// A result forced by rule (settled `win` and `lose` marks), if any.
-    pub(crate) forced: Option<crate::engine::Result>,
+    pub(crate) forced: Option<super::Result>,
     /// What settling marks needs to know of the model.
     pub(crate) rules: Rules,
 }
 
 /// What settling `win` and `lose` marks needs to know of the model (see
-/// [`crate::engine::settle`]).
+/// [`Env::settle`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Rules {
     /// Reason ids of the rule-based endings: last one standing, all lost, last team.
@@ -107,7 +109,7 @@ pub(crate) struct Completers {
     /// The completers.
     pub order: [u8; crate::state::MAX_FACTIONS],
     /// Each faction's keys (bits, as `keys`) when factions are sorted by more than one key.
-    pub rows: [[u64; crate::expr::compile::MAX_ORDER_KEYS]; crate::state::MAX_FACTIONS],
+    pub rows: [[u64; crate::state::MAX_ORDER_KEYS]; crate::state::MAX_FACTIONS],
 }
 
 /// Factions that won or lost by rule, waiting for the end of the statement list being run
@@ -157,7 +159,7 @@ impl<'a> Env<'a> {
             marks: Marks::default(),
             points: Vec::new(),
             quiet: false,
-            eligible: [0; crate::scenario::MAX_DECK_CARDS / 64],
+            eligible: [0; crate::state::MAX_DECK_CARDS / 64],
             race: Completers::default(),
             steps: 0,
             forced: None,

@@ -1,8 +1,9 @@
 //! `vpsim tune` through the binary: a known answer computed exactly, several parameters, the
 //! report folder, and bad input.
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::util::{first_seat_wins, fresh_temp_dir, vpsim};
 
 /// Two factions race to 3 points with chances p and q each round; a same-round finish goes to
 /// the first seat.
@@ -41,37 +42,11 @@ score = "vp"
 tiebreak = ["-seat"]
 "#;
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vpsim-tune-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
+/// Writes [`RACE`] to `race.toml` in a fresh scratch folder named after `name`.
 fn race_file(name: &str) -> std::path::PathBuf {
-    let path = temp(name).join("race.toml");
+    let path = fresh_temp_dir(&format!("tune-{name}")).join("race.toml");
     std::fs::write(&path, RACE).unwrap();
     path
-}
-
-/// P(first seat wins) by dynamic programming over (first's points, second's points).
-fn first_wins(p: f64, q: f64) -> f64 {
-    let mut w = [[0.0f64; 4]; 4];
-    for a in (0..=3).rev() {
-        for b in (0..=3).rev() {
-            w[a][b] = if a == 3 {
-                1.0
-            } else if b == 3 {
-                0.0
-            } else {
-                (p * q * w[a + 1][b + 1]
-                    + p * (1.0 - q) * w[a + 1][b]
-                    + (1.0 - p) * q * w[a][b + 1])
-                    / (1.0 - (1.0 - p) * (1.0 - q))
-            };
-        }
-    }
-    w[0][0]
 }
 
 /// The q that makes the race fair for p, exactly (bisection on the exact odds, which fall
@@ -80,7 +55,7 @@ fn fair_q(p: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..80 {
         let m = (lo + hi) / 2.0;
-        if first_wins(p, m) > 0.5 {
+        if first_seat_wins(p, m) > 0.5 {
             lo = m
         } else {
             hi = m
@@ -90,13 +65,7 @@ fn fair_q(p: f64) -> f64 {
 }
 
 fn tune(file: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    Command::cargo_bin("vpsim")
-        .unwrap()
-        .arg("tune")
-        .arg(file)
-        .args(extra)
-        .output()
-        .unwrap()
+    vpsim().arg("tune").arg(file).args(extra).output().unwrap()
 }
 
 #[test]
@@ -121,7 +90,7 @@ fn tune_lands_the_fair_chance_within_its_own_interval() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let exact = fair_q(0.3);
-    assert!((first_wins(0.3, exact) - 0.5).abs() < 1e-12);
+    assert!((first_seat_wins(0.3, exact) - 0.5).abs() < 1e-12);
     let best = v["best"]["settings.q"].as_f64().unwrap();
     let iv = v["interval"]["settings.q"].as_array().unwrap();
     let (lo, hi) = (iv[0].as_f64().unwrap(), iv[1].as_f64().unwrap());

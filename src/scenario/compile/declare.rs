@@ -1,0 +1,142 @@
+//! Declarations: settings, factions and sides, and sets.
+//!
+//! Owns the [`Decls`] the declaration sections fill before any rule is compiled: the one
+//! namespace of author-defined names, the symbols formulas resolve against, and the state
+//! tables (faction sides and players, and later the card pool and variable bounds).
+
+use std::collections::HashMap;
+
+use toml::Spanned;
+
+use super::{Cx, Names, Source, check_ident};
+use crate::error::Result;
+use crate::expr::compile::{Compiler, SetSym, Symbols};
+use crate::model::Faction;
+use crate::scenario::raw::RawScenario;
+use crate::state::{MAX_FACTIONS, Tables};
+
+/// What the declaration sections (settings, factions, sets, decks, variable layout) build
+/// section by section, and every later section reads.
+pub(super) struct Decls<'a> {
+    /// The one namespace of author-defined names, checked as each is claimed.
+    pub(super) names: Names<'a>,
+    /// The names formulas resolve against.
+    pub(super) syms: Symbols,
+    /// The per-model tables expressions consult while a game runs.
+    pub(super) tables: Tables,
+    /// The factions, in file order.
+    pub(super) factions: Vec<Faction>,
+    /// Each set's name and elements, in file order.
+    pub(super) sets: Vec<(String, Vec<String>)>,
+    /// Each deck's name and the names of its cards, one per copy.
+    pub(super) decks: Vec<(String, Vec<String>)>,
+}
+
+impl<'a> Decls<'a> {
+    /// Nothing declared yet, save the builtin `rounds` as the file gives it.
+    pub(super) fn new(raw: &RawScenario, src: &'a Source<'a>) -> Decls<'a> {
+        Decls {
+            names: Names {
+                src,
+                seen: HashMap::new(),
+            },
+            syms: Symbols {
+                rounds: *raw.scenario.rounds.get_ref(),
+                ..Symbols::default()
+            },
+            tables: Tables::default(),
+            factions: Vec::new(),
+            sets: Vec::new(),
+            decks: Vec::new(),
+        }
+    }
+}
+
+/// Settings: constants, resolved before anything can refer to them.
+pub(super) fn settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) -> Result<()> {
+    for (k, f) in &raw.settings {
+        d.names
+            .claim(&Spanned::new(f.span(), k.clone()), "setting")?;
+        let empty = Symbols {
+            rounds: d.syms.rounds,
+            ..Symbols::default()
+        };
+        let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
+        d.syms.settings.insert(k.clone(), v);
+    }
+    Ok(())
+}
+
+/// Factions and sides: each faction's name, side and player flag.
+pub(super) fn factions(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()> {
+    let nf = raw.factions.len();
+    if nf == 0 || nf > MAX_FACTIONS {
+        return Err(src.fail(
+            0,
+            format!("a scenario needs 1 to {MAX_FACTIONS} [[faction]] tables, found {nf}"),
+        ));
+    }
+    let mut side_names: Vec<String> = Vec::new();
+    d.tables.nfactions = nf as u8;
+    for (i, f) in raw.factions.iter().enumerate() {
+        let f = f.get_ref();
+        d.names.claim(&f.name, "faction")?;
+        d.syms.factions.insert(f.name.get_ref().clone(), i as u8);
+        let side = match &f.side {
+            Some(s) => {
+                let id = match side_names.iter().position(|x| x == s.get_ref()) {
+                    Some(id) => id,
+                    None => {
+                        d.names.claim(s, "side")?;
+                        side_names.push(s.get_ref().clone());
+                        d.syms
+                            .sides
+                            .insert(s.get_ref().clone(), side_names.len() as i64);
+                        side_names.len() - 1
+                    }
+                };
+                id as i64 + 1
+            }
+            None => 0,
+        };
+        d.tables.side.push(side);
+        d.tables.player.push(f.player as i64);
+        d.factions.push(Faction {
+            name: f.name.get_ref().clone(),
+            label: f.label.clone().unwrap_or_else(|| f.name.get_ref().clone()),
+            side: f.side.as_ref().map(|s| s.get_ref().clone()),
+            player: f.player,
+        });
+    }
+    Ok(())
+}
+
+/// Sets: named lists of distinct elements.
+pub(super) fn sets(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()> {
+    for (i, s) in raw.sets.iter().enumerate() {
+        d.names.claim(&s.name, "set")?;
+        let mut elements: Vec<String> = Vec::new();
+        for e in &s.elements {
+            check_ident(src, e.get_ref(), e.span().start)?;
+            if elements.contains(e.get_ref()) {
+                return Err(src.fail(
+                    e.span().start,
+                    format!("element `{}` appears twice", e.get_ref()),
+                ));
+            }
+            elements.push(e.get_ref().clone());
+        }
+        if elements.is_empty() {
+            return Err(src.fail(s.name.span().start, "a set needs at least one element"));
+        }
+        d.syms.sets.insert(
+            s.name.get_ref().clone(),
+            SetSym {
+                id: i as u16,
+                elements: elements.clone(),
+            },
+        );
+        d.sets.push((s.name.get_ref().clone(), elements));
+    }
+    Ok(())
+}

@@ -1,0 +1,152 @@
+//! Variables: `[[var]]` tables compiled into the state's slot layout and [`Var`]s.
+//!
+//! Owns where each variable lives in the state (its first slot, its width over a set, its
+//! stride per faction), its bounds (a flag is 0..1, min above max is an error) and its
+//! initial values, global or set by a faction's `init` table.
+
+use super::declare::Decls;
+use super::{Cx, Source};
+use crate::error::Result;
+use crate::expr::Expr;
+use crate::expr::compile::{Compiler, Ctx, VarSym, suggest};
+use crate::model::Var;
+use crate::scenario::raw::RawScenario;
+use crate::state::Tables;
+
+/// Variables: slot layout. Claims each variable's name, records its symbol and returns the
+/// number of slots the state needs.
+pub(super) fn layout(raw: &RawScenario, src: &Source, cx: &Cx, d: &mut Decls) -> Result<u32> {
+    let nf = raw.factions.len();
+    let mut slots = 0u32;
+    for (id, v) in raw.vars.iter().enumerate() {
+        let v = v.get_ref();
+        d.names.claim(&v.name, "variable")?;
+        let faction =
+            cx.keyword(&v.scope, &["faction", "global"], "faction", "scope")? == "faction";
+        let set = match &v.over {
+            None => None,
+            Some(s) => match d.syms.sets.get(s.get_ref()) {
+                Some(set) => Some(set.id),
+                None => {
+                    return Err(src.fail(
+                        s.span().start,
+                        format!(
+                            "`{}` is not a set{}",
+                            s.get_ref(),
+                            suggest(s.get_ref(), d.syms.sets.keys())
+                        ),
+                    ));
+                }
+            },
+        };
+        let width = set.map_or(1, |s| d.sets[s as usize].1.len() as u32);
+        let fstride = if faction { width } else { 0 };
+        d.syms.vars.insert(
+            v.name.get_ref().clone(),
+            VarSym {
+                id: id as u16,
+                base: slots,
+                faction,
+                set,
+                fstride,
+            },
+        );
+        slots += width * if faction { nf as u32 } else { 1 };
+    }
+    Ok(slots)
+}
+
+/// Variable bounds and initial values: one [`Var`] per `[[var]]`, with each bound recorded
+/// in `tables.var_min` and `tables.var_max`.
+pub(super) fn compile(
+    raw: &RawScenario,
+    src: &Source,
+    cx: &mut Cx,
+    comp: &Compiler,
+    sets: &[(String, Vec<String>)],
+    tables: &mut Tables,
+) -> Result<Vec<Var>> {
+    let nf = raw.factions.len();
+    let mut vars = Vec::new();
+    tables.var_min = Vec::new();
+    tables.var_max = Vec::new();
+    for rv in &raw.vars {
+        let rv = rv.get_ref();
+        let sym = &comp.syms.vars[rv.name.get_ref()];
+        let ctx = if sym.faction {
+            Ctx::faction()
+        } else {
+            Ctx::global()
+        };
+        let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+        if rv.flag {
+            (lo, hi) = (0, 1);
+        }
+        if let Some(f) = &rv.min {
+            lo = cx.constant(comp, f, "a variable's min")?.floor() as i64;
+        }
+        if let Some(f) = &rv.max {
+            hi = cx.constant(comp, f, "a variable's max")?.floor() as i64;
+        }
+        if lo > hi {
+            return Err(src.fail(
+                rv.name.span().start,
+                format!("`{}` has min {lo} above max {hi}", rv.name.get_ref()),
+            ));
+        }
+        tables.var_min.push(lo);
+        tables.var_max.push(hi);
+        let flip = match &rv.flip {
+            Some(f) => Some(cx.constant(comp, f, "a variable's flip")?.floor() as i64),
+            None => None,
+        };
+        let init = match &rv.init {
+            Some(f) => cx.expr(comp, f, ctx)?,
+            None => Expr::int(0),
+        };
+        let width = sym.set.map_or(1, |s| sets[s as usize].1.len() as u32);
+        vars.push(Var {
+            name: rv.name.get_ref().clone(),
+            faction: sym.faction,
+            set: sym.set,
+            base: sym.base,
+            fstride: sym.fstride,
+            width,
+            init,
+            init_for: vec![None; nf],
+            flag: rv.flag,
+            flip,
+        });
+    }
+    faction_inits(raw, src, cx, comp, &mut vars)?;
+    Ok(vars)
+}
+
+/// Each faction's `init` table: the initial value of its own copy of a faction variable.
+fn faction_inits(
+    raw: &RawScenario,
+    src: &Source,
+    cx: &mut Cx,
+    comp: &Compiler,
+    vars: &mut [Var],
+) -> Result<()> {
+    let syms = comp.syms;
+    for (i, f) in raw.factions.iter().enumerate() {
+        for (k, formula) in &f.get_ref().init {
+            let Some(sym) = syms.vars.get(k) else {
+                return Err(src.fail(
+                    formula.span().start,
+                    format!("`{k}` is not a variable{}", suggest(k, syms.vars.keys())),
+                ));
+            };
+            if !sym.faction {
+                return Err(src.fail(
+                    formula.span().start,
+                    format!("`{k}` is global; a faction can only set its own variables"),
+                ));
+            }
+            vars[sym.id as usize].init_for[i] = Some(cx.expr(comp, formula, Ctx::faction())?);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! vpsim's integration tests, all in one test binary: one module per area, each testing
+//! through the library or through the `vpsim` binary, from the package root (the working
+//! folder `cargo test` gives them).
+//!
+//! One binary rather than one per file links polars and Cranelift once instead of sixteen
+//! times. Run one area by its module path, for example `cargo test --test it fuzz::` (add
+//! `-- --nocapture` to see the fuzz table). The helpers the modules share are in [`util`].
+//!
+//! The tests share one process: a scratch path names its test (see [`util`]), and no test
+//! may change the process's environment, working folder or signal handlers.
+
+mod architecture;
+mod cli;
+mod engine;
+mod examples;
+mod fuzz;
+mod integers;
+mod limits;
+mod mechanisms;
+mod native;
+mod native_faults;
+mod native_generated;
+mod native_lowering;
+mod readme;
+mod reference;
+mod reports;
+mod shards;
+mod statistics;
+mod timing;
+mod tune;
+mod util;
+mod watch;
+mod workflows;

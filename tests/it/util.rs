@@ -1,0 +1,117 @@
+//! Helpers shared by the test modules: the `vpsim` binary, scratch paths, the seed
+//! scenarios, and the checks that more than one module makes.
+//!
+//! Every test runs in this one process, so every scratch path is made here, named
+//! `vpsim-<name>-<process id>` in the system's temporary folder: the process id no longer
+//! tells the modules apart, and two tests that asked for the same name would share a folder.
+//! Give each test a name of its own (a module's name as a prefix keeps them apart).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use vpsim::engine::Game;
+
+/// The Twilight Imperium 4 seed scenario, relative to the package root (the tests' working
+/// folder).
+pub const TI4: &str = "scenarios/twilight_imperium_4.toml";
+
+/// Leaving the game in the middle of a turn, `discard` of a completed card, a `for held`
+/// inside another and real settings far from 1, as the README states them.
+pub const TURNS_AND_HANDS: &str = include_str!("../data/turns_and_hands.toml");
+
+/// The `vpsim` binary under test, as an `assert_cmd` command with no arguments yet.
+pub fn vpsim() -> Command {
+    Command::cargo_bin("vpsim").unwrap()
+}
+
+/// Runs the `vpsim` binary with `args` and returns how it ended: status, stdout and stderr.
+pub fn vpsim_output(args: &[&str]) -> std::process::Output {
+    vpsim().args(args).output().unwrap()
+}
+
+/// A JSON report (`--json` output) without its `performance` part, the only part that may
+/// differ between identical runs.
+pub fn without_performance(bytes: &[u8]) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    v.as_object_mut().unwrap().remove("performance");
+    v
+}
+
+/// The scratch path `vpsim-<name>-<process id>` in the system's temporary folder, as it is:
+/// neither created nor emptied.
+pub fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("vpsim-{name}-{}", std::process::id()))
+}
+
+/// [`temp_path`] with whatever an earlier use left there removed, and not created (for an
+/// `--out` that vpsim creates itself).
+pub fn fresh_temp_path(name: &str) -> PathBuf {
+    let d = temp_path(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// [`fresh_temp_path`], created as an empty folder.
+pub fn fresh_temp_dir(name: &str) -> PathBuf {
+    let d = fresh_temp_path(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes `text` to `vpsim-<name>-<process id>.toml` in the system's temporary folder and
+/// returns its path.
+pub fn temp_scenario(name: &str, text: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("vpsim-{name}-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The seed scenarios: every `.toml` file in `scenarios/`, sorted by path.
+pub fn scenario_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir("scenarios")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Loads the scenario file at `path` (relative to the package root), which must be valid.
+pub fn load_scenario(path: &str) -> vpsim::Model {
+    vpsim::scenario::load(std::path::Path::new(path)).unwrap()
+}
+
+/// Runs every worked example (`[[example]]`) of `m` in one game, in order, and asserts that
+/// each passes, naming the first that fails and why.
+#[track_caller]
+pub fn assert_examples_pass(m: &vpsim::Model) {
+    let mut g = Game::new(m);
+    for i in 0..m.examples.len() {
+        let r = g.run_example(i);
+        assert!(r.passed(), "{}: {:?}", r.name, r.failures);
+    }
+}
+
+/// P(the first seat wins) a race to 3 points in which, each round, the first seat scores a
+/// point with probability `p` and the second with `q`, a same-round finish going to the
+/// first: exact, by dynamic programming over (first's points, second's points).
+pub fn first_seat_wins(p: f64, q: f64) -> f64 {
+    let mut w = [[0.0f64; 4]; 4];
+    for a in (0..=3).rev() {
+        for b in (0..=3).rev() {
+            w[a][b] = if a == 3 {
+                1.0
+            } else if b == 3 {
+                0.0
+            } else {
+                let stay = (1.0 - p) * (1.0 - q);
+                (p * q * w[a + 1][b + 1]
+                    + p * (1.0 - q) * w[a + 1][b]
+                    + (1.0 - p) * q * w[a][b + 1])
+                    / (1.0 - stay)
+            };
+        }
+    }
+    w[0][0]
+}
