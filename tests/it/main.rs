@@ -2,8 +2,8 @@
 //! through the library or through the `vpsim` binary, from the package root (the working
 //! folder `cargo test` gives them).
 //!
-//! One binary rather than one per file links polars and Cranelift once instead of sixteen
-//! times. Run one area by its module path, for example `cargo test --test it fuzz::` (add
+//! One binary rather than one per file links polars and Cranelift once instead of once per
+//! area. Run one area by its module path, for example `cargo test --test it fuzz::` (add
 //! `-- --nocapture` to see the fuzz table). The helpers the modules share are in [`util`].
 //!
 //! The tests share one process: a scratch path names its test (see [`util`]), and no test
