@@ -162,8 +162,9 @@ pub struct RunOpts {
     /// With --out: also write every table as CSV in DIR/csv/, for spreadsheets.
     #[arg(long)]
     pub csv: bool,
-    /// With --out: replace an earlier vpsim report in DIR, whole (files vpsim did not write
-    /// are never removed: a folder holding any is refused).
+    /// With --out: replace an earlier vpsim report in DIR, whole: the files its manifest
+    /// (.vpsim-manifest.json) lists. Files vpsim did not write are never removed: a folder
+    /// holding any, or with no manifest, is refused.
     #[arg(long)]
     pub force: bool,
 }

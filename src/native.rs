@@ -7,7 +7,7 @@
 //!   [`Expr`], which then runs it instead of the interpreter's closures;
 //! - every run of assignments, `if`s, `each`, `for held`, `race`, `award` (without a
 //!   tie-break chain), `order`, `draw`, `take`, `discard`, `complete`, `end` and
-//!   `win`/`lose` marks in an effect list ([`Stmts`], installed as one [`Stmt::Native`]): the
+//!   `win`/`lose` marks in an effect list ([`crate::expr::NativeRun`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
 //!   machine code, and so do the immediate end conditions of a variable a store changes
 //!   (the code returns to the engine early only when one of them ends the game); marks go

@@ -1,17 +1,34 @@
 //! Files: written atomically, read with a size limit.
 //!
 //! Owns the rule that no output file is ever left half-written (each is written to a
-//! temporary file in the same folder and renamed into place), the preparation of an `--out`
-//! folder (what may be replaced, what is refused), and reading an input file without
-//! exhausting memory. What the files hold belongs to the layers that write them (the
+//! temporary file in the same folder, named as only vpsim names files, and renamed into
+//! place), report folders and their manifests (`folder`: what `--force` may replace, what
+//! is refused), and reading an input file without exhausting memory. What the files hold belongs to the layers that write them (the
 //! report's formats live in [`crate::report`]).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename.
+mod folder;
+
+pub use folder::{MANIFEST, clear_report, prepare_dir};
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename. When
+/// `path` is inside the report folder being written, the folder's manifest lists it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_bytes(path, bytes)?;
+    folder::record(path)
+}
+
+/// Records in the manifest of the report being written that `path`, which the caller put
+/// in place itself (a file streamed to a [`temp_path`] and renamed), is the report's.
+pub fn record(path: &Path) -> Result<()> {
+    folder::record(path)
+}
+
+/// [`write_atomic`] without recording the file in a manifest.
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     let what = || path.display().to_string();
     let dir = path
         .parent()
@@ -21,11 +38,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         what: dir.display().to_string(),
         source,
     })?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp: PathBuf = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = temp_path(dir);
     let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
     if let Err(source) = result {
         let _ = std::fs::remove_file(&tmp);
@@ -37,14 +50,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// The process id in the name of a temporary file vpsim writes (`.NAME.PID.tmp`,
-/// `.NAME.PID.tmp.png`), if `name` is one.
+/// A new temporary file's path in `dir`, named as only vpsim names files:
+/// `.vpsim-PID-N.tmp`, with this process's id and a number new in this process. Only such
+/// files are ever cleaned up, and only when their process is gone.
+pub fn temp_path(dir: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".vpsim-{}-{n}.tmp", std::process::id()))
+}
+
+/// The process id in the name of a temporary file vpsim wrote (`.vpsim-PID-N.tmp`), if
+/// `name` is exactly one.
 fn temp_pid(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix('.')?;
-    let parts: Vec<&str> = rest.split('.').collect();
-    (1..parts.len())
-        .find(|&k| parts[k] == "tmp")
-        .and_then(|k| parts[k - 1].parse().ok())
+    let rest = name.strip_prefix(".vpsim-")?.strip_suffix(".tmp")?;
+    let (pid, n) = rest.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(pid) && digits(n))
+        .then(|| pid.parse().ok())
+        .flatten()
 }
 
 /// Whether process `pid` is running. Where that cannot be told (no `/proc`), only this
@@ -54,156 +78,15 @@ fn alive(pid: u32) -> bool {
         || (Path::new("/proc/self").exists() && Path::new("/proc").join(pid.to_string()).exists())
 }
 
-/// Files vpsim writes into a report folder, by name: the only files `--force` replaces.
-fn is_report_file(name: &str) -> bool {
-    const NAMES: [&str; 8] = [
-        "summary.json",
-        "tune.json",
-        "tally.json",
-        "compare.json",
-        "sweep.json",
-        "sensitivity.json",
-        "report.md",
-        "report.html",
-    ];
-    const EXTS: [&str; 4] = ["parquet", "png", "svg", "csv"];
-    NAMES.contains(&name)
-        || Path::new(name)
-            .extension()
-            .is_some_and(|e| EXTS.iter().any(|x| e == *x))
-}
-
-/// Subfolders vpsim writes into a report folder (`compare`'s variants, the CSV tables).
-const REPORT_DIRS: [&str; 3] = ["a", "b", "csv"];
-
-/// Removes temporary files that a killed run (SIGKILL, power loss) left in `dir`.
-fn remove_leftovers(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        if temp_pid(&name).is_some_and(|pid| !alive(pid)) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
-}
-
-/// What `dir` holds that vpsim did not write (paths relative to `dir`).
-fn foreign(dir: &Path, prefix: &str, found: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let kind = e.file_type().ok();
-        let is_dir = kind.is_some_and(|k| k.is_dir());
-        // vpsim's folders: `a`, `b` and `csv` at the top, and a compare's `a/csv`, `b/csv`.
-        let ours = if prefix.is_empty() {
-            REPORT_DIRS.contains(&name.as_str())
-        } else {
-            matches!(prefix, "a/" | "b/") && name == "csv"
-        };
-        if is_dir && ours {
-            foreign(&e.path(), &format!("{prefix}{name}/"), found);
-        } else if is_dir || kind.is_some_and(|k| k.is_symlink()) || !is_report_file(&name) {
-            found.push(format!("{prefix}{name}"));
-        }
-    }
-}
-
-/// Checks a report folder before any game is played, so that a run never ends in an error
-/// about its output: `dir` is a folder (or can be made one), vpsim can write into it, and it
-/// is empty, or `force` is given and it holds only an earlier vpsim report (which
-/// [`clear_report`] removes once the new results are in). Temporary files of a killed run
-/// are removed first.
-pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
-    let shown = dir.display();
-    if let Ok(meta) = std::fs::metadata(dir)
-        && !meta.is_dir()
-    {
-        return Err(Error::Usage(format!(
-            "--out {shown}: this is a file, not a folder: name a folder for the report"
-        )));
-    }
-    remove_leftovers(dir);
-    for sub in REPORT_DIRS {
-        remove_leftovers(&dir.join(sub));
-    }
-    let mut found = Vec::new();
-    foreign(dir, "", &mut found);
-    let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
-    if busy && !force {
-        return Err(Error::Usage(format!(
-            "--out {shown}: the folder already holds files: add --force to replace the report in it, or name another folder"
-        )));
-    }
-    if !found.is_empty() {
-        found.sort();
-        let more = if found.len() > 5 {
-            format!(" and {} more", found.len() - 5)
-        } else {
-            String::new()
-        };
-        found.truncate(5);
-        return Err(Error::Usage(format!(
-            "--out {shown}: --force replaces only an earlier vpsim report, and the folder also holds {}{more}: name another folder or move those files",
-            found.join(", ")
-        )));
-    }
-    // The folders this check makes are removed again once it has written into them: the
-    // report makes them when it is written, so a run that stops before then (an error, a
-    // fault, Ctrl-C) leaves no empty folder behind.
-    let made: Vec<PathBuf> = dir
-        .ancestors()
-        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
-        .map(Path::to_path_buf)
-        .collect();
-    std::fs::create_dir_all(dir).map_err(|source| {
-        Error::Usage(format!(
-            "--out {shown}: cannot make this folder ({source}): name a folder vpsim can create"
-        ))
-    })?;
-    let probed = probe(dir, || format!("into the folder {shown}"));
-    for d in &made {
-        let _ = std::fs::remove_dir(d);
-    }
-    probed
-}
-
 /// Checks that files can be created in `dir` by writing and removing an empty temporary
 /// file; `what` names the target in the error.
 fn probe(dir: &Path, what: impl Fn() -> String) -> Result<()> {
-    let file = dir.join(format!(".vpsim-probe.{}.tmp", std::process::id()));
+    let file = temp_path(dir);
     std::fs::write(&file, b"").map_err(|source| Error::Write {
         what: what(),
         source,
     })?;
     let _ = std::fs::remove_file(&file);
-    Ok(())
-}
-
-/// Removes the files of an earlier report from `dir` (only names vpsim writes; see
-/// [`prepare_dir`]), so that the new report replaces it whole.
-pub fn clear_report(dir: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let kind = e.file_type().ok();
-        let result = if kind.is_some_and(|k| k.is_dir()) && REPORT_DIRS.contains(&name.as_str()) {
-            clear_report(&e.path()).and_then(|_| std::fs::remove_dir(e.path()).or(Ok(())))
-        } else if kind.is_some_and(|k| k.is_file()) && is_report_file(&name) {
-            std::fs::remove_file(e.path()).map_err(|source| Error::Write {
-                what: e.path().display().to_string(),
-                source,
-            })
-        } else {
-            Ok(())
-        };
-        result?;
-    }
     Ok(())
 }
 
@@ -326,12 +209,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn temporary_names_carry_their_process() {
-        assert_eq!(temp_pid(".tally.json.123.tmp"), Some(123));
-        assert_eq!(temp_pid(".wins.45.tmp.png"), Some(45));
-        assert_eq!(temp_pid("tally.json"), None);
-        assert_eq!(temp_pid(".notes.tmp"), None);
-        assert!(is_report_file("wins.png") && is_report_file("report.md"));
-        assert!(!is_report_file("notes.txt"));
+    fn only_vpsims_own_temporary_names_carry_a_process() {
+        let tmp = temp_path(Path::new("d"));
+        let name = tmp.file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_pid(name), Some(std::process::id()));
+        assert_ne!(temp_path(Path::new("d")), tmp, "each temporary file is new");
+        assert_eq!(temp_pid(".vpsim-123-0.tmp"), Some(123));
+        // Names a user may well have: never vpsim's.
+        for name in [
+            ".tally.json.123.tmp",
+            ".thesis.99999.tmp",
+            ".chapter.88888.tmp.docx",
+            ".vpsim-123-0.tmp.png",
+            ".vpsim-12a-0.tmp",
+            ".vpsim--0.tmp",
+            "vpsim-123-0.tmp",
+            "tally.json",
+        ] {
+            assert_eq!(temp_pid(name), None, "{name}");
+        }
     }
 }

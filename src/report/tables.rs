@@ -274,7 +274,7 @@ impl GamesWriter {
     /// Starts `dir/games.parquet`.
     pub fn create(dir: &Path, info: &RunInfo, games: u64) -> Result<GamesWriter> {
         let path = dir.join("games.parquet");
-        let tmp = dir.join(format!(".games.parquet.{}.tmp", std::process::id()));
+        let tmp = crate::output::temp_path(dir);
         std::fs::create_dir_all(dir).map_err(|source| Error::Write {
             what: dir.display().to_string(),
             source,
@@ -369,6 +369,7 @@ impl GamesWriter {
             what: self.path.display().to_string(),
             source,
         })?;
+        crate::output::record(&self.path)?;
         Ok(self.path)
     }
 

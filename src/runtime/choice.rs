@@ -1,6 +1,6 @@
 //! The agents' choice among their options, shared by both backends.
 //!
-//! Owns [`pick`]: how a weighted, greedy or priority agent chooses one option of a scored
+//! Owns `pick`: how a weighted, greedy or priority agent chooses one option of a scored
 //! menu, drawing from the game's stream in the same order in either backend.
 
 use rand::RngExt;
