@@ -338,7 +338,7 @@ pub fn write_outputs(
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
             .collect();
-        eprintln!(
+        let line = format!(
             "{e}: kept {} complete file(s) in {}: {}",
             kept.len(),
             dir.display(),
@@ -348,6 +348,7 @@ pub fn write_outputs(
                 names.join(", ")
             }
         );
+        eprintln!("{}", crate::diagnostic::terminal_safe(&line));
     }
     result
 }
@@ -392,7 +393,7 @@ pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> 
     Ok(())
 }
 
-/// Writes to stdout; a closed pipe (`vpsim ... | head`) ends quietly.
+/// Writes to stdout, terminal-safe ([`crate::diagnostic::terminal_safe`]); a closed pipe (`vpsim ... | head`) ends quietly.
 pub fn out(text: &str) -> Result<()> {
     out_open(text).map(|_| ())
 }
@@ -400,6 +401,7 @@ pub fn out(text: &str) -> Result<()> {
 /// Writes to stdout and says whether it is still open: false once it is a closed pipe.
 pub fn out_open(text: &str) -> Result<bool> {
     use std::io::Write;
+    let text = crate::diagnostic::terminal_safe(text);
     let mut o = std::io::stdout().lock();
     match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
@@ -414,6 +416,6 @@ pub fn out_open(text: &str) -> Result<bool> {
 /// Prints the model's compile warnings on stderr, one per line.
 pub fn warn(m: &crate::Model) {
     for w in &m.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::diagnostic::terminal_safe(w));
     }
 }

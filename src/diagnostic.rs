@@ -3,8 +3,35 @@
 //!
 //! The first line stays `error: FILE:LINE:COLUMN: message`, the form editors and CI logs
 //! link to; the snippet follows. Nothing here changes what went wrong, only how it is shown.
+//! Owns too [`terminal_safe`], which every text vpsim prints goes through, so that a name or
+//! title from a file cannot drive the terminal.
 
 use crate::error::{Error, Location};
+
+/// `text` with every character that would drive a terminal written as a visible `\uXXXX`
+/// escape: C0 controls but newline and tab (ESC starts colour, title and clipboard
+/// sequences such as OSC 52; BEL, BS and CR rewrite what is shown), DEL, C1 controls, and
+/// the bidirectional overrides, embeddings, isolates and marks that reorder a line. JSON
+/// output stays valid JSON (serde escapes C0 controls itself, and the escape is JSON's own
+/// form for the others); vpsim writes no escape sequence of its own.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// The largest file re-read to show a snippet (scenario files are far smaller).
 const MAX_SNIPPET_FILE: u64 = 64 * 1024 * 1024;
@@ -105,6 +132,26 @@ fn snippet(loc: &Location) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    /// Terminal-driving characters are shown escaped; text, newlines and tabs are kept.
+    #[test]
+    fn control_characters_are_escaped() {
+        let text = "a\u{1b}]52;c;aGk=\u{7}b\u{8}\r\u{202e}c\u{9b}d\u{7f}\n\te é";
+        assert_eq!(
+            super::terminal_safe(text),
+            "a\\u001b]52;c;aGk=\\u0007b\\u0008\\u000d\\u202ec\\u009bd\\u007f\n\te é"
+        );
+        assert!(matches!(
+            super::terminal_safe("plain\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let json = serde_json::to_string(&"x\u{202e}\u{85}y").unwrap();
+        let safe = super::terminal_safe(&json);
+        assert_eq!(
+            serde_json::from_str::<String>(&safe).unwrap(),
+            "x\u{202e}\u{85}y"
+        );
+    }
+
     use super::*;
 
     /// What `render` prints for a scenario error `msg` at `line`:`col` of a file holding

@@ -5,7 +5,8 @@ use clap::Parser;
 fn main() {
     let cli = vpsim::cli::Cli::parse();
     if let Err(e) = vpsim::cli::dispatch(cli) {
-        eprint!("{}", vpsim::diagnostic::render(&e));
+        let text = vpsim::diagnostic::render(&e);
+        eprint!("{}", vpsim::diagnostic::terminal_safe(&text));
         std::process::exit(e.exit_code());
     }
 }

@@ -195,6 +195,8 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
     );
     let elapsed = start.elapsed();
     match merged {
+        // A stop asked for while the last games were played still stops the command.
+        Ok(_) if crate::signal::stopped() => Err(Error::Interrupted),
         Ok(tally) => Ok(RunResult {
             tally,
             elapsed,
@@ -268,8 +270,12 @@ pub fn run_rows(
     })
 }
 
-/// Turns a game's fault into an error that names the formula and how to reproduce it.
+/// Turns a game's fault into an error that names the formula and how to reproduce it (an
+/// interrupted game is [`Error::Interrupted`]).
 pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
+    if f.kind == crate::runtime::FaultKind::Interrupted {
+        return Error::Interrupted;
+    }
     let loc = m
         .locs
         .get(f.loc as usize)

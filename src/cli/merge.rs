@@ -145,6 +145,50 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             "is not a score race of its factions".into(),
         ));
     }
+    // Every game has one result: a sole winner, a shared win, a draw or nobody; a draw is
+    // every faction's, a shared win at least two factions', and a win or a shared win was
+    // decided by one thing.
+    // In 128 bits: an edited count near 2^64 must not wrap into agreement.
+    let wide = |v: &mut dyn Iterator<Item = u64>| v.map(u128::from).sum::<u128>();
+    let results = wide(
+        &mut t
+            .factions
+            .iter()
+            .map(|f| f.wins)
+            .chain([t.shared, t.draws, t.nobody]),
+    );
+    if results != t.games as u128 {
+        return Err(bad(
+            "tally",
+            format!(
+                "wins, shared wins, draws and games nobody won do not add up to the {} games",
+                t.games
+            ),
+        ));
+    }
+    if let Some(i) = t.factions.iter().position(|f| f.draws != t.draws) {
+        return Err(bad(
+            &format!("tally.factions[{i}].draws"),
+            format!("is not the run's {} draws", t.draws),
+        ));
+    }
+    let shared_wins = wide(&mut t.factions.iter().map(|f| f.shared_wins));
+    if t.factions.iter().any(|f| f.shared_wins > t.shared)
+        || shared_wins < 2 * t.shared as u128
+        || shared_wins > nf as u128 * t.shared as u128
+    {
+        return Err(bad(
+            "tally.shared",
+            "does not match the factions' shared wins".into(),
+        ));
+    }
+    let wins = wide(&mut t.factions.iter().map(|f| f.wins));
+    if wide(&mut t.decided.iter().copied()) != wins + t.shared as u128 {
+        return Err(bad(
+            "tally.decided",
+            "does not count each win and shared win once".into(),
+        ));
+    }
     let others = [t.draws, t.nobody, t.shared];
     if others.iter().any(|&c| c > t.games)
         || sum(&t.decided).is_none_or(|d| d > t.games)
@@ -159,6 +203,38 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The first field (a path such as `factions[1].name`) whose value differs between two
+/// runs' infos, or `None` when they are the same.
+fn first_difference(a: &crate::report::RunInfo, b: &crate::report::RunInfo) -> Option<String> {
+    fn walk(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+        use serde_json::Value;
+        let join = |key: &str| {
+            if path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x
+                .iter()
+                .find_map(|(k, v)| match y.get(k) {
+                    Some(w) => walk(v, w, &join(k)),
+                    None => Some(join(k)),
+                })
+                .or_else(|| y.keys().find(|k| !x.contains_key(*k)).map(|k| join(k))),
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (v, w))| walk(v, w, &format!("{path}[{i}]"))),
+            _ => (a != b).then(|| path.to_string()),
+        }
+    }
+    let (a, b) = (serde_json::to_value(a).ok()?, serde_json::to_value(b).ok()?);
+    walk(&a, &b, "")
 }
 
 /// Checks that the shards belong together and cover the run exactly once.
@@ -197,6 +273,9 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
         }
         if f.total_games != f0.total_games {
             return Err(differs("the --games totals"));
+        }
+        if let Some(field) = first_difference(&f0.info, &f.info) {
+            return Err(differs(&format!("their `info.{field}` values")));
         }
         match f.shard {
             Some(s) if s.count == count => seen[s.index as usize - 1].push(p.display().to_string()),

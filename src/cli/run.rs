@@ -253,7 +253,11 @@ pub fn run(a: Args) -> Result<()> {
         };
         super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
         if !o.quiet && !o.json {
-            eprintln!("report written to {}", dir.display());
+            let dir = dir.display().to_string();
+            eprintln!(
+                "report written to {}",
+                crate::diagnostic::terminal_safe(&dir)
+            );
         }
     }
     super::print_summary(&summary, o.json)

@@ -121,7 +121,8 @@ pub fn run(a: Args) -> Result<()> {
                 Ok(()) => {}
                 Err(Error::Interrupted) => break,
                 Err(e) => {
-                    eprint!("{}", crate::diagnostic::render(&e));
+                    let text = crate::diagnostic::render(&e);
+                    eprint!("{}", crate::diagnostic::terminal_safe(&text));
                     let kept = match &w.baseline {
                         Some(b) => format!("version {} stays the baseline", b.version),
                         None => "no version has loaded yet".into(),

@@ -46,6 +46,14 @@ impl<T: Tracer> Game<'_, T> {
         let m = self.m;
         let mut round = 0;
         while round < m.rounds && self.ended.is_none() {
+            // A game may run long (up to 100,000 rounds): Ctrl-C is honoured within a round.
+            if crate::signal::stopped() {
+                self.env.cx.raise(Fault {
+                    loc: 0,
+                    kind: FaultKind::Interrupted,
+                });
+                return Err(Halt);
+            }
             round += 1;
             self.env.st.round = round as i64;
             self.env.st.age = m.age_of_round[round as usize];

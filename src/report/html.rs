@@ -55,12 +55,30 @@ fn inline_svg(dir: &Path, src: &str) -> Option<String> {
     Some(body.to_string())
 }
 
-/// `md` as a complete HTML page titled `title`, with its charts inlined from `dir`.
+/// Whether a link may keep its target in a shared page: `http:`, `https:` and `mailto:`
+/// links and relative ones (no scheme: no `:` before the first `/`, `?` or `#`). Anything
+/// else (`javascript:`, `data:`, `vbscript:`, a scheme hidden by case, blanks or control
+/// characters) would run or load something on a click.
+fn safe_link(url: &str) -> bool {
+    let end = url.find(['/', '?', '#']).unwrap_or(url.len());
+    match url[..end].find(':') {
+        None => true,
+        Some(i) => ["http", "https", "mailto"].contains(&url[..i].to_ascii_lowercase().as_str()),
+    }
+}
+
+/// `md` as a complete HTML page titled `title`, with its charts inlined from `dir`. A link
+/// whose target is not safe (`safe_link`) keeps its text and loses its target.
 pub fn page(md: &str, dir: &Path, title: &str) -> String {
     let mut events = Vec::new();
     let mut image: Option<(String, String)> = None;
+    let mut dropped_link = false;
     for ev in Parser::new_ext(md, Options::ENABLE_TABLES) {
         match ev {
+            Event::Start(Tag::Link { ref dest_url, .. }) if !safe_link(dest_url) => {
+                dropped_link = true;
+            }
+            Event::End(TagEnd::Link) if dropped_link => dropped_link = false,
             Event::Start(Tag::Image { dest_url, .. }) => {
                 image = Some((dest_url.to_string(), String::new()));
             }
@@ -108,6 +126,43 @@ pub fn write(dir: &Path, md: &str, title: &str) -> Result<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    /// Every link vector that could run script on a click loses its target; plain links
+    /// keep theirs.
+    #[test]
+    fn only_web_mail_and_relative_links_keep_their_target() {
+        let dir = std::env::temp_dir();
+        let bad = [
+            "[x](javascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "[x](java&#x09;script:alert(1))",
+            "[x](java%0ascript:alert(1))",
+            "[x](<javascript:alert(1)>)",
+            "<javascript:alert(1)>",
+            "[x](data:text/html;base64,PHNjcmlwdD4=)",
+            "[x](vbscript:msgbox)",
+            "[x][r]\n\n[r]: javascript:alert(1)",
+            "[x](file:///etc/passwd)",
+        ];
+        for md in bad {
+            let html = super::page(md, &dir, "t").to_ascii_lowercase();
+            assert!(!html.contains("href"), "{md}: {html}");
+        }
+        for (md, href) in [
+            (
+                "[x](https://example.org/a?b=1)",
+                "https://example.org/a?b=1",
+            ),
+            ("[x](HTTP://example.org)", "HTTP://example.org"),
+            ("[x](mailto:a@example.org)", "mailto:a@example.org"),
+            ("[x](wins.png)", "wins.png"),
+            ("[x](#length)", "#length"),
+            ("[x](a/b:c)", "a/b:c"),
+        ] {
+            let html = super::page(md, &dir, "t");
+            assert!(html.contains(&format!("href=\"{href}\"")), "{md}: {html}");
+        }
+    }
+
     #[test]
     fn charts_are_inlined_and_tables_kept() {
         let dir = std::env::temp_dir().join(format!("vpsim-html-{}", std::process::id()));

@@ -136,17 +136,37 @@ fn race_verdict(a: &crate::report::Margin, b: &crate::report::Margin) -> &'stati
     }
 }
 
+/// The longest run of backticks in `s`.
+fn longest_backticks(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// `s` as a Markdown code span that nothing in `s` can close (a file name with backticks
+/// must not turn the rest of the line into Markdown): fenced by more backticks than its
+/// longest run, and padded with a space on each side when it holds one, as CommonMark asks.
+pub(crate) fn code(s: &str) -> String {
+    match longest_backticks(s) {
+        0 => format!("`{s}`"),
+        n => {
+            let fence = "`".repeat(n + 1);
+            format!("{fence} {s} {fence}")
+        }
+    }
+}
+
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# {}{}\n", s.scenario.title, s.with_overrides());
-    let _ = writeln!(m, "Reproduce with:\n\n```sh\n{command}\n```\n");
+    let fence = "`".repeat(3.max(longest_backticks(command) + 1));
+    let _ = writeln!(m, "Reproduce with:\n\n{fence}sh\n{command}\n{fence}\n");
     let _ = writeln!(m, "| | |\n|---|---|");
     let _ = writeln!(m, "| vpsim | {} |", s.vpsim_version);
     let _ = writeln!(
         m,
-        "| scenario | `{}` (hash `{}`) |",
-        s.scenario.file, s.scenario.hash
+        "| scenario | {} (hash `{}`) |",
+        code(&s.scenario.file.replace('|', "\\|")),
+        s.scenario.hash
     );
     let _ = writeln!(m, "| seed | {} |", s.seed);
     let _ = writeln!(m, "| games | {} |", super::thousands(s.games));
@@ -155,7 +175,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     } else {
         s.overrides
             .iter()
-            .map(|o| format!("`{o}`"))
+            .map(|o| code(&o.replace('|', "\\|")))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -211,8 +231,8 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             "end_reasons",
             "End reasons",
             format!(
-                "Most games end by `{}` ({}): {}.",
-                r.name,
+                "Most games end by {} ({}): {}.",
+                code(&r.name),
                 r.mechanism,
                 ci(&r.rate)
             ),
@@ -229,9 +249,9 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             "points_by_source",
             "Points by source",
             format!(
-                "The largest single share of any faction's points is {} from `{}` ({} of its tagged points, {:.2} per game).",
+                "The largest single share of any faction's points is {} from {} ({} of its tagged points, {:.2} per game).",
                 p.faction,
-                p.source,
+                code(&p.source),
                 pct(p.share),
                 p.mean_per_game
             ),
@@ -308,6 +328,17 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use crate::report::Margin;
+
+    /// A name with backticks stays one code span: nothing after it becomes a link.
+    #[test]
+    fn a_name_cannot_leave_its_code_span() {
+        for name in ["a`b", "x` [c](https://e.org) `y", "``", "`", "plain"] {
+            let md = format!("see {}", super::code(name));
+            let html = crate::report::html::page(&md, std::path::Path::new("."), "t");
+            assert!(!html.contains("<a "), "{name}: {html}");
+            assert_eq!(html.matches("<code>").count(), 1, "{name}: {html}");
+        }
+    }
 
     fn m(mean: f64, half: f64) -> Margin {
         Margin {

@@ -43,6 +43,9 @@ pub enum FaultKind {
     BadWeights,
     /// A game that made more agent decisions than the scenario's `max_steps`.
     StepBudget(u64),
+    /// Ctrl-C or SIGTERM arrived while the game was being played (checked every round): the
+    /// game is abandoned and the command stops as interrupted, not as a fault.
+    Interrupted,
     /// A value that is not a finite number assigned to a variable (by id).
     NotStorable(f64, u16),
     /// A score that is not a finite number.
@@ -88,6 +91,7 @@ impl FaultKind {
                 )
             }
             FaultKind::BadScore(x) => format!("score {x} is not a number"),
+            FaultKind::Interrupted => "interrupted".into(),
             FaultKind::StepBudget(n) => format!(
                 "the game made more than {n} agent decisions and was stopped; if the rules \
                  really need more, raise `max_steps` in [scenario]"

@@ -485,3 +485,54 @@ fn a_refused_sweep_value_names_param() {
     // --csv is refused for what it is, with or without --out.
     fails_with(&["sweep", race, p[0], p[1], "--csv"], 2, "writes no tables");
 }
+
+/// Text from a scenario or a flag that would drive a terminal (ESC and OSC 52, which writes
+/// the clipboard; BEL; BS; CR; the right-to-left override) is printed escaped by run,
+/// validate, trace and an error, never raw.
+#[test]
+fn control_characters_from_a_file_never_reach_the_terminal() {
+    let raw = "\u{1b}]52;c;aGk=\u{7}\u{8}\r\u{202e}";
+    let escaped = r"\u001b]52;c;aGk=\u0007\u0008\u000d\u202e";
+    let text = std::fs::read_to_string("scenarios/race_to_three.toml")
+        .unwrap()
+        .replace(
+            "name = \"race_to_three\"",
+            "name = \"race_to_three\"\ntitle = \"Race \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
+        )
+        .replace(
+            "name = \"First\"",
+            "name = \"First\"\nlabel = \"First \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
+        );
+    let file = crate::util::temp_scenario("control-chars", &text);
+    let file = file.to_str().unwrap();
+    let shown = |args: &[&str]| {
+        let out = vpsim().args(args).output().unwrap();
+        let all = [out.stdout, out.stderr].concat();
+        String::from_utf8(all).unwrap()
+    };
+    for args in [
+        &["run", file, "--games", "200", "--quiet"][..],
+        &["validate", file],
+        &["trace", file, "--seed", "1", "--game", "0"],
+        &[
+            "run",
+            file,
+            "--games",
+            "200",
+            "--set",
+            &format!("faction.First{raw}.init=1"),
+        ],
+    ] {
+        let text = shown(args);
+        assert!(!text.contains(raw), "{args:?} printed the raw characters");
+        let bad = text
+            .chars()
+            .find(|&c| c.is_control() && c != '\n' && c != '\t');
+        assert_eq!(bad, None, "{args:?}: {text}");
+        assert!(
+            text.contains(escaped),
+            "{args:?} shows the text escaped: {text}"
+        );
+    }
+    let _ = std::fs::remove_file(file);
+}

@@ -21,6 +21,7 @@ mod native;
 mod native_faults;
 mod native_generated;
 mod native_lowering;
+mod out_folder;
 mod readme;
 mod reference;
 mod reports;

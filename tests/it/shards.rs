@@ -97,7 +97,11 @@ fn merge_refuses_tampered_shard_files() {
     }
     let file = dir.join("2").join("tally.json");
     let good = std::fs::read_to_string(&file).unwrap();
-    let edits: [(&str, &str, &str); 11] = [
+    let edits: [(&str, &str, &str); 13] = [
+        // Counts that must agree with each other: a win more than the games had results,
+        // and draws that no faction drew.
+        ("\"wins\":", "\"wins\":1", "`tally"),
+        ("\"draws\":0,\"nobody\"", "\"draws\":6,\"nobody\"", "`tally"),
         ("\"by_round\":[", "\"by_round\":[[],", "`tally.by_round`"),
         (
             "\"shard\":{\"index\":2,",
@@ -147,6 +151,36 @@ fn merge_refuses_tampered_shard_files() {
             err.contains(field) && err.contains("tally.json"),
             "{to}: {err}"
         );
+    }
+    // A shard whose run info differs from the first shard's, field by field.
+    for (from, to, field) in [
+        (
+            "\"name\":\"Arborec\"",
+            "\"name\":\"Letnev\"",
+            "`info.factions[0].name`",
+        ),
+        (
+            "\"result\":\"rank\"",
+            "\"result\":\"draw\"",
+            "`info.reasons[0].result`",
+        ),
+        (
+            "\"player\":true",
+            "\"player\":false",
+            "`info.factions[0].player`",
+        ),
+    ] {
+        assert!(good.contains(from), "{from} not in {good}");
+        std::fs::write(&file, good.replacen(from, to, 1)).unwrap();
+        let out = vpsim()
+            .arg("merge")
+            .arg(dir.join("1"))
+            .arg(dir.join("2"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+        assert!(err.contains(field), "{to}: {err}");
     }
     std::fs::write(&file, good).unwrap();
     vpsim()

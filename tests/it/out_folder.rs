@@ -1,0 +1,197 @@
+//! Report folders: what `--out` may replace and what it must never touch. A folder is a
+//! vpsim report only by its manifest; `--force` replaces exactly the files it lists, and a
+//! folder with anything else (a user's files, whatever their names) is refused untouched.
+
+use crate::util::{TI4, fresh_temp_dir, fresh_temp_path, vpsim};
+
+#[test]
+fn an_existing_report_folder_needs_force() {
+    let dir = fresh_temp_path("report-force");
+    vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let again = vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    vpsim()
+        .args(["run", TI4, "--games", "200", "--quiet", "--force", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let refused = vpsim()
+        .args(["run", TI4, "--games", "20000000", "--games-table", "--out"])
+        .arg(fresh_temp_path("report-big2"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--force"));
+}
+
+/// `--force` replaces an earlier report whole (exactly the files its manifest lists, its
+/// `csv/` folder included) and removes a dead run's temporary files; a folder that also
+/// holds a file vpsim did not write is refused, and nothing in it is touched.
+#[test]
+fn force_replaces_a_report_whole_and_never_deletes_other_files() {
+    // Not "report-force": an_existing_report_folder_needs_force runs at the same time.
+    let dir = fresh_temp_dir("report-force-whole");
+    let run = |extra: &[&str]| {
+        vpsim()
+            .args([
+                "run",
+                "scenarios/race_to_three.toml",
+                "--games",
+                "500",
+                "-q",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["--csv"]).status.success());
+    assert!(dir.join("csv").is_dir() && dir.join(".vpsim-manifest.json").is_file());
+    // A run killed with SIGKILL leaves its temporary file; its process (beyond any pid) is gone.
+    let dead = dir.join(".vpsim-4000000000-0.tmp");
+    std::fs::write(&dead, b"half").unwrap();
+    assert_eq!(
+        run(&[]).status.code(),
+        Some(2),
+        "a report folder needs --force"
+    );
+    assert!(dead.exists(), "a refused run removes nothing");
+    assert!(run(&["--force"]).status.success());
+    assert!(
+        !dir.join("csv").exists(),
+        "the earlier report's tables went with it"
+    );
+    assert!(!dead.exists());
+    assert!(dir.join("report.md").exists());
+    std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
+    let out = run(&["--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("notes.txt"));
+    assert!(dir.join("notes.txt").exists() && dir.join("report.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--force` never deletes a user's files, whatever their names: pictures and tables in a
+/// folder with no vpsim report, in the folders a report uses (`csv/`, `a/`, `b/`), or beside
+/// an earlier report.
+#[test]
+fn force_never_deletes_a_users_files() {
+    let dir = fresh_temp_dir("report-user-files");
+    let mine = [
+        "vacation.png",
+        "budget.csv",
+        "csv/sheet.csv",
+        "a/photo.png",
+        "b/t.parquet",
+    ];
+    for f in mine {
+        let path = dir.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, b"mine").unwrap();
+    }
+    let run = |dir: &std::path::Path| {
+        vpsim()
+            .args([
+                "run",
+                "scenarios/race_to_three.toml",
+                "--games",
+                "300",
+                "-q",
+                "--force",
+                "--out",
+            ])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let out = run(&dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no vpsim manifest"));
+    for f in mine {
+        assert_eq!(std::fs::read(dir.join(f)).unwrap(), b"mine", "{f}");
+    }
+    let beside = fresh_temp_dir("report-family");
+    assert!(run(&beside).status.success());
+    std::fs::write(beside.join("family.png"), b"mine").unwrap();
+    let out = run(&beside);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("family.png"));
+    assert!(beside.join("family.png").exists() && beside.join("report.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&beside);
+}
+
+/// Files named like temporary files (`.NAME.PID.tmp`) are a user's unless vpsim alone could
+/// have named them: a refused run and a forced one both leave them.
+#[test]
+fn a_users_temporary_looking_files_survive() {
+    let dir = fresh_temp_dir("report-user-tmp");
+    let mine = [
+        ".thesis.99999.tmp",
+        ".chapter.88888.tmp.docx",
+        ".tally.json.4000000000.tmp",
+    ];
+    for f in mine {
+        std::fs::write(dir.join(f), b"mine").unwrap();
+    }
+    for force in [false, true] {
+        let mut c = vpsim();
+        c.args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "300",
+            "-q",
+            "--out",
+        ])
+        .arg(&dir);
+        if force {
+            c.arg("--force");
+        }
+        assert_eq!(c.output().unwrap().status.code(), Some(2));
+        for f in mine {
+            assert!(dir.join(f).exists(), "{f} (--force: {force})");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn force_replaces_a_compare_report_with_its_csv_folders() {
+    let dir = fresh_temp_path("report-compare-csv");
+    let compare = |force: bool| {
+        let mut c = vpsim();
+        c.args([
+            "compare",
+            "scenarios/race_to_three.toml",
+            "--b-set",
+            "settings.p=0.4",
+        ])
+        .args(["--games", "300", "--quiet", "--csv", "--out"])
+        .arg(&dir);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    assert_eq!(compare(false).status.code(), Some(0));
+    assert!(dir.join("a/csv").is_dir() && dir.join("b/csv").is_dir());
+    let again = compare(true);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
