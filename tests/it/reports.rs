@@ -383,29 +383,22 @@ fn every_table_opens_in_another_reader_with_portable_types() {
 #[test]
 fn sigterm_stops_compare_with_143() {
     let dir = fresh_temp_path("report-sigterm");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
-        .args([
+    let dir_arg = dir.to_str().unwrap();
+    let (out, took) = crate::util::interrupted(
+        &[
             "compare",
             TI4,
             "--b-set",
             "settings.goal=12",
             "--games",
             "1000000000",
-        ])
-        .args(["--quiet", "--out"])
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let sent = std::time::Instant::now();
-    std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(sent.elapsed().as_secs() < 5, "took {:?}", sent.elapsed());
+            "--quiet",
+            "--out",
+            dir_arg,
+        ],
+        "TERM",
+    );
+    assert!(took.as_secs() < 5, "took {took:?}");
     assert_eq!(out.status.code(), Some(143));
     let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
     assert_eq!(left, 0, "files left behind");
@@ -427,20 +420,7 @@ fn ctrl_c_stops_inside_a_long_game() {
         &["run", file, "--games", "2", "--threads", "1", "--quiet"][..],
         &["trace", file, "--seed", "1", "--game", "0"],
     ] {
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        let sent = std::time::Instant::now();
-        std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let took = sent.elapsed();
+        let (out, took) = crate::util::interrupted(args, "INT");
         assert!(took.as_millis() < 1000, "{args:?} took {took:?}");
         assert_eq!(out.status.code(), Some(130), "{args:?}");
     }

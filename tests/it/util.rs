@@ -115,3 +115,25 @@ pub fn first_seat_wins(p: f64, q: f64) -> f64 {
     }
     w[0][0]
 }
+
+/// Starts the binary with `args`, sends it `signal` (`"INT"`, `"TERM"`) 1.5 s later, and
+/// returns its output and how long it took to end after the signal.
+pub fn interrupted<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    signal: &str,
+) -> (std::process::Output, std::time::Duration) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let sent = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out, sent.elapsed())
+}
