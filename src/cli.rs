@@ -293,10 +293,7 @@ pub fn write_outputs(
     let mut kept: Vec<std::path::PathBuf> = Vec::new();
     let result = (|| -> Result<()> {
         let interrupted = crate::signal::stopped;
-        crate::output::write_atomic(
-            &dir.join("tally.json"),
-            enc(serde_json::to_string(tally))?.as_bytes(),
-        )?;
+        crate::output::write_atomic(&dir.join("tally.json"), enc(tally.to_json())?.as_bytes())?;
         kept.push(dir.join("tally.json"));
         crate::output::write_atomic(
             &dir.join("summary.json"),

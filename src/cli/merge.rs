@@ -331,7 +331,7 @@ pub fn run(a: Args) -> Result<()> {
     let files = a
         .dirs
         .iter()
-        .map(|d| Ok((d.clone(), read_tally(d)?)))
+        .map(|d| Ok((d.clone(), read_tally(d, validate)?)))
         .collect::<Result<Vec<_>>>()?;
     let merged = merge(&files)?;
     let mut summary = Summary::of(

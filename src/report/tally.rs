@@ -74,8 +74,35 @@ pub struct TallyFile {
     pub tally: Tally,
 }
 
-/// Reads `DIR/tally.json`.
-pub fn read_tally(dir: &Path) -> Result<TallyFile> {
+/// The start of every `tally.json`: its digest comes first, so that what follows is the
+/// file's contents exactly as they were digested.
+const DIGEST_KEY: &str = "{\"digest\":\"";
+
+impl TallyFile {
+    /// The file's text: its JSON, led by a `digest` key, the FNV-1a hash of the rest, so that
+    /// any edit of a value shows (a check against damage and hand edits, not a signature).
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        let body = serde_json::to_string(self)?;
+        let digest = crate::scenario::compile::fnv1a(body.as_bytes());
+        Ok(format!("{DIGEST_KEY}{digest}\",{}", &body[1..]))
+    }
+}
+
+/// Splits a tally file's text into its digest and the JSON it digests, `None` when it does
+/// not start as vpsim writes one.
+fn split_digest(bytes: &[u8]) -> Option<(&[u8], Vec<u8>)> {
+    let rest = bytes.strip_prefix(DIGEST_KEY.as_bytes())?;
+    let (digest, rest) = rest.split_at_checked(16)?;
+    let rest = rest.strip_prefix(b"\",")?;
+    Some((digest, [b"{", rest].concat()))
+}
+
+/// Reads `DIR/tally.json`: its version, then its keys and values, then `check` (which names
+/// a value that cannot be), then its digest, so that an edit no check can see is refused too.
+pub fn read_tally(
+    dir: &Path,
+    check: impl Fn(&Path, &TallyFile) -> Result<()>,
+) -> Result<TallyFile> {
     // A tally's histograms are bounded (see `stats::Histogram`): real files are a few MB.
     const MAX_TALLY_BYTES: u64 = 256 * 1024 * 1024;
     let path = dir.join("tally.json");
@@ -106,13 +133,23 @@ pub fn read_tally(dir: &Path) -> Result<TallyFile> {
             w.vpsim_version
         )));
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Error::Usage(format!(
-            "{}: not a vpsim tally ({})",
-            path.display(),
-            crate::scenario::plain_types(&e.to_string())
-        ))
-    })
+    let not_ours =
+        |why: String| Error::Usage(format!("{}: not a vpsim tally ({why})", path.display()));
+    let Some((digest, body)) = split_digest(&bytes) else {
+        return Err(not_ours(
+            "it does not start with the `digest` vpsim writes first".into(),
+        ));
+    };
+    let file: TallyFile = serde_json::from_slice(&body)
+        .map_err(|e| not_ours(crate::scenario::plain_types(&e.to_string())))?;
+    check(dir, &file)?;
+    if digest != crate::scenario::compile::fnv1a(&body).as_bytes() {
+        return Err(Error::Usage(format!(
+            "{}: `digest` does not match the file's contents; the file is damaged or was edited: run the shard again",
+            path.display()
+        )));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -171,16 +171,21 @@ fn merge_refuses_tampered_shard_files() {
         ),
     ] {
         assert!(good.contains(from), "{from} not in {good}");
-        std::fs::write(&file, good.replacen(from, to, 1)).unwrap();
-        let out = vpsim()
-            .arg("merge")
-            .arg(dir.join("1"))
-            .arg(dir.join("2"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
-        assert!(err.contains(field), "{to}: {err}");
+        let edited = good.replacen(from, to, 1);
+        // As an edit, the digest refuses it; as a whole file of another run (its digest
+        // made anew), the comparison with the first shard's info names the field.
+        for (text, says) in [(edited.clone(), "`digest`"), (redigest(&edited), field)] {
+            std::fs::write(&file, text).unwrap();
+            let out = vpsim()
+                .arg("merge")
+                .arg(dir.join("1"))
+                .arg(dir.join("2"))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+            assert!(err.contains(says), "{to}: {err}");
+        }
     }
     std::fs::write(&file, good).unwrap();
     vpsim()
@@ -239,4 +244,110 @@ score = "vp"
         without_performance(&merged.stdout),
         without_performance(&single.stdout)
     );
+}
+
+/// The JSON values of `text` (not its keys), as byte ranges: strings with their quotes,
+/// numbers, `true`, `false` and `null`.
+fn json_values(text: &str) -> Vec<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let (mut out, mut i) = (Vec::new(), 0);
+    while i < b.len() {
+        let start = i;
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                // A string followed by `:` is a key.
+                if b.get(i) != Some(&b':') {
+                    out.push(start..i);
+                }
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                while i < b.len() && !matches!(b[i], b',' | b']' | b'}') {
+                    i += 1;
+                }
+                out.push(start..i);
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The value `v` changed: a number plus one (or one more digit), a string with one more
+/// character, a truth value flipped, `null` made `0`.
+fn edited(v: &str) -> String {
+    match v {
+        "true" => "false".into(),
+        "false" => "true".into(),
+        "null" => "0".into(),
+        _ if v.starts_with('"') => format!("{}x\"", &v[..v.len() - 1]),
+        _ => match v.parse::<i128>() {
+            Ok(n) => (n + 1).to_string(),
+            Err(_) => format!("{v}1"),
+        },
+    }
+}
+
+/// Any single-value edit of a shard's tally.json, over every value of every seed scenario's
+/// shard files, is refused by merge or merges to the unedited result: merge cannot be made
+/// to report a different run.
+#[test]
+fn no_single_edit_of_a_shard_merges_into_another_result() {
+    let root = fresh_temp_dir("every-edit");
+    let read = |d: &std::path::Path| vpsim::report::read_tally(d, |_, _| Ok(()));
+    let mut edits = 0;
+    for (s, scenario) in crate::util::scenario_files().iter().enumerate() {
+        let dirs: Vec<_> = (1..=2).map(|k| root.join(format!("{s}-{k}"))).collect();
+        for (k, d) in dirs.iter().enumerate() {
+            run_shard(
+                scenario,
+                &["--games", "60", "--seed", "3"],
+                k as u32 + 1,
+                2,
+                d,
+            );
+        }
+        let files: Vec<_> = dirs.iter().map(|d| (d.clone(), read(d).unwrap())).collect();
+        let good = vpsim::cli::merge::merge(&files).unwrap();
+        let file = dirs[1].join("tally.json");
+        let text = std::fs::read_to_string(&file).unwrap();
+        for r in json_values(&text) {
+            let changed = format!(
+                "{}{}{}",
+                &text[..r.start],
+                edited(&text[r.clone()]),
+                &text[r.end..]
+            );
+            std::fs::write(&file, &changed).unwrap();
+            let merged = read(&dirs[1])
+                .and_then(|f| vpsim::cli::merge::merge(&[files[0].clone(), (dirs[1].clone(), f)]));
+            if let Ok(m) = merged {
+                assert_eq!(
+                    m,
+                    good,
+                    "{}: {} -> {}",
+                    scenario.display(),
+                    &text[r.clone()],
+                    edited(&text[r])
+                );
+            }
+            edits += 1;
+        }
+        std::fs::write(&file, &text).unwrap();
+    }
+    assert!(edits > 1000, "{edits} edits");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A tally file's text with its digest made anew for its contents, as a run that really
+/// wrote those contents would have it.
+fn redigest(text: &str) -> String {
+    let rest = &text["{\"digest\":\"0123456789abcdef\",".len()..];
+    let body = format!("{{{rest}");
+    let digest = vpsim::scenario::compile::fnv1a(body.as_bytes());
+    format!("{{\"digest\":\"{digest}\",{rest}")
 }
