@@ -345,7 +345,7 @@ pub fn write_outputs(
                 names.join(", ")
             }
         );
-        eprintln!("{}", crate::diagnostic::terminal_safe(&line));
+        crate::diagnostic::say(&line);
     }
     result
 }
@@ -413,6 +413,6 @@ pub fn out_open(text: &str) -> Result<bool> {
 /// Prints the model's compile warnings on stderr, one per line.
 pub fn warn(m: &crate::Model) {
     for w in &m.warnings {
-        eprintln!("warning: {}", crate::diagnostic::terminal_safe(w));
+        crate::diagnostic::say(&format!("warning: {w}"));
     }
 }

@@ -33,6 +33,15 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Writes `text` and a newline to stderr, terminal-safe ([`terminal_safe`]). A stderr that
+/// cannot be written (a closed pipe, a full disk) loses the text, never the exit code: the
+/// standard `eprintln!` panics there.
+pub fn say(text: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "{}", terminal_safe(text));
+}
+
 /// The largest file re-read to show a snippet (scenario files are far smaller).
 const MAX_SNIPPET_FILE: u64 = 64 * 1024 * 1024;
 

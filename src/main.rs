@@ -6,7 +6,7 @@ fn main() {
     let cli = vpsim::cli::Cli::parse();
     if let Err(e) = vpsim::cli::dispatch(cli) {
         let text = vpsim::diagnostic::render(&e);
-        eprint!("{}", vpsim::diagnostic::terminal_safe(&text));
+        vpsim::diagnostic::say(text.trim_end_matches('\n'));
         std::process::exit(e.exit_code());
     }
 }

@@ -105,7 +105,9 @@ pub fn prepare_examples(m: &mut Model, engine: Engine) {
 fn unavailable(why: &str) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        eprintln!("vpsim: the native engine is not available here ({why}); using the interpreter")
+        crate::diagnostic::say(&format!(
+            "vpsim: the native engine is not available here ({why}); using the interpreter"
+        ))
     });
 }
 

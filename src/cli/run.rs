@@ -214,7 +214,9 @@ pub fn run(a: Args) -> Result<()> {
                 w.abandon();
             }
             if matches!(e, Error::Interrupted) {
-                eprintln!("interrupted before the run finished: no output file was written");
+                crate::diagnostic::say(
+                    "interrupted before the run finished: no output file was written",
+                );
             }
             return Err(e);
         }
@@ -235,10 +237,10 @@ pub fn run(a: Args) -> Result<()> {
         } else {
             "NOT reached (stopped at --games)"
         };
-        eprintln!(
+        crate::diagnostic::say(&format!(
             "precision {}: {verdict} after {} games (widest half-width {:.4})",
             pr.target, summary.games, pr.max_half_width
-        );
+        ));
     }
     if let Some(dir) = &out {
         let file = TallyFile {
@@ -253,11 +255,7 @@ pub fn run(a: Args) -> Result<()> {
         };
         super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
         if !o.quiet && !o.json {
-            let dir = dir.display().to_string();
-            eprintln!(
-                "report written to {}",
-                crate::diagnostic::terminal_safe(&dir)
-            );
+            crate::diagnostic::say(&format!("report written to {}", dir.display()));
         }
     }
     super::print_summary(&summary, o.json)

@@ -238,14 +238,14 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         let s = play_point(model, o)?;
         factions = s.factions.iter().map(|f| f.name.clone()).collect();
         if !o.quiet && !o.json {
-            eprintln!(
+            crate::diagnostic::say(&format!(
                 "  {}: done",
                 extra
                     .iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
                     .join(" ")
-            );
+            ));
         }
         points.push(Point {
             values: point.iter().map(|(_, v)| v.clone()).collect(),

@@ -106,7 +106,9 @@ pub fn run(a: Args) -> Result<()> {
                     pending = Some(Instant::now());
                 }
             }
-            Ok(Err(e)) => eprintln!("warning: the file watcher reported: {e}"),
+            Ok(Err(e)) => {
+                crate::diagnostic::say(&format!("warning: the file watcher reported: {e}"))
+            }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(Error::Usage(format!(
@@ -122,12 +124,14 @@ pub fn run(a: Args) -> Result<()> {
                 Err(Error::Interrupted) => break,
                 Err(e) => {
                     let text = crate::diagnostic::render(&e);
-                    eprint!("{}", crate::diagnostic::terminal_safe(&text));
+                    crate::diagnostic::say(text.trim_end_matches('\n'));
                     let kept = match &w.baseline {
                         Some(b) => format!("version {} stays the baseline", b.version),
                         None => "no version has loaded yet".into(),
                     };
-                    eprintln!("still watching ({kept}): fix the file and save it again");
+                    crate::diagnostic::say(&format!(
+                        "still watching ({kept}): fix the file and save it again"
+                    ));
                 }
             }
         }

@@ -536,3 +536,38 @@ fn control_characters_from_a_file_never_reach_the_terminal() {
     }
     let _ = std::fs::remove_file(file);
 }
+
+/// An error written to a stderr that cannot take it (here `/dev/full`; a closed pipe fails
+/// the same way) exits with the error's own code, not a panic's 101; so does a warning or a
+/// notice on a run that succeeds.
+#[test]
+fn an_unwritable_stderr_keeps_the_exit_code() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let code = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .status()
+            .unwrap()
+            .code()
+    };
+    assert_eq!(code(&["validate", "no-such-file.toml"]), Some(2));
+    let dir = temp_path("cli-full-stderr");
+    let out = dir.to_str().unwrap();
+    let run = [
+        "run",
+        "scenarios/race_to_three.toml",
+        "--games",
+        "100",
+        "--out",
+        out,
+    ];
+    assert_eq!(code(&run), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
