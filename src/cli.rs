@@ -290,26 +290,17 @@ pub fn write_outputs(
     let enc = |v: serde_json::Result<String>| {
         v.map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
     };
-    let mut kept: Vec<std::path::PathBuf> = Vec::new();
     let result = (|| -> Result<()> {
         let interrupted = crate::signal::stopped;
         crate::output::write_atomic(&dir.join("tally.json"), enc(tally.to_json())?.as_bytes())?;
-        kept.push(dir.join("tally.json"));
         crate::output::write_atomic(
             &dir.join("summary.json"),
             enc(serde_json::to_string_pretty(summary))?.as_bytes(),
         )?;
-        kept.push(dir.join("summary.json"));
         if interrupted() {
             return Err(crate::Error::Interrupted);
         }
-        kept.extend(crate::report::tables::write_tables(
-            dir,
-            summary,
-            &tally.info,
-            &tally.tally,
-            csv,
-        )?);
+        crate::report::tables::write_tables(dir, summary, &tally.info, &tally.tally, csv)?;
         if interrupted() {
             return Err(crate::Error::Interrupted);
         }
@@ -319,25 +310,17 @@ pub fn write_outputs(
             .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
             .collect();
         names.dedup();
-        kept.extend(charts);
         let md = crate::report::markdown::report(summary, &command_line(), &names);
         crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
-        kept.push(dir.join("report.md"));
-        kept.push(crate::report::html::write(
-            dir,
-            &md,
-            &summary.scenario.title,
-        )?);
+        crate::report::html::write(dir, &md, &summary.scenario.title)?;
         Ok(())
     })();
     if let Err(e) = &result {
-        let names: Vec<String> = kept
-            .iter()
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
-            .collect();
+        // Every file the report put in place, whichever step wrote it.
+        let names = crate::output::written(dir);
         let line = format!(
             "{e}: kept {} complete file(s) in {}: {}",
-            kept.len(),
+            names.len(),
             dir.display(),
             if names.is_empty() {
                 "none".into()

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 mod folder;
 
-pub use folder::{MANIFEST, clear_report, prepare_dir};
+pub use folder::{MANIFEST, clear_report, prepare_dir, written};
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename. When
 /// `path` is inside the report folder being written, the folder's manifest lists it.

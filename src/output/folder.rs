@@ -87,6 +87,23 @@ pub(super) fn record(path: &Path) -> Result<()> {
     write_bytes(&dir.join(MANIFEST), &json)
 }
 
+/// The files the report being written has put in `dir` (or a folder below it) so far,
+/// relative to `dir`, in order: each one complete, since each was put in place whole.
+pub fn written(dir: &Path) -> Vec<String> {
+    let open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((root, files)) = open
+        .iter()
+        .filter(|(root, _)| dir.starts_with(root))
+        .max_by_key(|(root, _)| root.components().count())
+    else {
+        return Vec::new();
+    };
+    files
+        .iter()
+        .filter_map(|f| root.join(f).strip_prefix(dir).ok().and_then(manifest_path))
+        .collect()
+}
+
 /// Removes the temporary files that a dead run (killed, or stopped by a power loss) left in
 /// `dir`: regular files named as only vpsim names them, whose process is not running.
 fn remove_leftovers(dir: &Path) {
