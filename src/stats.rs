@@ -258,21 +258,23 @@ impl Histogram {
     }
 
     /// Nearest-rank quantile: the smallest value whose cumulative count reaches `p` of the
-    /// total (`p` in 0..=1).
+    /// total (`p` in 0..=1). With coarse bins it is the bin's lowest value, kept within the
+    /// smallest and largest values counted (a bin may start below the smallest).
     pub fn quantile(&self, p: f64) -> Option<i64> {
         let n = self.total();
         if n == 0 {
             return None;
         }
+        let (lo, hi) = (self.min()?, self.max()?);
         let need = ((p * n as f64).ceil() as u64).max(1);
         let mut cum = 0;
         for (v, c) in self.iter() {
             cum += c;
             if cum >= need {
-                return Some(v);
+                return Some(v.clamp(lo, hi));
             }
         }
-        self.max()
+        Some(hi)
     }
 
     /// Sum of the values (exact) and sum of their squares (`None` past 128 bits, or with
@@ -526,6 +528,27 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+
+    proptest! {
+        /// Quartiles of coarse bins stay within the values counted: a bin's lowest value may
+        /// lie below the smallest (q1 printed below min for scores spread over 10^12).
+        #[test]
+        fn quantiles_stay_within_min_and_max(
+            values in prop::collection::vec(-1_000_000_000_000i64..1_000_000_000_000, 1..60),
+            bins in 2i128..8,
+        ) {
+            let mut h = super::Histogram::default();
+            for &v in &values {
+                h.add_within(v, bins);
+            }
+            let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+            prop_assert_eq!((h.min(), h.max()), (Some(lo), Some(hi)));
+            for p in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                let q = h.quantile(p).unwrap();
+                prop_assert!(lo <= q && q <= hi, "p {}: {} not in [{}, {}]", p, q, lo, hi);
+            }
+        }
+    }
 
     proptest! {
         /// The by-round tally counts each score and the leader's margin `n * max - sum`
