@@ -12,19 +12,13 @@ use crate::error::{Error, Result};
 
 mod folder;
 
-pub use folder::{MANIFEST, clear_report, prepare_dir, written};
+pub use folder::{MANIFEST, clear_report, prepare_dir, record, written};
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename. When
 /// `path` is inside the report folder being written, the folder's manifest lists it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_bytes(path, bytes)?;
-    folder::record(path)
-}
-
-/// Records in the manifest of the report being written that `path`, which the caller put
-/// in place itself (a file streamed to a [`temp_path`] and renamed), is the report's.
-pub fn record(path: &Path) -> Result<()> {
-    folder::record(path)
+    record(path)
 }
 
 /// [`write_atomic`] without recording the file in a manifest.

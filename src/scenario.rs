@@ -16,8 +16,6 @@ use compile::Source;
 /// scenario is under 40 KB), small enough that reading it cannot exhaust memory.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-pub use crate::state::MAX_DECK_CARDS;
-
 /// Reads a scenario file's text: a regular file of at most [`MAX_FILE_BYTES`] in UTF-8.
 /// Anything else (a folder, a device such as `/dev/zero`, a FIFO, a huge file, invalid
 /// UTF-8) is refused with a message that says why, and where for bad UTF-8.

@@ -91,8 +91,6 @@ impl Ctx {
     }
 }
 
-pub use crate::state::MAX_ORDER_KEYS;
-
 /// Reasons the win/lose rules can end a game with, interned when `lose` is used.
 pub const LAST_STANDING: &str = "last_standing";
 /// Everyone left lost at once: a draw.

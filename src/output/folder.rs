@@ -59,17 +59,22 @@ fn read_manifest(dir: &Path) -> Option<Manifest> {
         .then_some(m)
 }
 
-/// Records that the report being written put `path` in place (called by every atomic write):
-/// the manifest of the open report folder that contains it is rewritten to list it.
-pub(super) fn record(path: &Path) -> Result<()> {
+/// The open report folder that contains `path` (the innermost, when one holds another).
+fn innermost(open: &[(PathBuf, Vec<String>)], path: &Path) -> Option<usize> {
+    (0..open.len())
+        .filter(|&i| path.starts_with(&open[i].0))
+        .max_by_key(|&i| open[i].0.components().count())
+}
+
+/// Records that the report being written put `path` in place (every atomic write calls it;
+/// a file streamed to a [`super::temp_path`] and renamed by its writer calls it too): the
+/// manifest of the open report folder that contains it is rewritten to list it.
+pub fn record(path: &Path) -> Result<()> {
     let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((dir, files)) = open
-        .iter_mut()
-        .filter(|(dir, _)| path.starts_with(dir))
-        .max_by_key(|(dir, _)| dir.components().count())
-    else {
+    let Some(i) = innermost(&open, path) else {
         return Ok(());
     };
+    let (dir, files) = &mut open[i];
     let Some(rel) = path.strip_prefix(&*dir).ok().and_then(manifest_path) else {
         return Ok(());
     };
@@ -91,13 +96,10 @@ pub(super) fn record(path: &Path) -> Result<()> {
 /// relative to `dir`, in order: each one complete, since each was put in place whole.
 pub fn written(dir: &Path) -> Vec<String> {
     let open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((root, files)) = open
-        .iter()
-        .filter(|(root, _)| dir.starts_with(root))
-        .max_by_key(|(root, _)| root.components().count())
-    else {
+    let Some(i) = innermost(&open, dir) else {
         return Vec::new();
     };
+    let (root, files) = &open[i];
     files
         .iter()
         .filter_map(|f| root.join(f).strip_prefix(dir).ok().and_then(manifest_path))

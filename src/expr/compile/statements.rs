@@ -5,6 +5,7 @@
 //! reasons, awards and races with their scales, draws and hands, `order`.
 
 use super::*;
+use crate::state::MAX_ORDER_KEYS;
 
 impl Compiler<'_> {
     pub(super) fn stmt_ast(

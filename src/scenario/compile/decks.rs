@@ -52,7 +52,7 @@ pub(super) fn decks(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()
     if let Some(deck) = d
         .decks
         .iter()
-        .find(|deck| deck.1.len() > crate::scenario::MAX_DECK_CARDS)
+        .find(|deck| deck.1.len() > crate::state::MAX_DECK_CARDS)
     {
         return Err(src.fail(
             0,
@@ -60,7 +60,7 @@ pub(super) fn decks(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()
                 "deck `{}` has {} cards; a deck holds at most {}",
                 deck.0,
                 deck.1.len(),
-                crate::scenario::MAX_DECK_CARDS
+                crate::state::MAX_DECK_CARDS
             ),
         ));
     }

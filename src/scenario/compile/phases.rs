@@ -5,9 +5,10 @@
 
 use super::{Cx, Source};
 use crate::error::Result;
-use crate::expr::compile::{Compiler, Ctx, MAX_ORDER_KEYS};
+use crate::expr::compile::{Compiler, Ctx};
 use crate::model::Phase;
 use crate::scenario::raw::RawScenario;
+use crate::state::MAX_ORDER_KEYS;
 
 /// Phases: compiles `raw.phases`, of which a scenario needs at least one.
 pub(super) fn compile(
