@@ -64,8 +64,20 @@ pub enum Command {
 }
 
 /// Runs the parsed command line.
-pub fn dispatch(cli: Cli) -> Result<()> {
+pub fn dispatch(mut cli: Cli) -> Result<()> {
     crate::signal::install();
+    // `--agent` choices are overrides of their own, applied before `--set`.
+    match &mut cli.command {
+        Command::Run(run::Args { opts, .. })
+        | Command::Check(check::Args { opts, .. })
+        | Command::Compare(compare::Args { opts, .. })
+        | Command::Sweep(sweep::SweepArgs { opts, .. })
+        | Command::Sensitivity(sweep::SensitivityArgs { opts, .. })
+        | Command::Tune(tune::Args { opts, .. }) => opts.agents_first(),
+        Command::Trace(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
+        Command::Watch(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
+        _ => {}
+    }
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::run(a),
@@ -151,6 +163,11 @@ pub struct RunOpts {
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable; see the README).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
+    /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
+    /// one (repeatable, applied in order before --set). POLICY is weighted, greedy, priority,
+    /// lookahead or lookahead:N (N playouts an option), e.g. --agent Red=lookahead:64.
+    #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub agent: Vec<crate::overrides::Override>,
     /// Write this command's report folder into DIR (its files are listed in the README under
     /// the command). Without DIR: `reports/<scenario-name>/` (with a suffix for compare,
     /// sweep, sensitivity and tune).
@@ -170,6 +187,12 @@ pub struct RunOpts {
 }
 
 impl RunOpts {
+    /// Moves the `--agent` choices to the front of the overrides (they apply first, so a
+    /// `--set agent.rollouts=64` refines a `--agent lookahead`).
+    pub fn agents_first(&mut self) {
+        self.set.splice(0..0, self.agent.drain(..)).for_each(drop);
+    }
+
     /// The report folder, if one was asked for: `--out DIR`, or `reports/<name>/` for a bare
     /// `--out`.
     pub fn out_dir(&self, scenario_name: &str) -> Option<std::path::PathBuf> {

@@ -192,7 +192,7 @@ pub fn run_pair(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PairTally> {
     let pool = crate::runner::pool(threads)?;
-    let chunk = crate::runner::CHUNK;
+    let chunk = crate::runner::chunk_games(a).min(crate::runner::chunk_games(b));
     // A stop is an error without a game (`None`); a fault names its game and variant.
     type Failed = Option<(u64, crate::expr::Fault, bool)>;
     let merged: std::result::Result<PairTally, Failed> = crate::runner::par_chunks(

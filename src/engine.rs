@@ -11,6 +11,7 @@
 //! | [`settle`] | end conditions at their timings; win, lose and draw settled together |
 //! | [`statements`] | what a statement does; storing values, bounds, points by source |
 //! | [`agents`] | options, policies and weighted choice |
+//! | [`lookahead`] | the playouts of lookahead decisions and what a result is worth |
 //! | [`awards`] | rank awards and their tie policies (where ties are split) |
 //! | [`races`] | completion races |
 //! | [`hands`] | hands and decks |
@@ -23,6 +24,7 @@ pub mod agents;
 pub mod awards;
 pub mod example;
 pub mod hands;
+pub mod lookahead;
 pub mod order;
 pub mod races;
 pub mod ranking;
@@ -108,6 +110,13 @@ impl<'m> Game<'m, NoTrace> {
 impl<'m, T: Tracer> Game<'m, T> {
     /// A game player with the given tracer.
     pub fn with_tracer(m: &'m Model, tracer: T) -> Self {
+        Game::build(m, tracer, true)
+    }
+
+    /// A game player; one that `searches` plays the playouts of its lookahead factions'
+    /// decisions on a game player of its own (which does not search: its lookahead
+    /// factions play their rollout policy past the decisions it replays).
+    fn build(m: &'m Model, tracer: T, searches: bool) -> Self {
         let (mut menu, mut menu_at) = (Vec::new(), vec![0u32]);
         for f in 0..m.nfactions() {
             menu.extend(m.menu(f));
@@ -123,6 +132,13 @@ impl<'m, T: Tracer> Game<'m, T> {
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             teams: m.teams,
         };
+        env.look.lookers = (m.agents.iter().enumerate())
+            .filter(|(_, a)| a.look.is_some())
+            .fold(0, |mask, (f, _)| mask | 1 << f);
+        if searches && env.look.lookers != 0 {
+            env.look.scout = Some(Box::new(lookahead::Searcher::new(m)));
+        }
+        env.look.start(0, 0);
         Game {
             m,
             env,

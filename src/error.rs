@@ -99,8 +99,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub fn trace_args(file: &str, overrides: &[String]) -> String {
     let mut args = shell_word(file);
     for o in overrides {
-        args.push_str(" --set ");
-        args.push_str(&shell_word(o));
+        // `--agent X` (see `overrides::AGENT`) or a `--set` value.
+        match o.strip_prefix("--agent ") {
+            Some(choice) => {
+                args.push_str(" --agent ");
+                args.push_str(&shell_word(choice));
+            }
+            None => {
+                args.push_str(" --set ");
+                args.push_str(&shell_word(o));
+            }
+        }
     }
     args
 }

@@ -70,6 +70,74 @@ pub struct Agent {
     pub noise: Expr,
     /// Priority rank of each action (lower is preferred), `u16::MAX` when not listed.
     pub priority: Vec<u16>,
+    /// A fixed weight per action for this faction in place of the actions' weight formulas
+    /// (a state-blind mix, as `vpsim exploit` searches), under the weighted policy.
+    pub mix: Option<Vec<f64>>,
+    /// Decides by lookahead: `policy` is then its rollout policy.
+    pub look: Option<Lookahead>,
+}
+
+/// A lookahead agent's settings (`policy = "lookahead"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookahead {
+    /// Playouts per option.
+    pub rollouts: u32,
+    /// Rounds a playout plays, the decision's own included (`None`: to the game's end).
+    pub horizon: Option<u32>,
+    /// What a playout's result is worth to the deciding faction.
+    pub objective: Objective,
+}
+
+/// What a lookahead agent maximises, per playout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objective {
+    /// 1 for a sole win, 1/k for a k-way shared win, 0 otherwise.
+    Win,
+    /// The negated final rank.
+    Rank,
+    /// Its own score minus the best other score.
+    Margin,
+}
+
+impl Objective {
+    /// The keyword of the scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Win => "win",
+            Objective::Rank => "rank",
+            Objective::Margin => "margin",
+        }
+    }
+}
+
+impl Agent {
+    /// How results name this agent: `weighted`, `greedy`, `priority`, `mix` or
+    /// `lookahead(R)` (with its horizon and objective when they are not the defaults).
+    pub fn label(&self) -> String {
+        let base = match (self.policy, &self.mix) {
+            (Policy::Weighted, Some(_)) => "mix",
+            (Policy::Weighted, None) => "weighted",
+            (Policy::Greedy, _) => "greedy",
+            (Policy::Priority, _) => "priority",
+        };
+        match self.look {
+            None => base.to_string(),
+            Some(l) => {
+                let mut s = format!("lookahead({}", l.rollouts);
+                if let Some(h) = l.horizon {
+                    s.push_str(&format!(", horizon {h}"));
+                }
+                if l.objective != Objective::Win {
+                    s.push_str(&format!(", {}", l.objective.name()));
+                }
+                if base != "weighted" {
+                    s.push_str(&format!(", rollouts {base}"));
+                }
+                s.push(')');
+                s
+            }
+        }
+    }
 }
 
 /// A phase of the round.

@@ -159,7 +159,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     let mut unit = Unit::new(&m.tables)?;
     // Factions with the same menu and scores share one function.
     // Each function's menu, priorities and capacity.
-    type Made<'m> = (Vec<u16>, Option<&'m [u16]>, usize);
+    type Made<'m> = (Vec<u16>, Option<&'m [u16]>, usize, bool);
     let mut made: Vec<Made<'_>> = Vec::new();
     let mut ids = Vec::new();
     let mut of_faction = vec![None; n];
@@ -170,10 +170,11 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
             Policy::Priority => Some(&agent.priority[..]),
             Policy::Greedy => continue,
         };
+        let searched = agent.look.is_some();
         let menu: Vec<u16> = m.menu(f).collect();
         if let Some(i) = made
             .iter()
-            .position(|(k, p, _)| *k == menu && *p == priority)
+            .position(|(k, p, _, s)| *k == menu && *p == priority && *s == searched)
         {
             *slot = Some(i);
             continue;
@@ -195,11 +196,11 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         sig.returns.push(AbiParam::new(types::I64));
         unit.lower(&m.tables, m.slots, 0)
             .with_hooks(&hooks)
-            .finish_menu(n as u8, &items, priority);
+            .finish_menu(n as u8, &items, priority, agent.look.is_some());
         let id = unit.define("an agent's turn")?;
         *slot = Some(made.len());
         ids.push(id);
-        made.push((menu, priority, cap));
+        made.push((menu, priority, cap, searched));
     }
     let (code, fns) = jit::Code::finish_menus(unit.module, &ids)?;
     let menus = of_faction

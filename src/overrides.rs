@@ -15,19 +15,152 @@ use toml_edit::{DocumentMut, Item, Table, Value};
 use crate::error::{Error, Result};
 use crate::expr::compile::edit_distance;
 
-/// One `--set PATH=VALUE`.
+/// One `--set PATH=VALUE`, or one `--agent [FACTION=]POLICY` (path [`AGENT`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Override {
-    /// Dotted path.
+    /// Dotted path ([`AGENT`] for an `--agent`).
     pub path: String,
     /// The value as written.
     pub value: String,
 }
 
+/// The path of an `--agent` choice among the overrides: they are applied in the order
+/// given, so `--agent lookahead --set agent.rollouts=64` sets the count after the policy.
+pub const AGENT: &str = "--agent";
+
 impl fmt::Display for Override {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path == AGENT {
+            return write!(f, "{AGENT} {}", self.value);
+        }
         write!(f, "{}={}", self.path, self.value)
     }
+}
+
+/// The policies `--agent` takes.
+const POLICIES: [&str; 4] = ["weighted", "greedy", "priority", "lookahead"];
+
+/// Parses `--agent [FACTION=]POLICY` (the clap value parser): POLICY is `weighted`,
+/// `greedy`, `priority`, `lookahead` or `lookahead:N` (N playouts an option).
+pub fn parse_agent(s: &str) -> std::result::Result<Override, String> {
+    let s = s.trim();
+    agent_parts(s)?;
+    Ok(Override {
+        path: AGENT.to_string(),
+        value: s.to_string(),
+    })
+}
+
+/// An agent choice's faction (none: every faction), policy and playout count.
+type AgentParts<'a> = (Option<&'a str>, (&'a str, Option<u32>));
+
+fn agent_parts(s: &str) -> std::result::Result<AgentParts<'_>, String> {
+    let (faction, policy) = match s.split_once('=') {
+        Some((f, p)) => (Some(f.trim()), p.trim()),
+        None => (None, s),
+    };
+    if faction.is_some_and(str::is_empty) {
+        return Err(format!("`{s}`: give FACTION=POLICY or POLICY"));
+    }
+    let (name, count) = match policy.split_once(':') {
+        Some((p, n)) => (p.trim(), Some(n.trim())),
+        None => (policy, None),
+    };
+    if !POLICIES.contains(&name) {
+        return Err(format!(
+            "`{policy}` is not a policy: give one of {}, or lookahead:N",
+            POLICIES.join(", ")
+        ));
+    }
+    let rollouts = match count {
+        None => None,
+        Some(_) if name != "lookahead" => {
+            return Err(format!(
+                "`{policy}`: only lookahead takes a count (lookahead:N playouts an option)"
+            ));
+        }
+        Some(n) => match n.replace('_', "").parse::<u32>() {
+            Ok(k) if (1..=100_000).contains(&k) => Some(k),
+            _ => {
+                return Err(format!(
+                    "`{policy}`: the playout count must be a whole number from 1 to 100000"
+                ));
+            }
+        },
+    };
+    Ok((faction, (name, rollouts)))
+}
+
+/// Applies one `--agent` choice: every faction (the default `[agent]` and each faction's
+/// own), or one faction (its own agent, started from a copy of the default when it has
+/// none). The policy is set, and `rollouts` with `lookahead:N`.
+fn set_agent(doc: &mut DocumentMut, o: &Override) -> Result<()> {
+    let (faction, (policy, rollouts)) = agent_parts(&o.value).map_err(Error::Usage)?;
+    let choose = |t: &mut dyn toml_edit::TableLike| {
+        t.insert("policy", Item::Value(Value::from(policy)));
+        if let Some(n) = rollouts {
+            t.insert("rollouts", Item::Value(Value::from(n as i64)));
+        }
+    };
+    let default = doc.get("agent").and_then(Item::as_table_like).map(|t| {
+        let mut copy = toml_edit::InlineTable::new();
+        for (k, v) in t.iter() {
+            if let Some(v) = v.as_value() {
+                copy.insert(k, v.clone());
+            }
+        }
+        copy
+    });
+    let names: Vec<String> = match doc.get("faction") {
+        Some(Item::ArrayOfTables(a)) => a
+            .iter()
+            .filter_map(|t| t.get("name").and_then(|n| n.as_str()).map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(name) = faction
+        && !names.iter().any(|n| n == name)
+    {
+        return Err(Error::Usage(format!(
+            "{o}: there is no faction `{name}`{}; the factions are {}",
+            crate::expr::compile::suggest(name, names.iter().map(String::as_str)),
+            names.join(", ")
+        )));
+    }
+    if faction.is_none() {
+        if doc.get("agent").is_none() {
+            doc.insert("agent", Item::Table(Table::new()));
+        }
+        match doc.get_mut("agent").and_then(Item::as_table_like_mut) {
+            Some(t) => choose(t),
+            None => return Err(Error::Usage(format!("{o}: `agent` is not a table"))),
+        }
+    }
+    if let Some(Item::ArrayOfTables(a)) = doc.get_mut("faction") {
+        for t in a.iter_mut() {
+            let this = t.get("name").and_then(|n| n.as_str()).map(str::to_string);
+            let picked = match faction {
+                Some(name) => this.as_deref() == Some(name),
+                None => t.contains_key("agent"),
+            };
+            if !picked {
+                continue;
+            }
+            if !t.contains_key("agent") {
+                let start = default.clone().unwrap_or_default();
+                t.insert("agent", Item::Value(Value::InlineTable(start)));
+            }
+            match t.get_mut("agent").and_then(Item::as_table_like_mut) {
+                Some(agent) => choose(agent),
+                None => {
+                    return Err(Error::Usage(format!(
+                        "{o}: the faction's `agent` is not a table"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses `PATH=VALUE` (the clap value parser of `--set`).
@@ -129,6 +262,9 @@ fn unknown(doc: &DocumentMut, o: &Override) -> Error {
 }
 
 fn set_one(doc: &mut DocumentMut, o: &Override) -> Result<()> {
+    if o.path == AGENT {
+        return set_agent(doc, o);
+    }
     let parts: Vec<&str> = o.path.split('.').map(str::trim).collect();
     let (last, walk) = parts.split_last().expect("paths are non-empty");
     let mut table: &mut Table = doc.as_table_mut();

@@ -48,6 +48,10 @@ pub struct FactionInfo {
     pub side: Option<String>,
     /// Player faction.
     pub player: bool,
+    /// The agent model of play (`weighted`, `lookahead(32)`, ...; see
+    /// [`crate::model::Agent::label`]).
+    #[serde(default)]
+    pub agent: String,
 }
 
 /// An end reason as reports name it.
@@ -99,11 +103,13 @@ impl RunInfo {
             factions: m
                 .factions
                 .iter()
-                .map(|f| FactionInfo {
+                .zip(&m.agents)
+                .map(|(f, a)| FactionInfo {
                     name: f.name.clone(),
                     label: f.label.clone(),
                     side: f.side.clone(),
                     player: f.player,
+                    agent: a.label(),
                 })
                 .collect(),
             reasons: m
@@ -149,6 +155,9 @@ pub struct FactionSummary {
     pub side: Option<String>,
     /// Player faction.
     pub player: bool,
+    /// The agent model of play (see [`FactionInfo::agent`]).
+    #[serde(default)]
+    pub agent: String,
     /// Sole wins.
     pub win: Rate,
     /// Shared first places.
@@ -410,7 +419,44 @@ fn by_round(t: &Tally, z: f64) -> Vec<RoundScores> {
         .collect()
 }
 
+/// The agent model of each faction in one line: `agents: every faction weighted`, or the
+/// factions whose agent differs from the most common one and `others ...`:
+/// `agents: A lookahead(64), others weighted`.
+pub fn agents_text<'a>(factions: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let pairs: Vec<(&str, &str)> = factions.collect();
+    let mut common = ("", 0);
+    for &(_, a) in &pairs {
+        let k = pairs.iter().filter(|p| p.1 == a).count();
+        if k > common.1 {
+            common = (a, k);
+        }
+    }
+    if common.1 == pairs.len() {
+        return format!("agents: every faction {}", common.0);
+    }
+    let mut parts: Vec<String> = if common.1 >= 2 {
+        let mut odd: Vec<String> = (pairs.iter().filter(|p| p.1 != common.0))
+            .map(|(f, a)| format!("{f} {a}"))
+            .collect();
+        odd.push(format!("others {}", common.0));
+        odd
+    } else {
+        pairs.iter().map(|(f, a)| format!("{f} {a}")).collect()
+    };
+    parts.dedup();
+    format!("agents: {}", parts.join(", "))
+}
+
 impl Summary {
+    /// The agent model of each faction (see [`agents_text`]).
+    pub fn agents(&self) -> String {
+        agents_text(
+            self.factions
+                .iter()
+                .map(|f| (f.name.as_str(), f.agent.as_str())),
+        )
+    }
+
     /// Computes the summary of a finished run of model `m`.
     pub fn new(m: &Model, spec: &RunSpec, r: &RunResult) -> Summary {
         Summary::of(
@@ -461,6 +507,7 @@ impl Summary {
                     label: f.label.clone(),
                     side: f.side.clone(),
                     player: f.player,
+                    agent: f.agent.clone(),
                     win: Rate::wilson(ft.wins, n, z),
                     shared_win: Rate::wilson(ft.shared_wins, n, z),
                     draw: Rate::wilson(ft.draws, n, z),

@@ -123,6 +123,22 @@ impl rand::TryRng for Rng {
     }
 }
 
+/// The key of the playouts of lookahead decision `decision` of game `game` of seed
+/// `seed`: playout `j` of that decision is stream `j` under this key, the same stream for
+/// every option (common random numbers), and no game's stream (those are keyed by `seed`
+/// itself). SplitMix64's finaliser mixes the three numbers; a collision with `seed` would
+/// need a 64-bit coincidence.
+pub fn playout_seed(seed: u64, game: u64, decision: u64) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let a = mix(seed ^ 0x6c6f_6f6b_6168_6561); // "lookahea"
+    let b = mix(a ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    mix(b ^ decision.wrapping_mul(0xd1b5_4a32_d192_ed03))
+}
+
 /// The random stream of game `game` under master seed `seed`.
 #[inline]
 pub fn game_rng(seed: u64, game: u64) -> Rng {

@@ -28,6 +28,17 @@ pub struct GameRow {
 /// and update a progress bar often.
 pub const CHUNK: u64 = 2048;
 
+/// Games per chunk for model `m`: [`CHUNK`], or 4 when a faction decides by lookahead (a
+/// game then costs thousands of playouts, and a chunk must still balance two cores and
+/// answer Ctrl-C promptly). How games are chunked never changes a result.
+pub fn chunk_games(m: &Model) -> u64 {
+    if m.agents.iter().any(|a| a.look.is_some()) {
+        4
+    } else {
+        CHUNK
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone, Copy)]
 pub struct RunSpec {
@@ -89,8 +100,9 @@ fn chunk(
     if crate::signal::stopped() {
         return Err(Stop::Interrupted);
     }
-    let lo = spec.first + c * CHUNK;
-    let hi = (lo + CHUNK).min(spec.first + spec.games);
+    let size = chunk_games(m);
+    let lo = spec.first + c * size;
+    let hi = (lo + size).min(spec.first + spec.games);
     let mut t = empty_tally(m);
     for i in lo..hi {
         match game.play(spec.seed, i) {
@@ -182,7 +194,7 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
     let start = Instant::now();
     let merged = par_chunks(
         &pool,
-        spec.games.div_ceil(CHUNK),
+        spec.games.div_ceil(chunk_games(m)),
         || Game::new(m),
         |game, c| {
             let t = chunk(m, spec, game, c, |_, _| {})?;
@@ -217,7 +229,7 @@ pub fn run_rows(
     let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
     let start = Instant::now();
-    let chunks = spec.games.div_ceil(CHUNK);
+    let chunks = spec.games.div_ceil(chunk_games(m));
     let per_batch = (threads as u64 * 4).max(1);
     let mut tally = empty_tally(m);
     let mut c0 = 0;
@@ -229,7 +241,7 @@ pub fn run_rows(
                 .map_init(
                     || Game::new(m),
                     |game, c| {
-                        let mut out = Vec::with_capacity(CHUNK as usize);
+                        let mut out = Vec::with_capacity(chunk_games(m) as usize);
                         let t = chunk(m, spec, game, c, |i, o| {
                             out.push(GameRow {
                                 game: i,

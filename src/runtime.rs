@@ -6,7 +6,7 @@
 //! [`Outcome`], the machine-code ABI ([`abi`]: function-pointer types, return codes and the
 //! handles that keep compiled code alive), and the mechanisms both backends call so that a
 //! rule has one definition: drawing cards ([`hands`]), sorting factions ([`order`]) and the
-//! agents' choice ([`choice`]). It knows nothing of how a scenario is written or compiled:
+//! agents' choice ([`choice`], and [`look`] for the decisions a lookahead agent searches). It knows nothing of how a scenario is written or compiled:
 //! it imports only the base layer (`state`, `rng`, `ir`).
 
 pub mod abi;
@@ -14,6 +14,7 @@ pub mod choice;
 mod env;
 mod fault;
 pub mod hands;
+pub mod look;
 pub mod order;
 mod outcome;
 mod settle;

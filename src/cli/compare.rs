@@ -32,6 +32,12 @@ pub struct Args {
     /// Override a value in variant B only (repeatable).
     #[arg(long = "b-set", value_name = "PATH=VALUE", value_parser = parse_override)]
     pub b_set: Vec<Override>,
+    /// Choose variant A's agents (as --agent, A only; repeatable).
+    #[arg(long = "a-agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub a_agent: Vec<Override>,
+    /// Choose variant B's agents (as --agent, B only; repeatable).
+    #[arg(long = "b-agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub b_agent: Vec<Override>,
     /// Stop as soon as every faction's difference is decided (different, or within ±delta),
     /// or at --games.
     #[arg(long)]
@@ -103,8 +109,12 @@ pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.check()?;
     let b_path = a.b.clone().unwrap_or_else(|| a.a.clone());
-    let sets_a: Vec<Override> = o.set.iter().chain(&a.a_set).cloned().collect();
-    let sets_b: Vec<Override> = o.set.iter().chain(&a.b_set).cloned().collect();
+    let sets_a: Vec<Override> = (o.set.iter().chain(&a.a_agent).chain(&a.a_set))
+        .cloned()
+        .collect();
+    let sets_b: Vec<Override> = (o.set.iter().chain(&a.b_agent).chain(&a.b_set))
+        .cloned()
+        .collect();
     let ma = super::load(&a.a, &sets_a, a.opts.engine)?;
     let mb = super::load(&b_path, &sets_b, a.opts.engine)?;
     let names: Vec<String> = ma.factions.iter().map(|f| f.name.clone()).collect();

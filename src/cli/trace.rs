@@ -14,6 +14,11 @@ pub struct Args {
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
+    /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
+    /// one (repeatable, applied before --set); POLICY is weighted, greedy, priority,
+    /// lookahead or lookahead:N.
+    #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub agent: Vec<crate::overrides::Override>,
     /// Master seed (as given to `run`).
     #[arg(long, allow_negative_numbers = true, short = 's', default_value_t = 1, value_parser = |s: &str| super::whole(s, 0, u64::MAX))]
     pub seed: u64,

@@ -48,6 +48,11 @@ pub struct Args {
     /// Override a scenario value in every version, e.g. --set settings.goal=14 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<Override>,
+    /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
+    /// one (repeatable, applied before --set); POLICY is weighted, greedy, priority,
+    /// lookahead or lookahead:N.
+    #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub agent: Vec<crate::overrides::Override>,
     /// Family-wise error rate: the chance that any printed change is noise.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.05, value_parser = super::compare::parse_unit)]
     pub alpha: f64,

@@ -3,13 +3,15 @@
 //! Owns an agent decision: the options (every action the faction may take, with each
 //! eligible target, that it can afford), each scored by the faction's policy (weight, noisy
 //! value or priority), and the choice among them: weighted random, the best value, or a random
-//! pick among the top priority. Then the chosen action's costs are paid and its effects run.
+//! pick among the top priority, or a lookahead search ([`crate::runtime::look`], the
+//! playouts played by [`super::lookahead`]). Then the chosen action's costs are paid and its
+//! effects run.
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::{AssignOp, Num};
 use crate::model::Policy;
 use crate::runtime::abi::Opt;
-use crate::runtime::choice::pick;
+use crate::runtime::look::decide;
 use rand_distr::{Distribution, StandardNormal};
 
 impl<T: Tracer> Game<'_, T> {
@@ -32,7 +34,7 @@ impl<T: Tracer> Game<'_, T> {
         opts.clear();
         let result = self.options(f, noise, &mut opts);
         let chosen = match result {
-            Ok(()) => self.choose(agent.policy, &opts),
+            Ok(()) => self.choose(agent.policy, f, &opts),
             Err(e) => {
                 self.opts = opts;
                 return Err(e);
@@ -59,6 +61,7 @@ impl<T: Tracer> Game<'_, T> {
                 "  {}: {}{tgt}",
                 m.factions[f as usize].name, a.name
             ));
+            self.trace_search(f);
         }
         self.act(
             ai as usize,
@@ -140,7 +143,10 @@ impl<T: Tracer> Game<'_, T> {
                 }
                 let score = match agent.policy {
                     Policy::Weighted => {
-                        let w = self.eval_bound(&a.weight)?;
+                        let w = match &agent.mix {
+                            Some(mix) => mix[ai as usize],
+                            None => self.eval_bound(&a.weight)?,
+                        };
                         if w <= 0.0 {
                             continue;
                         }
@@ -199,8 +205,41 @@ impl<T: Tracer> Game<'_, T> {
         self.run(&a.effects, b)
     }
 
-    pub(super) fn choose(&mut self, policy: Policy, opts: &[Opt]) -> Option<(u16, u8)> {
-        let i = pick(policy, &mut self.env.rng, opts)?;
+    /// Faction `f`'s choice among `opts` ([`decide`]: by its policy, or replayed or
+    /// searched by lookahead).
+    pub(super) fn choose(&mut self, policy: Policy, f: u8, opts: &[Opt]) -> Option<(u16, u8)> {
+        let i = decide(&mut self.env, policy, f, opts)?;
         Some((opts[i].action, opts[i].target))
+    }
+
+    /// Traces the option scores of a lookahead decision just searched, best first.
+    fn trace_search(&mut self, f: u8) {
+        let scores = &self.env.look.scores;
+        if scores.is_empty() || self.env.look.lookers >> f & 1 == 0 {
+            return;
+        }
+        let m = self.m;
+        let mut rows: Vec<(usize, f64)> = scores.iter().copied().enumerate().collect();
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let look = m.agents[f as usize].look.expect("a lookahead faction");
+        let text: Vec<String> = rows
+            .iter()
+            .map(|&(i, v)| {
+                let o = self.opts[i];
+                let a = &m.actions[o.action as usize];
+                let tgt = if a.targeted {
+                    format!(" {}", m.factions[o.target as usize].name)
+                } else {
+                    String::new()
+                };
+                format!("{}{tgt} {v:.3}", a.name)
+            })
+            .collect();
+        self.tracer.line(format_args!(
+            "    lookahead ({} playouts an option, {}): {}",
+            look.rollouts,
+            look.objective.name(),
+            text.join(", ")
+        ));
     }
 }

@@ -33,6 +33,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.points.fill(0);
         self.leaders.clear();
         self.round_scores.clear();
+        self.env.look.start(seed, game);
     }
 
     pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
@@ -41,11 +42,17 @@ impl<T: Tracer> Game<'_, T> {
             self.tracer
                 .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
         }
+        self.play_steps_from_reset()
+    }
+
+    /// Plays the game [`Game::reset`] prepared (a playout's tape and branch set since).
+    pub(super) fn play_steps_from_reset(&mut self) -> Step<Outcome> {
         self.setup()?;
         self.checks(Timing::Immediate, Bind::global())?;
         let m = self.m;
         let mut round = 0;
-        while round < m.rounds && self.ended.is_none() {
+        // A playout with a horizon stops after its last round (`look.stop`).
+        while round < m.rounds && round < self.env.look.stop && self.ended.is_none() {
             // A game may run long (up to 100,000 rounds): Ctrl-C is honoured within a round.
             if crate::signal::stopped() {
                 self.env.cx.raise(Fault {

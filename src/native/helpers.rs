@@ -323,7 +323,8 @@ pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
 }
 
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it
-/// ([`crate::runtime::choice::pick`]): weighted (`priority == 0`) or among the top priority.
+/// ([`crate::runtime::look::decide`]): weighted (`priority == 0`) or among the top
+/// priority, or a lookahead decision (the acting faction is bound).
 /// Returns the chosen option's index.
 pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     let policy = if priority == 0 {
@@ -331,6 +332,11 @@ pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     } else {
         crate::ir::Policy::Priority
     };
-    let opts = &env.opts[..(n as usize).min(env.opts.len())];
-    crate::runtime::choice::pick(policy, &mut env.rng, opts).unwrap_or(0) as u64
+    // The buffer is lent out for the choice, which may search (nothing reallocates it).
+    let opts = std::mem::take(&mut env.opts);
+    let k = (n as usize).min(opts.len());
+    let f = env.cx.me;
+    let i = crate::runtime::look::decide(env, policy, f, &opts[..k]).unwrap_or(0);
+    env.opts = opts;
+    i as u64
 }

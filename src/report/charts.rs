@@ -159,7 +159,7 @@ macro_rules! whisker {
     }};
 }
 
-/// The subtitle of a run's charts: scenario, seed, games and overrides.
+/// The subtitle of a run's charts: scenario, seed, games, overrides and agents.
 pub fn subtitle(s: &Summary) -> String {
     // The scenario's title names the game; a long one gives way to the short name.
     let name = if s.scenario.title.chars().count() <= 60 {
@@ -167,7 +167,8 @@ pub fn subtitle(s: &Summary) -> String {
     } else {
         &s.scenario.name
     };
-    subtitle_of(name, s.seed, s.games, "", &s.overrides, "no overrides")
+    let sub = subtitle_of(name, s.seed, s.games, "", &s.overrides, "no overrides");
+    format!("{sub} · {}", s.agents())
 }
 
 /// A chart subtitle from its parts: `name · seed S · N games[ per] · overrides` (or `none`

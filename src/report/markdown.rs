@@ -180,6 +180,9 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             .join(", ")
     };
     let _ = writeln!(m, "| overrides | {overrides} |");
+    let agents = s.agents();
+    let agents = agents.trim_start_matches("agents: ");
+    let _ = writeln!(m, "| agents | {} |", agents.replace('|', "\\|"));
     let _ = writeln!(m, "| intervals | {:.0}% Wilson |\n", 100.0 * s.confidence);
     let has = |c: &str| charts.iter().any(|x| x == c);
     let chart = |m: &mut String, file: &str, title: &str, reading: String| {

@@ -62,6 +62,7 @@ impl Summary {
             self.scenario.hash,
             100.0 * self.confidence
         );
+        let _ = writeln!(s, "{}", self.agents());
         let _ = writeln!(s);
     }
 

@@ -88,6 +88,8 @@ pub struct Env<'a> {
     pub(crate) forced: Option<super::Result>,
     /// What settling marks needs to know of the model.
     pub(crate) rules: Rules,
+    /// Lookahead decisions: the tape, a playout's branch, the searcher.
+    pub look: super::look::Look<'a>,
 }
 
 /// What settling `win` and `lose` marks needs to know of the model (see
@@ -164,6 +166,7 @@ impl<'a> Env<'a> {
             steps: 0,
             forced: None,
             rules: Rules::default(),
+            look: super::look::Look::default(),
         }
     }
 

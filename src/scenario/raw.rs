@@ -354,9 +354,31 @@ fn one() -> Spanned<i64> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
-    /// `weighted`, `greedy` or `priority`.
+    /// `weighted`, `greedy`, `priority` or `lookahead`.
     #[schemars(with = "String")]
     pub policy: Spanned<String>,
+    /// Lookahead: playouts per option (default 32).
+    #[serde(default)]
+    #[schemars(with = "Option<i64>")]
+    pub rollouts: Option<Spanned<i64>>,
+    /// Lookahead: the policy the deciding faction plays in its playouts (`weighted`,
+    /// `greedy` or `priority`; default `weighted`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub rollout_policy: Option<Spanned<String>>,
+    /// Lookahead: rounds a playout plays, the decision's own included (default: to the end).
+    #[serde(default)]
+    #[schemars(with = "Option<i64>")]
+    pub horizon: Option<Spanned<i64>>,
+    /// Lookahead: `win` (default), `rank` or `margin`.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub objective: Option<Spanned<String>>,
+    /// Weighted: a fixed weight per action name for this faction, in place of the actions'
+    /// `weight` formulas (actions left out weigh 0): a state-blind mix.
+    #[serde(default)]
+    #[schemars(with = "Option<BTreeMap<String, f64>>")]
+    pub mix: Option<Spanned<BTreeMap<String, f64>>>,
     /// Greedy: standard deviation of the normal noise added to each action's value.
     #[serde(default)]
     #[schemars(with = "Option<Src>")]

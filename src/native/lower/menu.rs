@@ -19,7 +19,20 @@ impl Lower<'_, '_> {
     /// whose effects are nothing or one statement run ([`Stmt::Native`]) is taken here,
     /// its costs paid first (returning [`DONE`], or [`HELD`] when an immediate end
     /// condition held); any other action returns [`CHOSE`] for the engine to take.
-    pub fn finish_menu(mut self, n: u8, items: &[(u16, &Action)], priority: Option<&[u16]>) {
+    ///
+    /// A faction that decides by lookahead (`searched`) writes its weighted options to
+    /// `out` too and has [`h::pick`] choose (replaying, searching or picking by weight,
+    /// [`crate::runtime::look::decide`]); a search can fault, so the fault flag is tested
+    /// after it.
+    pub fn finish_menu(
+        mut self,
+        n: u8,
+        items: &[(u16, &Action)],
+        priority: Option<&[u16]>,
+        searched: bool,
+    ) {
+        // Whether the options go to the buffer for the helper's choice.
+        let listed = priority.is_some() || searched;
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
         let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);
@@ -46,7 +59,7 @@ impl Lower<'_, '_> {
         let last = self.b.declare_var(I64);
         let none = self.int(-1);
         self.b.def_var(last, none);
-        if priority.is_none() {
+        if !listed {
             for &(_, a) in items {
                 for _ in 0..if a.targeted { n } else { 1 } {
                     let w = match a.weight.as_const() {
@@ -138,7 +151,7 @@ impl Lower<'_, '_> {
                     }
                 };
                 let k = self.b.use_var(count);
-                if priority.is_some() {
+                if listed {
                     self.write_opt(out, k, score, ai, tv);
                 } else {
                     match weights[this] {
@@ -175,22 +188,26 @@ impl Lower<'_, '_> {
         self.b.ins().return_(&[code]);
         self.b.switch_to_block(chosen);
         let total = self.b.use_var(total);
-        if priority.is_none() {
+        if !listed {
             let last = self.b.use_var(last);
             let taken = self.b.use_var(taken);
             self.weighted(total, &weights, taken, last, n, f, items);
             self.end();
             return;
         }
-        let (env, policy) = (self.env, self.int(1));
+        let (env, policy) = (self.env, self.int(priority.is_some() as i64));
         let i = self.call(
             h::pick as *const () as usize,
             &[self.ptr, I64, I64],
             Some(I64),
             &[env, k, policy],
         );
-        // The choice records no fault.
-        self.faulty = false;
+        if searched {
+            self.fault_exit();
+        } else {
+            // The choice records no fault.
+            self.faulty = false;
+        }
         self.choice(out, i, items);
         self.end();
     }

@@ -1,14 +1,17 @@
 //! Actions and agents: `[[action]]` tables and each faction's `agent`.
 //!
 //! Owns who may take an action, its target, availability, costs, weight and value, and an
-//! agent's policy, noise and priority list, each name checked with a located error.
+//! agent's policy, noise, priority list, mix and lookahead settings, each checked with a
+//! located error.
 
 use super::{Cx, Source, check_ident};
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::expr::compile::{Compiler, Ctx, Symbols, suggest};
-use crate::model::{Action, Agent, Policy};
+use crate::model::{Action, Agent, Lookahead, Objective, Policy};
 use crate::scenario::raw::{RawAgent, RawScenario};
+use std::collections::BTreeMap;
+use toml::Spanned;
 
 /// Compiles `raw.actions` for a scenario of `nf` factions.
 pub(super) fn compile(
@@ -124,21 +127,39 @@ pub(super) fn agents(
 }
 
 /// One agent: its policy, its noise and its priority list, each action name checked; the
-/// weighted policy without noise when `ra` is absent.
+/// weighted policy without noise when `ra` is absent. A lookahead agent's `policy` is its
+/// rollout policy, its settings in `look`.
 fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]) -> Result<Agent> {
     let Some(ra) = ra else {
         return Ok(Agent {
             policy: Policy::Weighted,
             noise: Expr::constant(0.0),
             priority: vec![u16::MAX; actions.len()],
+            mix: None,
+            look: None,
         });
     };
-    let policy = match cx.keyword(
+    let kind = cx.keyword(
         &Some(ra.policy.clone()),
-        &["weighted", "greedy", "priority"],
+        &["weighted", "greedy", "priority", "lookahead"],
         "weighted",
         "policy",
-    )? {
+    )?;
+    let look = if kind == "lookahead" {
+        Some(lookahead(cx, ra)?)
+    } else {
+        None
+    };
+    let played = match kind {
+        "lookahead" => cx.keyword(
+            &ra.rollout_policy,
+            &["weighted", "greedy", "priority"],
+            "weighted",
+            "rollout_policy",
+        )?,
+        k => k,
+    };
+    let policy = match played {
         "weighted" => Policy::Weighted,
         "greedy" => Policy::Greedy,
         _ => Policy::Priority,
@@ -149,30 +170,91 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
     };
     let mut priority = vec![u16::MAX; actions.len()];
     for (rank, name) in ra.priority.iter().enumerate() {
-        match actions.iter().position(|a| &a.name == name.get_ref()) {
-            Some(i) => priority[i] = rank as u16,
-            None => {
-                let known = actions.iter().map(|a| a.name.as_str());
-                return Err(cx.src.fail(
-                    name.span().start,
-                    format!(
-                        "`{}` is not an action{}",
-                        name.get_ref(),
-                        suggest(name.get_ref(), known)
-                    ),
-                ));
-            }
-        }
+        priority[action_named(cx, actions, name)?] = rank as u16;
     }
     if policy == Policy::Priority && ra.priority.is_empty() {
+        let at = match &ra.rollout_policy {
+            Some(p) if look.is_some() => p.span().start,
+            _ => ra.policy.span().start,
+        };
         return Err(cx.src.fail(
-            ra.policy.span().start,
+            at,
             "policy = \"priority\" needs a `priority` list of action names",
         ));
     }
+    let mix = match &ra.mix {
+        Some(m) => Some(mix(cx, m, actions)?),
+        None => None,
+    };
     Ok(Agent {
         policy,
         noise,
         priority,
+        mix,
+        look,
     })
+}
+
+/// The index of the action `name` names, or a located error with the nearest name.
+fn action_named(cx: &Cx, actions: &[Action], name: &Spanned<String>) -> Result<usize> {
+    actions
+        .iter()
+        .position(|a| &a.name == name.get_ref())
+        .ok_or_else(|| {
+            let known = actions.iter().map(|a| a.name.as_str());
+            cx.src.fail(
+                name.span().start,
+                format!(
+                    "`{}` is not an action{}",
+                    name.get_ref(),
+                    suggest(name.get_ref(), known)
+                ),
+            )
+        })
+}
+
+/// A lookahead agent's settings, each checked with a located error.
+fn lookahead(cx: &Cx, ra: &RawAgent) -> Result<Lookahead> {
+    let count = |v: &Option<Spanned<i64>>, key: &str, max: i64| -> Result<Option<u32>> {
+        match v {
+            None => Ok(None),
+            Some(x) if (1..=max).contains(x.get_ref()) => Ok(Some(*x.get_ref() as u32)),
+            Some(x) => Err(cx.src.fail(
+                x.span().start,
+                format!("`{key}` must be a whole number from 1 to {max}"),
+            )),
+        }
+    };
+    let objective = match cx.keyword(
+        &ra.objective,
+        &["win", "rank", "margin"],
+        "win",
+        "objective",
+    )? {
+        "rank" => Objective::Rank,
+        "margin" => Objective::Margin,
+        _ => Objective::Win,
+    };
+    Ok(Lookahead {
+        rollouts: count(&ra.rollouts, "rollouts", 100_000)?.unwrap_or(32),
+        horizon: count(&ra.horizon, "horizon", 100_000)?,
+        objective,
+    })
+}
+
+/// A `mix`: each named action's fixed weight (finite, not negative), 0 for the others.
+fn mix(cx: &Cx, m: &Spanned<BTreeMap<String, f64>>, actions: &[Action]) -> Result<Vec<f64>> {
+    let mut w = vec![0.0; actions.len()];
+    for (name, &x) in m.get_ref() {
+        let named = Spanned::new(m.span(), name.clone());
+        let i = action_named(cx, actions, &named)?;
+        if !(x.is_finite() && x >= 0.0) {
+            return Err(cx.src.fail(
+                m.span().start,
+                format!("the mix's weight of `{name}` must be a number 0 or more"),
+            ));
+        }
+        w[i] = x;
+    }
+    Ok(w)
 }
