@@ -5,6 +5,8 @@
 
 pub mod check;
 pub mod compare;
+pub mod exploit;
+pub mod ladder;
 pub mod merge;
 pub mod run;
 pub mod schema;
@@ -61,6 +63,10 @@ pub enum Command {
     Schema(schema::Args),
     /// Re-run a scenario on every save and print what changed beyond noise.
     Watch(watch::Args),
+    /// Search each faction's best response: can a player who plays to win break the rules?
+    Exploit(exploit::Args),
+    /// Play every faction at each skill level and read how balance moves with skill.
+    Ladder(ladder::Args),
 }
 
 /// Runs the parsed command line.
@@ -73,7 +79,9 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         | Command::Compare(compare::Args { opts, .. })
         | Command::Sweep(sweep::SweepArgs { opts, .. })
         | Command::Sensitivity(sweep::SensitivityArgs { opts, .. })
-        | Command::Tune(tune::Args { opts, .. }) => opts.agents_first(),
+        | Command::Tune(tune::Args { opts, .. })
+        | Command::Exploit(exploit::Args { opts, .. })
+        | Command::Ladder(ladder::Args { opts, .. }) => opts.agents_first(),
         Command::Trace(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
         Command::Watch(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
         _ => {}
@@ -91,6 +99,8 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         Command::Tune(a) => tune::run(a),
         Command::Schema(a) => schema::run(a),
         Command::Watch(a) => watch::run(a),
+        Command::Exploit(a) => exploit::run(a),
+        Command::Ladder(a) => ladder::run(a),
     }
 }
 

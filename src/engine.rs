@@ -97,6 +97,10 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     round_scores: Vec<i64>,
     /// The constant initial state and the initial values evaluated each game.
     init: crate::model::InitPlan,
+    /// Decisions this player made by faction and action, `faction * actions + action`,
+    /// over every game it played (only those the engine makes: a machine-code turn does not
+    /// count; see [`crate::model::Agent::counted`]).
+    choices: Vec<u64>,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -152,6 +156,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
             ),
             init: crate::model::InitPlan::new(m),
+            choices: vec![0; m.nfactions() * m.actions.len()],
             tracer,
         }
     }
@@ -159,6 +164,12 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Random words (32-bit) the last game consumed.
     pub fn words_used(&self) -> u128 {
         crate::rng::words_used(&self.env.rng)
+    }
+
+    /// Decisions made by faction and action over every game played so far,
+    /// `faction * actions + action` (see [`crate::model::Agent::counted`]).
+    pub fn choices(&self) -> &[u64] {
+        &self.choices
     }
 
     /// The state after the last game (for tests and examples).

@@ -75,6 +75,10 @@ pub struct Agent {
     pub mix: Option<Vec<f64>>,
     /// Decides by lookahead: `policy` is then its rollout policy.
     pub look: Option<Lookahead>,
+    /// Its decisions are counted by action ([`crate::engine::Game::choices`]), so they are
+    /// made by the engine, never by a machine-code turn (set by `vpsim exploit`, not by a
+    /// scenario).
+    pub counted: bool,
 }
 
 /// A lookahead agent's settings (`policy = "lookahead"`).

@@ -147,7 +147,8 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
 }
 
 /// Compiles the option scan of every faction whose policy is weighted or priority (the
-/// greedy policy draws noise per option and stays on the interpreter). Returns how many
+/// greedy policy draws noise per option and stays on the interpreter, as do a fixed mix and
+/// a faction whose choices are counted). Returns how many
 /// functions were made.
 fn compile_menus(m: &mut Model) -> Result<usize, String> {
     m.menus = Vec::new();
@@ -166,6 +167,8 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     for (f, slot) in of_faction.iter_mut().enumerate() {
         let agent = &m.agents[f];
         let priority = match agent.policy {
+            // A mix's weights and a counted faction's choices stay with the engine.
+            _ if agent.mix.is_some() || agent.counted => continue,
             Policy::Weighted => None,
             Policy::Priority => Some(&agent.priority[..]),
             Policy::Greedy => continue,

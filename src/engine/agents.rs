@@ -50,6 +50,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         };
+        self.choices[f as usize * m.actions.len() + ai as usize] += 1;
         let a = &m.actions[ai as usize];
         if T::ON {
             let tgt = if a.targeted {

@@ -446,9 +446,11 @@ macro_rules! render {
 }
 
 mod run;
+mod skill;
 mod sweep;
 mod tune;
 
 pub use run::write_charts;
+pub use skill::{write_exploit, write_ladder};
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
 pub use tune::{TunePanel, write_tune};

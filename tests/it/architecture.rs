@@ -28,7 +28,7 @@ const TIERS: &[&[&str]] = &[
     &["stats"],
     &["runner"],
     &["report", "compare"],
-    &["check", "tune", "watch"],
+    &["check", "tune", "watch", "exploit", "ladder"],
     &["cli"],
 ];
 

@@ -26,6 +26,7 @@ mod readme;
 mod reference;
 mod reports;
 mod shards;
+mod skill;
 mod statistics;
 mod timing;
 mod tune;

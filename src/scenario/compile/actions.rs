@@ -137,6 +137,7 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
             priority: vec![u16::MAX; actions.len()],
             mix: None,
             look: None,
+            counted: false,
         });
     };
     let kind = cx.keyword(
@@ -192,6 +193,7 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
         priority,
         mix,
         look,
+        counted: false,
     })
 }
 

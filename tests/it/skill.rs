@@ -1,0 +1,423 @@
+//! Skilled play through the binary: the lookahead agent against exact values computed by
+//! dynamic programming, its determinism across threads, shards and engines, `exploit`
+//! finding a planted dominant action and never claiming more than the exact optimum, and
+//! `ladder`.
+
+use crate::util::{fresh_temp_dir, temp_scenario, vpsim, vpsim_output, without_performance};
+
+/// Rounds of the safe-or-risky race.
+const ROUNDS: usize = 3;
+
+/// Two factions; each round A then B takes `safe` (+1) or `risky` (+4 with chance 1/4).
+/// The higher score wins; a tie goes to the first seat (A).
+const SAFE_OR_RISKY: &str = r#"
+[scenario]
+name = "safe_or_risky"
+rounds = 3
+
+[[faction]]
+name = "A"
+
+[[faction]]
+name = "B"
+
+[[var]]
+name = "vp"
+
+[[action]]
+name = "safe"
+effects = ["vp += 1"]
+
+[[action]]
+name = "risky"
+effects = ["vp += 4 * bernoulli(0.25)"]
+
+[[phase]]
+name = "turn"
+each = "faction"
+actions = "1"
+
+[ranking]
+score = "vp"
+tiebreak = ["-seat"]
+"#;
+
+/// A's score after an option: (probability, gain).
+fn gains(safe: bool) -> [(f64, usize); 2] {
+    if safe {
+        [(1.0, 1), (0.0, 0)]
+    } else {
+        [(0.25, 4), (0.75, 0)]
+    }
+}
+
+/// The chance A wins from the start of round `r + 1` at scores (a, b) when A plays `policy`
+/// (the chance it takes `safe` at round, a, b) and B plays at random.
+fn value(r: usize, a: usize, b: usize, policy: &dyn Fn(usize, usize, usize) -> f64) -> f64 {
+    if r == ROUNDS {
+        return (a >= b) as u8 as f64;
+    }
+    let p = policy(r, a, b);
+    let after_a = |safe: bool| -> f64 {
+        gains(safe)
+            .iter()
+            .map(|&(pa, ga)| {
+                pa * [true, false]
+                    .iter()
+                    .map(|&bs| {
+                        0.5 * gains(bs)
+                            .iter()
+                            .map(|&(pb, gb)| pb * value(r + 1, a + ga, b + gb, policy))
+                            .sum::<f64>()
+                    })
+                    .sum::<f64>()
+            })
+            .sum()
+    };
+    p * after_a(true) + (1.0 - p) * after_a(false)
+}
+
+/// The value of option `safe` at (r, a, b) when both play at random afterwards.
+fn rollout_value(r: usize, a: usize, b: usize, safe: bool) -> f64 {
+    let forced = move |rr: usize, _: usize, _: usize| {
+        if rr == r { safe as u8 as f64 } else { 0.5 }
+    };
+    value(r, a, b, &forced)
+}
+
+/// The best the state-dependent optimum can do (A's best response).
+fn optimum(r: usize, a: usize, b: usize) -> f64 {
+    if r == ROUNDS {
+        return (a >= b) as u8 as f64;
+    }
+    let after = |safe: bool| -> f64 {
+        gains(safe)
+            .iter()
+            .map(|&(pa, ga)| {
+                pa * [true, false]
+                    .iter()
+                    .map(|&bs| {
+                        0.5 * gains(bs)
+                            .iter()
+                            .map(|&(pb, gb)| pb * optimum(r + 1, a + ga, b + gb))
+                            .sum::<f64>()
+                    })
+                    .sum::<f64>()
+            })
+            .sum()
+    };
+    after(true).max(after(false))
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = vpsim_output(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
+    let w = &v["factions"][f]["win"];
+    (w["rate"].as_f64().unwrap(), w["n"].as_u64().unwrap())
+}
+
+#[test]
+fn lookahead_wins_as_often_as_exact_flat_monte_carlo_predicts() {
+    let path = temp_scenario("safe-or-risky", SAFE_OR_RISKY);
+    // Flat Monte Carlo with many playouts takes the option of the better rollout value
+    // (the first on a tie) at each decision.
+    let flat = |r: usize, a: usize, b: usize| {
+        (rollout_value(r, a, b, true) >= rollout_value(r, a, b, false)) as u8 as f64
+    };
+    let exact = value(0, 0, 0, &flat);
+    let random = value(0, 0, 0, &|_, _, _| 0.5);
+    let best = optimum(0, 0, 0);
+    assert!(
+        exact > random + 0.05 && best >= exact - 1e-12,
+        "{random} {exact} {best}"
+    );
+    let p = path.to_str().unwrap();
+    let v = json_of(&[
+        "run",
+        p,
+        "--agent",
+        "A=lookahead:256",
+        "--games",
+        "3000",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(v["factions"][0]["agent"], "lookahead(256)");
+    let (rate, n) = win_rate(&v, 0);
+    let se = (exact * (1.0 - exact) / n as f64).sqrt();
+    assert!(
+        (rate - exact).abs() < 4.0 * se,
+        "lookahead won {rate}, exact flat Monte Carlo {exact} (se {se})"
+    );
+    // And random play agrees with its exact value.
+    let v = json_of(&["run", p, "--games", "20000", "--json", "--quiet"]);
+    let (rate, n) = win_rate(&v, 0);
+    let se = (random * (1.0 - random) / n as f64).sqrt();
+    assert!((rate - random).abs() < 4.0 * se, "{rate} against {random}");
+}
+
+#[test]
+fn exploit_never_claims_more_than_the_exact_optimum() {
+    let path = temp_scenario("safe-or-risky-exploit", SAFE_OR_RISKY);
+    // The best state-blind mix: A takes `safe` with one fixed chance.
+    let mix_best = (0..=200)
+        .map(|k| {
+            let p = k as f64 / 200.0;
+            value(0, 0, 0, &move |_, _, _| p)
+        })
+        .fold(0.0, f64::max);
+    let best = optimum(0, 0, 0);
+    assert!(best >= mix_best);
+    let v = json_of(&[
+        "exploit",
+        path.to_str().unwrap(),
+        "--faction",
+        "A",
+        "--games",
+        "1000",
+        "--confirm",
+        "6000",
+        "--iterations",
+        "2",
+        "--json",
+        "--quiet",
+    ]);
+    let f = &v["factions"][0];
+    assert_eq!(f["name"], "A");
+    let low = f["best_response"]["low"].as_f64().unwrap();
+    assert!(
+        low <= mix_best,
+        "claimed at least {low}, the best mix wins {mix_best}"
+    );
+    let policy = f["policy"].as_object().unwrap();
+    let total: f64 = policy.values().map(|x| x.as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{policy:?}");
+    // The confirmed rate is within noise of the exact value of the mix it found.
+    let p_safe = policy["safe"].as_f64().unwrap();
+    let exact = value(0, 0, 0, &move |_, _, _| p_safe);
+    let rate = f["best_response"]["rate"].as_f64().unwrap();
+    let se = (exact * (1.0 - exact) / 6000.0).sqrt();
+    assert!((rate - exact).abs() < 4.0 * se, "{rate} against {exact}");
+}
+
+/// Three symmetric factions; `build` (+1 income, paid every turn) dominates `score` (+2 VP).
+const BUILD_OR_SCORE: &str = r#"
+[scenario]
+name = "build_or_score"
+rounds = 8
+
+[[faction]]
+name = "A"
+
+[[faction]]
+name = "B"
+
+[[faction]]
+name = "C"
+
+[[var]]
+name = "vp"
+
+[[var]]
+name = "income"
+
+[[action]]
+name = "build"
+effects = ["income += 1"]
+
+[[action]]
+name = "score"
+effects = ["vp += 2"]
+
+[[phase]]
+name = "turn"
+each = "faction"
+actions = "1"
+effects = ["vp += income"]
+
+[ranking]
+score = "vp"
+tiebreak = ["-seat"]
+"#;
+
+#[test]
+fn exploit_finds_a_planted_dominant_action_that_random_play_hides() {
+    let path = temp_scenario("build-or-score", BUILD_OR_SCORE);
+    let p = path.to_str().unwrap();
+    // Random play reads as balanced: every faction near a third.
+    let v = json_of(&["run", p, "--games", "6000", "--json", "--quiet"]);
+    for f in 0..3 {
+        let (rate, _) = win_rate(&v, f);
+        assert!((rate - 1.0 / 3.0).abs() < 0.05, "faction {f}: {rate}");
+    }
+    let v = json_of(&[
+        "exploit",
+        p,
+        "--faction",
+        "C",
+        "--games",
+        "400",
+        "--iterations",
+        "2",
+        "--json",
+        "--quiet",
+    ]);
+    let f = &v["factions"][0];
+    assert_eq!(f["beyond_noise"], true, "{f}");
+    assert!(f["policy"]["build"].as_f64().unwrap() > 0.8, "{f}");
+    assert!(f["shares_after"]["build"].as_f64().unwrap() > 0.8, "{f}");
+    assert!(f["best_response"]["rate"].as_f64().unwrap() > 0.9, "{f}");
+    assert!(
+        f["verdict"].as_str().unwrap().contains("mostly `build`"),
+        "{f}"
+    );
+    // The lookahead agent finds it too, game by game.
+    let v = json_of(&[
+        "run",
+        p,
+        "--agent",
+        "C=lookahead:8",
+        "--games",
+        "300",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(win_rate(&v, 2).0 > 0.9, "{v}");
+}
+
+#[test]
+fn lookahead_results_are_identical_across_threads_shards_and_engines() {
+    let path = temp_scenario("build-or-score-det", BUILD_OR_SCORE);
+    let p = path.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            p,
+            "--agent",
+            "lookahead:3",
+            "--agent",
+            "B=weighted",
+            "--games",
+            "90",
+            "--seed",
+            "5",
+            "--json",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = vpsim_output(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        without_performance(&out.stdout)
+    };
+    let one = run(&["--threads", "1"]);
+    assert_eq!(one["factions"][0]["agent"], "lookahead(3)");
+    assert_eq!(one["factions"][1]["agent"], "weighted");
+    assert_eq!(run(&["--threads", "2"]), one);
+    assert_eq!(run(&["--threads", "7"]), one);
+    assert_eq!(run(&["--threads", "2", "--engine", "interp"]), one);
+    let dir = fresh_temp_dir("lookahead-shards");
+    for k in 1..=3 {
+        vpsim()
+            .args(["run", p, "--agent", "lookahead:3", "--agent", "B=weighted"])
+            .args(["--games", "90", "--seed", "5", "--quiet", "--shard"])
+            .arg(format!("{k}/3"))
+            .arg("--out")
+            .arg(dir.join(k.to_string()))
+            .assert()
+            .success();
+    }
+    let merged = vpsim()
+        .arg("merge")
+        .args((1..=3).map(|k| dir.join(k.to_string())))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert_eq!(without_performance(&merged.stdout), one);
+}
+
+#[test]
+fn trace_shows_each_lookahead_decisions_option_scores() {
+    let path = temp_scenario("build-or-score-trace", BUILD_OR_SCORE);
+    let out = vpsim_output(&[
+        "trace",
+        path.to_str().unwrap(),
+        "--agent",
+        "A=lookahead:4",
+        "--game",
+        "2",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("lookahead (4 playouts an option, win): "),
+        "{text}"
+    );
+}
+
+#[test]
+fn agent_choices_are_checked_and_shown() {
+    let path = temp_scenario("build-or-score-agent", BUILD_OR_SCORE);
+    let p = path.to_str().unwrap();
+    let out = vpsim_output(&["run", p, "--agent", "D=lookahead", "--games", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no faction `D`"));
+    let out = vpsim_output(&["run", p, "--agent", "weighted:3", "--games", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = vpsim_output(&[
+        "run",
+        p,
+        "--agent",
+        "A=lookahead",
+        "--set",
+        "faction.A.agent.rollouts=5",
+        "--games",
+        "20",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("agents: A lookahead(5), others weighted"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ladder_reads_how_each_faction_fares_as_skill_rises() {
+    let path = temp_scenario("build-or-score-ladder", BUILD_OR_SCORE);
+    let v = json_of(&[
+        "ladder",
+        path.to_str().unwrap(),
+        "--levels",
+        "weighted,lookahead:2",
+        "--games",
+        "150",
+        "--json",
+        "--quiet",
+    ]);
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    assert_eq!(levels[1]["factions"][0]["agent"], "lookahead(2)");
+    assert_eq!(v["readings"].as_array().unwrap().len(), 3);
+}
