@@ -8,3 +8,9 @@ for s in europa_universalis_price_of_power liberty_or_death pax_romana terrus tw
   target/debug/vpsim run "scenarios/$s.toml" --games 200000 --seed 1 --quiet --force --out "reports/$s" > /dev/null
   echo "reports/$s"
 done
+# Balance at every skill level: TI4 with every faction at random play, then lookahead 8 and 32
+# (release build: the lookahead levels play about 100,000 playouts a second).
+cargo build --release --quiet
+target/release/vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:8,lookahead:32 \
+  --games 1000 --seed 1 --quiet --force --out reports/twilight_imperium_4-ladder > /dev/null
+echo "reports/twilight_imperium_4-ladder"

@@ -245,6 +245,25 @@ pub fn tweakables(text: &str) -> Vec<(String, String)> {
                 out.push((p.to_string(), v.clone().decorated("", "").to_string()));
             }
         });
+        // A lookahead agent's playouts are tweakable even when the file leaves the default.
+        let mut agents: Vec<(String, &dyn toml_edit::TableLike)> = Vec::new();
+        if let Some(t) = doc.get("agent").and_then(Item::as_table_like) {
+            agents.push(("agent".into(), t));
+        }
+        if let Some(Item::ArrayOfTables(a)) = doc.get("faction") {
+            for f in a.iter() {
+                let name = f.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+                if let Some(t) = f.get("agent").and_then(Item::as_table_like) {
+                    agents.push((format!("faction.{name}.agent"), t));
+                }
+            }
+        }
+        for (path, t) in agents {
+            let lookahead = t.get("policy").and_then(|p| p.as_str()) == Some("lookahead");
+            if lookahead && !t.contains_key("rollouts") {
+                out.push((format!("{path}.rollouts"), "32".into()));
+            }
+        }
     }
     out
 }

@@ -19,14 +19,14 @@ use crate::report::{RunInfo, Summary};
     .help("Games played at each level")))]
 #[command(after_help = "Examples:
   vpsim ladder scenarios/race_to_three.toml --levels weighted,lookahead:8,lookahead:32
-  vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:8 --games 500 --out
+  vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:4 --games 100 --out
 
 Each level is a policy as --agent takes it (weighted, greedy, priority, lookahead,
 lookahead:N) and is given to every faction; --agent and --set apply after it, so
 --agent Sol=weighted keeps one faction at random play on every level. Every level plays the
 same games 0..N of the seed. The reading compares each faction's win rate at the last level
-with the first (95% Newcombe interval): its edge grows, shrinks, or does not change beyond
-noise. Factions are listed in seat order, so seat effects read the same way.")]
+with the first (Newcombe interval, simultaneous at 95% over the factions): it rises, falls, or
+does not change beyond noise, and what that does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -139,10 +139,13 @@ fn readings(m: &crate::Model, rungs: &[Rung]) -> Vec<String> {
         .map(|f| {
             crate::ladder::reading(
                 &m.factions[f].label,
-                &first.summary.factions[f].win,
-                &last.summary.factions[f].win,
+                (
+                    &first.summary.factions[f].win,
+                    &last.summary.factions[f].win,
+                ),
                 (&first.name, &last.name),
                 1.0 / m.nfactions() as f64,
+                crate::ladder::z_joint(m.nfactions()),
             )
         })
         .collect()
@@ -173,6 +176,7 @@ fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> Value {
             let c = crate::ladder::change(
                 &first.summary.factions[f].win,
                 &last.summary.factions[f].win,
+                crate::ladder::z_joint(m.nfactions()),
             );
             json!({"name": m.factions[f].name, "est": c.est, "low": c.low, "high": c.high})
         })
@@ -186,6 +190,7 @@ fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> Value {
         "confidence": 0.95,
         "levels": levels,
         "change_first_to_last": changes,
+        "change_confidence": "simultaneous 95% over the factions (Bonferroni)",
         "readings": readings(m, rungs),
     })
 }
@@ -240,7 +245,8 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> String {
     let _ = writeln!(s, "\ntime a level: {speed}");
     let _ = writeln!(
         s,
-        "\nreadings (first level against the last, 5% level each):"
+        "\nreadings (last level against the first; intervals simultaneous at 95% over the {} factions):",
+        m.nfactions()
     );
     for line in readings(m, rungs) {
         let _ = writeln!(s, "  {line}");

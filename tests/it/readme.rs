@@ -144,6 +144,8 @@ fn every_help_example_runs() {
         "sensitivity",
         "schema",
         "watch",
+        "exploit",
+        "ladder",
     ];
     let mut ran = 0;
     for cmd in commands {
