@@ -399,6 +399,33 @@ pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64) -> St
     )
 }
 
+/// A command's terminal text for report.md: the part before the line that starts with
+/// `list` as a text block, then that line as a paragraph and its indented lines as a bullet
+/// list, so long sentences (verdicts, readings) wrap instead of scrolling.
+pub fn text_then_list(text: &str, list: &str) -> String {
+    let Some(at) = text.find(&format!("\n{list}")) else {
+        return format!("```text\n{text}```\n");
+    };
+    let (block, rest) = text.split_at(at + 1);
+    let mut md = format!("```text\n{block}```\n\n");
+    for line in rest.lines() {
+        match line.strip_prefix("  ") {
+            Some(item) => {
+                md.push_str("- ");
+                md.push_str(item);
+                md.push('\n');
+            }
+            None if !line.trim().is_empty() => {
+                md.push('\n');
+                md.push_str(line);
+                md.push_str("\n\n");
+            }
+            None => {}
+        }
+    }
+    md
+}
+
 /// Writes `report.md` and `report.html` into a report folder.
 pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> {
     crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;

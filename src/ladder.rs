@@ -61,15 +61,22 @@ pub fn reading(
     if c.low <= 0.0 && c.high >= 0.0 {
         return format!("{name}: {pts}: no change beyond noise");
     }
-    // Away from the fair share is a growing edge (or handicap); toward it, a shrinking one.
-    let away = (last.rate - fair).abs() > (first.rate - fair).abs();
-    let side = if last.rate >= fair {
-        "edge"
+    let way = if c.est > 0.0 { "rises" } else { "falls" };
+    let (above_before, above_after) = (first.rate > fair, last.rate > fair);
+    let what = if above_before != above_after {
+        "it crosses the fair share"
+    } else if (last.rate - fair).abs() > (first.rate - fair).abs() {
+        if above_after {
+            "its edge grows"
+        } else {
+            "its handicap grows"
+        }
+    } else if above_after {
+        "its edge shrinks"
     } else {
-        "handicap"
+        "its handicap shrinks"
     };
-    let how = if away { "grows" } else { "shrinks" };
-    format!("{name}: {pts}: its {side} {how} with skill, beyond noise")
+    format!("{name}: {pts}: its win rate {way} with skill, beyond noise ({what})")
 }
 
 #[cfg(test)]

@@ -114,13 +114,15 @@ pub fn run(a: Args) -> Result<()> {
             o.chart_size,
         )?;
         let title = format!("Ladder: {}", m.title);
-        let mut md = super::report_header(&title, m, o.seed, o.games);
+        let mut md = super::report_header(&title, m, o.seed, o.games)
+            .replace("games per variant or point", "games a level");
         let _ = write!(
             md,
-            "![Win rate at each skill level](ladder.svg)\n\n```text\n{text}```\n\n\
+            "![Win rate at each skill level](ladder.svg)\n\n{}\n\
              Each level gives every faction the same agent. The agents are a model of play, not \
              people: a lookahead agent scores each option by playouts of the rest of the game, so its \
-             strength grows with its playouts but it never plans beyond them.\n"
+             strength grows with its playouts but it never plans beyond them.\n",
+            super::text_then_list(&text, "readings")
         );
         super::write_report(dir, &md, &title)?;
     }
