@@ -426,6 +426,14 @@ pub fn text_then_list(text: &str, list: &str) -> String {
     md
 }
 
+/// `agents: ...` for the configured agents of `m` (see [`crate::report::agents_text`]).
+pub fn agents_line(m: &crate::Model) -> String {
+    let labels: Vec<String> = m.agents.iter().map(crate::model::Agent::label).collect();
+    crate::report::agents_text(
+        (m.factions.iter().zip(&labels)).map(|(f, a)| (f.name.as_str(), a.as_str())),
+    )
+}
+
 /// Writes `report.md` and `report.html` into a report folder.
 pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> {
     crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;

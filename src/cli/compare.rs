@@ -91,6 +91,8 @@ pub struct Variant {
     pub hash: String,
     /// Overrides.
     pub overrides: Vec<String>,
+    /// The agent model of each faction (`agents: ...`).
+    pub agents: String,
 }
 
 /// How a sequential comparison went.
@@ -193,11 +195,13 @@ pub fn run(a: Args) -> Result<()> {
             file: ma.file.clone(),
             hash: ma.hash.clone(),
             overrides: ma.overrides.clone(),
+            agents: super::agents_line(&ma),
         },
         b: Variant {
             file: mb.file.clone(),
             hash: mb.hash.clone(),
             overrides: mb.overrides.clone(),
+            agents: super::agents_line(&mb),
         },
         seed: o.seed,
         games: tally.games,
@@ -229,6 +233,11 @@ pub fn run(a: Args) -> Result<()> {
         }
     };
     let _ = writeln!(s, "A: {}\nB: {}", side(&cmp.a), side(&cmp.b));
+    if cmp.a.agents != cmp.b.agents {
+        let _ = writeln!(s, "A {}\nB {}", cmp.a.agents, cmp.b.agents);
+    } else {
+        let _ = writeln!(s, "{}", cmp.a.agents);
+    }
     let lv = crate::compare::level(alpha_used);
     let widened = if cmp.sequential.is_some() {
         " (widened from 95% for the sequential looks)"

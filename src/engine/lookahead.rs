@@ -1,6 +1,6 @@
 //! The playouts of lookahead decisions.
 //!
-//! Owns the searcher a game that searches keeps ([`Searcher`], the
+//! Owns the searcher a game that searches keeps (`Searcher`, the
 //! [`crate::runtime::look::Scout`] of its environment): for each option of a decision, its
 //! playouts, each a replay of the game's prefix on a game player of its own with the option
 //! forced, then the rest of the game (or `horizon` rounds) on the playout's own stream,

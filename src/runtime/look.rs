@@ -1,7 +1,7 @@
 //! Lookahead decisions, shared by both backends: which decisions are searched, which are
 //! replayed, and where a playout leaves the game's own random stream.
 //!
-//! Owns [`Look`], the part of [`Env`] a lookahead agent needs, and [`decide`], the one
+//! Owns [`Look`], the part of [`Env`] a lookahead agent needs, and `decide`, the one
 //! place an agent's choice is made (machine-code turns call it too, through their `pick`
 //! helper). A playout starts from the middle of a game by *replaying its prefix*: the game
 //! is played again from its first round on its own stream, every earlier lookahead decision

@@ -421,3 +421,109 @@ fn ladder_reads_how_each_faction_fares_as_skill_rises() {
     assert_eq!(levels[1]["factions"][0]["agent"], "lookahead(2)");
     assert_eq!(v["readings"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn every_game_playing_command_takes_agent_choices() {
+    let path = temp_scenario("build-or-score-every", BUILD_OR_SCORE);
+    let p = path.to_str().unwrap();
+    let cases: [&[&str]; 6] = [
+        &[
+            "check",
+            p,
+            "--agent",
+            "A=lookahead:2",
+            "--games",
+            "40",
+            "--assert",
+            "games == 40",
+        ],
+        &[
+            "compare",
+            p,
+            "--a-agent",
+            "A=lookahead:2",
+            "--b-agent",
+            "A=greedy",
+            "--games",
+            "40",
+        ],
+        &[
+            "sweep",
+            p,
+            "--agent",
+            "lookahead:2",
+            "--param",
+            "scenario.rounds=2,3",
+            "--games",
+            "20",
+        ],
+        &[
+            "sensitivity",
+            p,
+            "--agent",
+            "B=priority",
+            "--set",
+            "faction.B.agent.priority=[\"build\"]",
+            "--param",
+            "scenario.rounds",
+            "--games",
+            "20",
+        ],
+        &[
+            "tune",
+            p,
+            "--agent",
+            "A=lookahead:2",
+            "--param",
+            "scenario.rounds=2:6",
+            "--goal",
+            "minimize mean_length",
+            "--games",
+            "20",
+            "--evals",
+            "3",
+        ],
+        &["validate", p, "--set", "agent.policy=lookahead"],
+    ];
+    for args in cases {
+        let out = vpsim_output(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The compare shows B's agents differ from A's.
+    let out = vpsim_output(&[
+        "compare",
+        p,
+        "--b-agent",
+        "C=lookahead:4",
+        "--games",
+        "200",
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--agent C=lookahead:4"), "{text}");
+}
+
+#[test]
+fn a_worked_example_fixes_a_lookahead_decision() {
+    let text = BUILD_OR_SCORE.replace(
+        "name = \"A\"\n",
+        "name = \"A\"\nagent = { policy = \"lookahead\", rollouts = 4 }\n",
+    ) + r#"
+[[example]]
+name = "a build pays from the same turn"
+actor = "A"
+action = "build"
+expect = ["A.income == 1"]
+"#;
+    let path = temp_scenario("build-or-score-example", &text);
+    let out = vpsim_output(&["test", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
