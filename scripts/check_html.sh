@@ -22,8 +22,10 @@ race="scenarios/race_to_three.toml"
 "$bin" sensitivity "$race" --param settings.p --param settings.q --games 3000 -q --out "$out/sensitivity" > /dev/null
 "$bin" tune "$race" --param settings.q=0.2:0.5 --goal 'win_rate(First) - win_rate(Second) = 0' \
   --games 3000 -q --out "$out/tune" > /dev/null
+"$bin" exploit scenarios/twilight_imperium_4.toml --faction Sol --games 300 --iterations 1 -q --out "$out/exploit" > /dev/null
+"$bin" ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:2 --games 100 -q --out "$out/ladder" > /dev/null
 failed=0
-for d in run check compare sweep sensitivity tune; do
+for d in run check compare sweep sensitivity tune exploit ladder; do
   page="$(pwd)/$out/$d/report.html"
   png="$out/$d.png"
   # The flags keep Chromium off the network (this machine's network is closed).
