@@ -206,6 +206,35 @@ fn exploit_never_claims_more_than_the_exact_optimum() {
     let rate = f["best_response"]["rate"].as_f64().unwrap();
     let se = (exact * (1.0 - exact) / 6000.0).sqrt();
     assert!((rate - exact).abs() < 4.0 * se, "{rate} against {exact}");
+    // With a lookahead candidate, which beats every fixed mix here: never beyond the
+    // state-dependent optimum.
+    let v = json_of(&[
+        "exploit",
+        path.to_str().unwrap(),
+        "--faction",
+        "A",
+        "--games",
+        "1000",
+        "--confirm",
+        "3000",
+        "--iterations",
+        "1",
+        "--lookahead",
+        "64",
+        "--json",
+        "--quiet",
+    ]);
+    let f = &v["factions"][0];
+    assert_eq!(f["best_response_agent"], "lookahead(64)", "{f}");
+    let low = f["best_response"]["low"].as_f64().unwrap();
+    assert!(
+        low <= best,
+        "claimed at least {low}, the optimum wins {best}"
+    );
+    assert!(
+        low > mix_best,
+        "lookahead {low} should beat the best mix {mix_best}"
+    );
 }
 
 /// Three symmetric factions; `build` (+1 income, paid every turn) dominates `score` (+2 VP).
