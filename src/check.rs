@@ -30,6 +30,9 @@ pub struct Verdict {
     pub passed: bool,
     /// For a comparison: the measured side (the left) with its interval, and the other side.
     pub measured: Option<(Val, Val)>,
+    /// For `and`, `or` and `not` of comparisons: each comparison's left side as written, its
+    /// value and the value it is compared with, so every metric the assertion read shows.
+    pub parts: Vec<(String, Val, Val)>,
 }
 
 const METRICS: [&str; 16] = [
@@ -466,9 +469,37 @@ pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseErro
         ) => Some((eval(s, l, judge)?, eval(s, r, judge)?)),
         _ => None,
     };
+    let mut parts = Vec::new();
+    if measured.is_none() {
+        let mut found = Vec::new();
+        comparisons(&ast, &mut found);
+        for (l, r) in found {
+            // The left side's text: from its start to the right side's, less the operator.
+            let text = expr.get(l.pos()..r.pos()).unwrap_or("").trim_end();
+            let text = text
+                .trim_end_matches(['<', '>', '=', '!'])
+                .trim()
+                .to_string();
+            parts.push((text, eval(s, l, judge)?, eval(s, r, judge)?));
+        }
+    }
     Ok(Verdict {
         expr: expr.to_string(),
         passed: v.est != 0.0,
         measured,
+        parts,
     })
+}
+
+/// The comparisons inside `and`, `or` and `not`, left to right: each one's two sides.
+fn comparisons<'a>(a: &'a Ast, out: &mut Vec<(&'a Ast, &'a Ast)>) {
+    match a {
+        Ast::Bin(BinOp::And | BinOp::Or, l, r, _) => {
+            comparisons(l, out);
+            comparisons(r, out);
+        }
+        Ast::Not(e, _) => comparisons(e, out),
+        Ast::Bin(_, l, r, _) => out.push((l, r)),
+        _ => {}
+    }
 }

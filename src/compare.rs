@@ -267,7 +267,8 @@ pub struct FactionDiff {
     pub score_p: f64,
     /// Holm-adjusted across factions.
     pub score_p_holm: f64,
-    /// `different`, `no difference beyond ±delta`, or `undecided`.
+    /// `different`, `no difference beyond ±D points` (D the equivalence margin `--delta`),
+    /// or `undecided`.
     pub verdict: String,
 }
 
@@ -344,11 +345,11 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
         .map(|(i, f)| {
             let win_diff = rate_shift(f.only_a, f.only_b, t.games, z);
             let verdict = if holm_p[i] < alpha {
-                "different"
+                "different".to_string()
             } else if win_diff.low > -delta && win_diff.high < delta {
-                "no difference beyond ±delta"
+                format!("no difference beyond ±{} points", points(delta))
             } else {
-                "undecided"
+                "undecided".to_string()
             };
             FactionDiff {
                 name: names[i].clone(),
@@ -361,7 +362,7 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
                 score_shift: shifts[i].0,
                 score_p: score_ps[i],
                 score_p_holm: score_holm[i],
-                verdict: verdict.into(),
+                verdict,
             }
         })
         .collect()
@@ -376,6 +377,12 @@ pub fn level(alpha: f64) -> String {
     } else {
         format!("{l:.1}%")
     }
+}
+
+/// A fraction as points of win rate, as short as it is exact to 0.01 (`1`, `0.5`, `2.25`).
+fn points(x: f64) -> String {
+    let s = format!("{:.2}", 100.0 * x);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A plain sentence saying which differences are beyond noise.
@@ -402,8 +409,8 @@ pub fn sentence(d: &[FactionDiff], alpha: f64) -> String {
         .collect();
     let mut s = if beyond.is_empty() {
         format!(
-            "No win-rate difference is beyond noise at the {:.0}% level (Holm-adjusted).",
-            100.0 * alpha
+            "No win-rate difference is beyond noise with {} confidence (Holm-adjusted).",
+            level(alpha)
         )
     } else {
         let rest = if beyond.len() < d.len() {

@@ -48,7 +48,16 @@ fn fmt_val(v: &crate::stats::Val) -> String {
 fn describe(v: &Verdict) -> String {
     match &v.measured {
         Some((l, r)) => format!("measured {}, against {}", fmt_val(l), fmt_val(r)),
-        None => String::new(),
+        None => {
+            let parts: Vec<String> = (v.parts.iter())
+                .map(|(t, l, r)| format!("{t} {} against {}", fmt_val(l), fmt_val(r)))
+                .collect();
+            if parts.is_empty() {
+                String::new()
+            } else {
+                format!("measured {}", parts.join("; "))
+            }
+        }
     }
 }
 
@@ -201,6 +210,11 @@ pub fn run(a: Args) -> Result<()> {
                     "name": n, "expr": v.expr, "passed": v.passed,
                     "measured": v.measured.map(|(l, _)| serde_json::json!({"estimate": l.est, "low": l.lo, "high": l.hi})),
                     "against": v.measured.map(|(_, r)| serde_json::json!({"estimate": r.est, "low": r.lo, "high": r.hi})),
+                    "parts": v.parts.iter().map(|(t, l, r)| serde_json::json!({
+                        "metric": t,
+                        "measured": {"estimate": l.est, "low": l.lo, "high": l.hi},
+                        "against": {"estimate": r.est, "low": r.lo, "high": r.hi},
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -212,14 +226,16 @@ pub fn run(a: Args) -> Result<()> {
         ))?;
     } else {
         let mut text = format!(
-            "{} — {} games, seed {}, judged on the {}\n",
+            "{}{} — {} games, seed {}, judged on the {}\n{}\n",
             summary.scenario.title,
+            summary.with_overrides(),
             crate::report::thousands(summary.games),
             summary.seed,
             match a.judge {
                 Judge::Estimate => "estimates",
                 Judge::Interval => "95% intervals",
-            }
+            },
+            summary.agents()
         );
         for (name, v) in &results {
             let _ = writeln!(

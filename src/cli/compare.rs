@@ -286,6 +286,19 @@ pub fn run(a: Args) -> Result<()> {
             f.verdict
         );
     }
+    // A per-faction interval may exclude 0 while the Holm-adjusted p, which guards every
+    // faction at once, stays above alpha: say which one the verdict follows.
+    if (cmp.factions.iter())
+        .any(|f| (f.win_diff.low > 0.0 || f.win_diff.high < 0.0) && f.p_holm >= alpha_used)
+    {
+        let _ = writeln!(
+            s,
+            "\nnote: an interval is one faction's; the verdict follows the Holm-adjusted p, which \
+             holds for all {} factions at once, so an interval can exclude 0 beside a verdict that \
+             is not `different`",
+            cmp.factions.len()
+        );
+    }
     if let Some(q) = &cmp.sequential {
         let _ = writeln!(
             s,

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::{TI4, fresh_temp_dir, vpsim, without_performance};
+use crate::util::{TI4, fresh_temp_dir, vpsim, vpsim_output, without_performance};
 
 #[test]
 fn set_overrides_change_the_run_and_name_bad_paths() {
@@ -508,4 +508,54 @@ fn compare_and_check_write_reports_like_run() {
         .assert()
         .success();
     assert!(dir.join("chk/report.md").exists());
+}
+
+#[test]
+fn check_shows_every_metric_a_compound_assertion_read_and_its_overrides() {
+    let out = vpsim_output(&[
+        "check",
+        "scenarios/race_to_three.toml",
+        "--games",
+        "2000",
+        "--quiet",
+        "--set",
+        "settings.p=0.35",
+        "--assert",
+        "mean_length >= 3 and win_rate(First) <= 0.9",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("race_to_three (with settings.p=0.35) — "),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("mean_length >= 3 and"))
+        .unwrap();
+    assert!(
+        line.contains("measured mean_length ") && line.contains("; win_rate(First) "),
+        "{line}"
+    );
+}
+
+#[test]
+fn compare_names_its_equivalence_margin_and_one_level() {
+    let out = vpsim_output(&[
+        "compare",
+        "scenarios/race_to_three.toml",
+        "--games",
+        "4000",
+        "--quiet",
+        "--delta",
+        "0.02",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no difference beyond ±2 points"), "{text}");
+    assert!(text.contains("beyond noise with 95% confidence"), "{text}");
 }
