@@ -103,7 +103,21 @@ pub fn run(a: Args) -> Result<()> {
         versions: 0,
     };
     let mut pending = Some(Instant::now() - SETTLE);
+    let mut watched = folder_id(&folder);
     while !crate::signal::stopped() && !CLOSED.load(Ordering::Relaxed) {
+        // A folder removed and made again is another folder: watch the new one (the old
+        // watch went with the old folder), and look at the file in it.
+        let now = folder_id(&folder);
+        if now != watched {
+            if now.is_some() {
+                let _ = watcher.unwatch(&folder);
+                watcher
+                    .watch(&folder, RecursiveMode::NonRecursive)
+                    .map_err(cannot)?;
+                pending = Some(Instant::now());
+            }
+            watched = now;
+        }
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
                 let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
@@ -142,7 +156,26 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     say(&format!("stopped watching {}\n", path.display()))?;
+    // Ctrl-C is how a watch ends (exit 0); SIGTERM ends it as it ends any command (143).
+    if crate::signal::stopped() && crate::signal::exit_code() == 143 {
+        return Err(Error::Interrupted);
+    }
     Ok(())
+}
+
+/// The identity of a folder (device and inode), or `None` while it does not exist.
+fn folder_id(folder: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(folder).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Some((0, 0))
+    }
 }
 
 /// The watch's state between saves.

@@ -1,5 +1,6 @@
 //! `vpsim watch` end to end: a run per save, the changes beyond noise against the previous
-//! version, a located error that keeps the watch going, and Ctrl-C ending it with exit 0.
+//! version, a located error that keeps the watch going, Ctrl-C ending it with exit 0 and
+//! SIGTERM with 143, and a watched folder removed and made again.
 
 use std::io::Read;
 use std::path::Path;
@@ -70,6 +71,29 @@ impl Watching {
     }
 }
 
+/// Sends `signal` (`-INT`, `-TERM`) to `child` and waits for it to end (at most 30 s).
+fn signal_and_wait(child: &mut Child, signal: &str) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no exit after {signal}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Writes a file the way an editor's save does.
 fn save(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
@@ -121,26 +145,8 @@ fn watch_reports_each_save_against_the_previous_one() {
     assert!(out.contains("version 3 against version 2"), "{out}");
 
     // Ctrl-C: a clean stop.
-    let pid = w.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
     let mut child = w.child;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no exit after Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = signal_and_wait(&mut child, "-INT");
     assert_eq!(status.code(), Some(0));
     std::thread::sleep(Duration::from_millis(100));
     assert!(w.out.lock().unwrap().contains("stopped watching race.toml"));
@@ -156,4 +162,23 @@ fn watch_refuses_a_missing_file_at_once() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no/such/scenario.toml"), "{err}");
+}
+
+#[test]
+fn watch_follows_its_folder_made_again_and_ends_with_143_on_sigterm() {
+    let root = fresh_temp_dir("watch-folder");
+    let dir = root.join("game");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
+    save(&dir.join("race.toml"), &text);
+    let mut w = Watching::start(&root, &["game/race.toml", "--games", "2000"]);
+    w.wait_for(false, "version 1: ", 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::create_dir_all(&dir).unwrap();
+    save(&dir.join("race.toml"), &text.replace("p = 0.3", "p = 0.5"));
+    w.wait_for(false, "version 2 against version 1", 1);
+    let status = signal_and_wait(&mut w.child, "-TERM");
+    assert_eq!(status.code(), Some(143));
+    let _ = std::fs::remove_dir_all(&root);
 }
