@@ -152,13 +152,62 @@ pub fn write_file(path: &Path, flag: &str, bytes: &[u8]) -> Result<()> {
             let mut o = std::io::stdout().lock();
             o.write_all(bytes).and_then(|_| o.flush()).map_err(fail)
         }
-        Target::Through(p) => std::fs::OpenOptions::new()
-            .write(true)
-            .open(&p)
-            .and_then(|mut f| f.write_all(bytes))
-            .map_err(fail),
+        Target::Through(p) => write_through(&p, bytes).map_err(|e| match e {
+            Through::Stopped => Error::Interrupted,
+            Through::Io(source) => fail(source),
+        }),
         Target::Replace(p) => write_atomic(&p, bytes),
     }
+}
+
+/// Why [`write_through`] did not write.
+enum Through {
+    /// Ctrl-C or SIGTERM while it waited for a reader or for room.
+    Stopped,
+    /// The file could not be opened or written.
+    Io(std::io::Error),
+}
+
+/// Writes `bytes` into a file that is written in place (a FIFO, a device). On Unix it is
+/// opened without blocking, so a FIFO with no reader yet waits in a loop that Ctrl-C and
+/// SIGTERM end, instead of in open(2), which the signal handlers cannot interrupt; a full
+/// pipe waits the same way.
+fn write_through(p: &Path, bytes: &[u8]) -> std::result::Result<(), Through> {
+    use std::io::{ErrorKind, Write};
+    let pause = || {
+        if crate::signal::stopped() {
+            return Err(Through::Stopped);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(())
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut f = loop {
+        match options.open(p) {
+            Ok(f) => break f,
+            // A FIFO nobody reads yet.
+            #[cfg(unix)]
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => pause()?,
+            Err(e) => return Err(Through::Io(e)),
+        }
+    };
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match f.write(rest) {
+            Ok(0) => return Err(Through::Io(ErrorKind::WriteZero.into())),
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock => pause()?,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(Through::Io(e)),
+        }
+    }
+    Ok(())
 }
 
 /// Why [`read_limited`] did not read a file.

@@ -571,3 +571,58 @@ fn an_unwritable_stderr_keeps_the_exit_code() {
     assert_eq!(code(&run), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `--junit` FIFO nobody reads yet waits where SIGTERM can end the command (143), not in
+/// open(2); with a reader, the XML goes through.
+#[test]
+fn a_junit_fifo_without_a_reader_yields_to_sigterm() {
+    let dir = crate::util::fresh_temp_dir("junit-fifo");
+    let fifo = dir.join("junit.xml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args([
+            "check",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "500",
+            "--quiet",
+            "--junit",
+        ])
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it should wait for a reader"
+    );
+    let pid = child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "SIGTERM did not end the wait"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143));
+    let _ = std::fs::remove_dir_all(&dir);
+}
