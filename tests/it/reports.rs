@@ -491,3 +491,31 @@ fn a_run_that_stops_on_a_fault_leaves_no_report_folder() {
     assert!(String::from_utf8_lossy(&under_file.stderr).contains("--out"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Per-round charts stop at the last round that 5% of the games reached, and say so: a round
+/// one game in a thousand reaches has an interval of a handful of games.
+#[test]
+fn per_round_charts_stop_where_few_games_are_still_running() {
+    let text = "[scenario]\nname = \"coin_race\"\nrounds = 40\n[[faction]]\nname = \"Alice\"\n\
+           [[faction]]\nname = \"Bob\"\n[[var]]\nname = \"vp\"\n[[phase]]\nname = \"flip\"\n\
+           each = \"faction\"\neffects = [\"vp += bernoulli(0.5)\"]\n[[end]]\nname = \"goal\"\n\
+           when = \"max_all(vp) >= 6\"\ntiming = \"round_end\"\n[ranking]\nscore = \"vp\"\n";
+    let path = crate::util::temp_scenario("coin-race-cut", text);
+    let dir = fresh_temp_path("coin-race-cut");
+    vpsim()
+        .arg("run")
+        .arg(&path)
+        .args(["--games", "20000", "--quiet", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    // Games run 6 to about 24 rounds; 8.9% reach round 14 and 4.7% round 15.
+    for chart in ["score_race.svg", "leader_by_round.svg"] {
+        let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
+        assert!(
+            svg.contains("to round 14, the last that 5% of games reached"),
+            "{chart}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -376,14 +376,51 @@ fn points<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
+/// The last round that at least 5% of the games reached (per-round charts stop there: a
+/// round few games reach has an interval of a handful of games and a median that jumps).
+fn live_rounds(s: &Summary) -> u32 {
+    let mut reached = 0u64;
+    let mut last = 1;
+    let mut hist: Vec<(i64, u64)> = (s.length.histogram.iter())
+        .map(|h| (h.rounds, h.count))
+        .collect();
+    hist.sort_unstable();
+    // Games that reached round k: those whose length is k or more.
+    for &(rounds, count) in hist.iter().rev() {
+        reached += count;
+        if reached * 20 >= s.games {
+            last = rounds.max(1) as u32;
+            break;
+        }
+    }
+    last
+}
+
+/// The subtitle of a per-round chart cut at round `cut` of `longest`.
+fn cut_subtitle(s: &Summary, cut: u32, longest: u32) -> String {
+    if cut >= longest {
+        subtitle(s)
+    } else {
+        format!(
+            "{} · to round {cut}, the last that 5% of games reached",
+            subtitle(s)
+        )
+    }
+}
+
 fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let l = &s.leader_by_round;
+    let cut = live_rounds(s);
+    let longest = s.leader_by_round.last().map_or(1, |x| x.round);
+    let l: Vec<_> = (s.leader_by_round.iter())
+        .filter(|x| x.round <= cut)
+        .cloned()
+        .collect();
     let last = l.last().map_or(1, |x| x.round).max(2) as f64;
     let fair = 1.0 / s.factions.len().max(1) as f64;
     let plot = frame(
         root,
         "How often the sole leader after a round goes on to win",
-        &subtitle(s),
+        &cut_subtitle(s, cut, longest),
         &[
             ("leader wins".into(), Key::Line(color(0))),
             (
@@ -446,7 +483,12 @@ fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
 /// quartiles (top panel), and the leader's mean margin over the rest with its interval
 /// (bottom panel).
 fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let rounds = &s.by_round;
+    let cut = live_rounds(s);
+    let longest = s.by_round.last().map_or(1, |x| x.round);
+    let rounds: Vec<_> = (s.by_round.iter())
+        .filter(|r| r.round <= cut)
+        .cloned()
+        .collect();
     let last = rounds.last().map_or(1, |x| x.round).max(2) as f64;
     let mut keys: Vec<(String, Key)> = s
         .factions
@@ -470,7 +512,7 @@ fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw 
     let plot = frame(
         root,
         "Score race: median score after each round",
-        &subtitle(s),
+        &cut_subtitle(s, cut, longest),
         &keys,
     )?;
     let (top, bottom) = plot.split_vertically(plot.dim_in_pixel().1 * 62 / 100);
