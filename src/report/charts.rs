@@ -168,7 +168,8 @@ pub fn subtitle(s: &Summary) -> String {
         &s.scenario.name
     };
     let sub = subtitle_of(name, s.seed, s.games, "", &s.overrides, "no overrides");
-    format!("{sub} · {}", s.agents())
+    // Short, so that the subtitle fits the chart's width.
+    format!("{sub} · {}", s.agents().replace("every faction ", "all "))
 }
 
 /// A chart subtitle from its parts: `name · seed S · N games[ per] · overrides` (or `none`

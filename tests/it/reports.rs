@@ -513,7 +513,7 @@ fn per_round_charts_stop_where_few_games_are_still_running() {
     for chart in ["score_race.svg", "leader_by_round.svg"] {
         let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
         assert!(
-            svg.contains("to round 14, the last that 5% of games reached"),
+            svg.contains("to round 14, which 5% of games reach"),
             "{chart}"
         );
     }

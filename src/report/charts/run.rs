@@ -401,10 +401,7 @@ fn cut_subtitle(s: &Summary, cut: u32, longest: u32) -> String {
     if cut >= longest {
         subtitle(s)
     } else {
-        format!(
-            "{} · to round {cut}, the last that 5% of games reached",
-            subtitle(s)
-        )
+        format!("{} · to round {cut}, which 5% of games reach", subtitle(s))
     }
 }
 
