@@ -69,6 +69,15 @@ pub enum Command {
     Ladder(ladder::Args),
 }
 
+/// Moves the `--agent` choices `agent` to the front of the overrides `set`: they apply
+/// first, so a `--set agent.rollouts=64` refines a `--agent lookahead`.
+fn agents_first(
+    set: &mut Vec<crate::overrides::Override>,
+    agent: &mut Vec<crate::overrides::Override>,
+) {
+    set.splice(0..0, agent.drain(..));
+}
+
 /// Runs the parsed command line.
 pub fn dispatch(mut cli: Cli) -> Result<()> {
     crate::signal::install();
@@ -82,8 +91,8 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         | Command::Tune(tune::Args { opts, .. })
         | Command::Exploit(exploit::Args { opts, .. })
         | Command::Ladder(ladder::Args { opts, .. }) => opts.agents_first(),
-        Command::Trace(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
-        Command::Watch(a) => a.set.splice(0..0, a.agent.drain(..)).for_each(drop),
+        Command::Trace(a) => agents_first(&mut a.set, &mut a.agent),
+        Command::Watch(a) => agents_first(&mut a.set, &mut a.agent),
         _ => {}
     }
     match cli.command {
@@ -200,7 +209,7 @@ impl RunOpts {
     /// Moves the `--agent` choices to the front of the overrides (they apply first, so a
     /// `--set agent.rollouts=64` refines a `--agent lookahead`).
     pub fn agents_first(&mut self) {
-        self.set.splice(0..0, self.agent.drain(..)).for_each(drop);
+        agents_first(&mut self.set, &mut self.agent);
     }
 
     /// The report folder, if one was asked for: `--out DIR`, or `reports/<name>/` for a bare
@@ -387,10 +396,11 @@ pub fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String 
 }
 
 /// The reproducibility header of a report that is not one run's (compare, sweep,
-/// sensitivity, tune): vpsim version, scenario file and hash, seed, games, and the command.
-pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64) -> String {
+/// sensitivity, tune, exploit, ladder): vpsim version, scenario file and hash, seed, games
+/// (`per` says per what: "per variant or point", "a level"), and the command.
+pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64, per: &str) -> String {
     format!(
-        "# {title}\n\nvpsim {} · scenario `{}` (sha256 `{}`) · seed {seed} · {} games per variant or point\n\nCommand: `{}`\n\n",
+        "# {title}\n\nvpsim {} · scenario `{}` (sha256 `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
         env!("CARGO_PKG_VERSION"),
         m.file,
         m.hash,

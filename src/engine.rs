@@ -142,7 +142,6 @@ impl<'m, T: Tracer> Game<'m, T> {
         if searches && env.look.lookers != 0 {
             env.look.scout = Some(Box::new(lookahead::Searcher::new(m)));
         }
-        env.look.start(0, 0);
         Game {
             m,
             env,

@@ -2,7 +2,7 @@
 //!
 //! Owns the path language and the edit. A path walks the scenario's tables; in an array of
 //! tables (`faction`, `var`, `action`, `phase`, `event`, `end`, `deck`, `set`) the next
-//! segment picks the entry by its `name`: `settings.goal`, `faction.Sol.init.skill`,
+//! segment picks the entry by its `name`: `settings.goal`, `faction.NAME.init.skill`,
 //! `action.expand.weight`, `var.vp.max`, `ranking.tiebreak`. The value is TOML (`14`, `0.5`,
 //! `true`, `[7, 4, 2]`, `"text"`); anything that is not valid TOML is taken as a string, so
 //! formulas need no quotes: `--set ranking.score=vp*2`. The edit keeps the file's layout

@@ -336,7 +336,7 @@ pub fn run(a: Args) -> Result<()> {
         let title = format!("Compare: {}", ma.title);
         let md = format!(
             "{}```text\n{s}```\n\nEach variant's full report: [A](a/report.html) ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md)).\n",
-            super::report_header(&title, &ma, o.seed, o.games)
+            super::report_header(&title, &ma, o.seed, o.games, "per variant or point")
         );
         super::write_report(dir, &md, &title)?;
     }

@@ -19,11 +19,11 @@ use crate::report::{RunInfo, Summary};
     .help("Games played at each level")))]
 #[command(after_help = "Examples:
   vpsim ladder scenarios/race_to_three.toml --levels weighted,lookahead:8,lookahead:32
-  vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:4 --games 100 --out
+  vpsim ladder scenarios/race_to_three.toml --levels weighted,lookahead:4 --games 100 --out
 
 Each level is a policy as --agent takes it (weighted, greedy, priority, lookahead,
 lookahead:N) and is given to every faction; --agent and --set apply after it, so
---agent Sol=weighted keeps one faction at random play on every level. Every level plays the
+--agent FACTION=weighted keeps one faction at random play on every level. Every level plays the
 same games 0..N of the seed. The reading compares each faction's win rate at the last level
 with the first (Newcombe interval, simultaneous at 95% over the factions): it rises, falls, or
 does not change beyond noise, and what that does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.")]
@@ -114,8 +114,7 @@ pub fn run(a: Args) -> Result<()> {
             o.chart_size,
         )?;
         let title = format!("Ladder: {}", m.title);
-        let mut md = super::report_header(&title, m, o.seed, o.games)
-            .replace("games per variant or point", "games a level");
+        let mut md = super::report_header(&title, m, o.seed, o.games, "a level");
         let _ = write!(
             md,
             "![Win rate at each skill level](ladder.svg)\n\n{}\n\

@@ -322,7 +322,13 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             _ => {}
         }
         let title = format!("Sweep: {}", models[0].1.title);
-        let mut md = super::report_header(&title, &models[0].1, o.seed, o.games);
+        let mut md = super::report_header(
+            &title,
+            &models[0].1,
+            o.seed,
+            o.games,
+            "per variant or point",
+        );
         let _ = write!(
             md,
             "![Win rate against {}](sweep.svg)\n\nWin rate of each faction with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
@@ -557,7 +563,8 @@ pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
             o.chart_size,
         )?;
         let title = format!("Sensitivity: {}", base_model.title);
-        let mut md = super::report_header(&title, &base_model, o.seed, o.games);
+        let mut md =
+            super::report_header(&title, &base_model, o.seed, o.games, "per variant or point");
         let _ = write!(
             md,
             "![Effect of one step of each parameter on win rates](tornado.svg)\n\nChange in each faction's win rate, in points, one step down / one step up; every run plays the same seeds.\n\n| parameter | value | step | {} |\n|---|---|---|{}\n",

@@ -466,7 +466,7 @@ pub fn run(a: Args) -> Result<()> {
             o.chart_size,
         )?;
         let title = format!("Tune: {}", model.title);
-        let mut md = super::report_header(&title, &model, o.seed, o.games);
+        let mut md = super::report_header(&title, &model, o.seed, o.games, "per variant or point");
         let _ = write!(
             md,
             "![Goal metric against the tuned parameters](tune.svg)\n\n```text\n{text}```\n\n## Trials\n\n| trial | {} | goal metric | low | high |\n|---|{}---|---|---|\n",

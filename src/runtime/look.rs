@@ -43,7 +43,6 @@ pub struct Branch {
 }
 
 /// A game's lookahead state (see the module's doc).
-#[derive(Default)]
 pub struct Look<'a> {
     /// Bit `f` set when faction `f` decides by lookahead.
     pub lookers: u32,
@@ -66,6 +65,23 @@ pub struct Look<'a> {
     /// The option scores of the last searched decision (empty when the last decision was
     /// not searched), for the trace.
     pub scores: Vec<f64>,
+}
+
+impl Default for Look<'_> {
+    /// No lookahead faction, nothing on the tape, no limit on the rounds.
+    fn default() -> Self {
+        Look {
+            lookers: 0,
+            tape: Vec::new(),
+            at: 0,
+            branch: None,
+            stop: u32::MAX,
+            seed: 0,
+            game: 0,
+            scout: None,
+            scores: Vec::new(),
+        }
+    }
 }
 
 impl Look<'_> {

@@ -51,6 +51,25 @@ fn gains(safe: bool) -> [(f64, usize); 2] {
     }
 }
 
+/// The chance A wins when, at scores (a, b) before a round, A takes `safe` (or
+/// `risky`), B then plays at random, and `next` gives the chance from the scores after.
+fn after(a: usize, b: usize, safe: bool, next: &dyn Fn(usize, usize) -> f64) -> f64 {
+    gains(safe)
+        .iter()
+        .map(|&(pa, ga)| {
+            pa * [true, false]
+                .iter()
+                .map(|&bs| {
+                    0.5 * gains(bs)
+                        .iter()
+                        .map(|&(pb, gb)| pb * next(a + ga, b + gb))
+                        .sum::<f64>()
+                })
+                .sum::<f64>()
+        })
+        .sum()
+}
+
 /// The chance A wins from the start of round `r + 1` at scores (a, b) when A plays `policy`
 /// (the chance it takes `safe` at round, a, b) and B plays at random.
 fn value(r: usize, a: usize, b: usize, policy: &dyn Fn(usize, usize, usize) -> f64) -> f64 {
@@ -58,23 +77,8 @@ fn value(r: usize, a: usize, b: usize, policy: &dyn Fn(usize, usize, usize) -> f
         return (a >= b) as u8 as f64;
     }
     let p = policy(r, a, b);
-    let after_a = |safe: bool| -> f64 {
-        gains(safe)
-            .iter()
-            .map(|&(pa, ga)| {
-                pa * [true, false]
-                    .iter()
-                    .map(|&bs| {
-                        0.5 * gains(bs)
-                            .iter()
-                            .map(|&(pb, gb)| pb * value(r + 1, a + ga, b + gb, policy))
-                            .sum::<f64>()
-                    })
-                    .sum::<f64>()
-            })
-            .sum()
-    };
-    p * after_a(true) + (1.0 - p) * after_a(false)
+    let next = |a, b| value(r + 1, a, b, policy);
+    p * after(a, b, true, &next) + (1.0 - p) * after(a, b, false, &next)
 }
 
 /// The value of option `safe` at (r, a, b) when both play at random afterwards.
@@ -90,23 +94,8 @@ fn optimum(r: usize, a: usize, b: usize) -> f64 {
     if r == ROUNDS {
         return (a >= b) as u8 as f64;
     }
-    let after = |safe: bool| -> f64 {
-        gains(safe)
-            .iter()
-            .map(|&(pa, ga)| {
-                pa * [true, false]
-                    .iter()
-                    .map(|&bs| {
-                        0.5 * gains(bs)
-                            .iter()
-                            .map(|&(pb, gb)| pb * optimum(r + 1, a + ga, b + gb))
-                            .sum::<f64>()
-                    })
-                    .sum::<f64>()
-            })
-            .sum()
-    };
-    after(true).max(after(false))
+    let next = |a, b| optimum(r + 1, a, b);
+    after(a, b, true, &next).max(after(a, b, false, &next))
 }
 
 fn json_of(args: &[&str]) -> serde_json::Value {
