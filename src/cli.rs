@@ -10,6 +10,7 @@ pub mod ladder;
 pub mod merge;
 pub mod run;
 pub mod schema;
+pub mod sensitivity;
 pub mod sweep;
 pub mod test;
 pub mod trace;
@@ -56,7 +57,7 @@ pub enum Command {
     /// Run at each value of one or two parameters: win rates against the parameter.
     Sweep(sweep::SweepArgs),
     /// Move each parameter one step down and up: the effect on every win rate.
-    Sensitivity(sweep::SensitivityArgs),
+    Sensitivity(sensitivity::Args),
     /// Find parameter values that meet a balance goal, with a confirmation run's interval.
     Tune(tune::Args),
     /// Print the JSON Schema of the scenario format, for editor completion and checking.
@@ -87,7 +88,7 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         | Command::Check(check::Args { opts, .. })
         | Command::Compare(compare::Args { opts, .. })
         | Command::Sweep(sweep::SweepArgs { opts, .. })
-        | Command::Sensitivity(sweep::SensitivityArgs { opts, .. })
+        | Command::Sensitivity(sensitivity::Args { opts, .. })
         | Command::Tune(tune::Args { opts, .. })
         | Command::Exploit(exploit::Args { opts, .. })
         | Command::Ladder(ladder::Args { opts, .. }) => opts.agents_first(),
@@ -104,7 +105,7 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         Command::Check(a) => check::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Sweep(a) => sweep::sweep(a),
-        Command::Sensitivity(a) => sweep::sensitivity(a),
+        Command::Sensitivity(a) => sensitivity::run(a),
         Command::Tune(a) => tune::run(a),
         Command::Schema(a) => schema::run(a),
         Command::Watch(a) => watch::run(a),
@@ -310,11 +311,14 @@ pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
     crate::output::prepare_dir(dir, force)
 }
 
-/// The command line as typed, quoted where needed (for report.md).
+/// The command line as typed, quoted where needed (for report.md), led by `vpsim` whatever
+/// path the binary was started by (`target/release/vpsim`, `./vpsim`): a report says how to
+/// reproduce it wherever vpsim is installed.
 pub fn command_line() -> String {
     // `args_os`: a file name that is not UTF-8 is shown lossily, not a panic.
-    std::env::args_os()
-        .map(|a| crate::error::shell_word(&a.to_string_lossy()))
+    let args = std::env::args_os().skip(1);
+    std::iter::once("vpsim".to_string())
+        .chain(args.map(|a| crate::error::shell_word(&a.to_string_lossy())))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -400,7 +404,7 @@ pub fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String 
 /// (`per` says per what: "per variant or point", "a level"), and the command.
 pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64, per: &str) -> String {
     format!(
-        "# {title}\n\nvpsim {} · scenario `{}` (sha256 `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
+        "# {title}\n\nvpsim {} · scenario `{}` (FNV-1a `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
         env!("CARGO_PKG_VERSION"),
         m.file,
         m.hash,

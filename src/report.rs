@@ -172,6 +172,15 @@ pub struct FactionSummary {
     pub mean_rank: f64,
     /// Final score distribution.
     pub score: Option<Spread>,
+    /// The whole final score distribution: `[score, games]` pairs, ascending, one for every
+    /// score some game ended on (JSON: `[[3, 120], [4, 87], ...]`). Exact unless
+    /// `histogram_bin_width` is above 1, when each score is the lowest of its bin.
+    #[serde(default)]
+    pub histogram: Vec<(i64, u64)>,
+    /// Scores per bin of `histogram`: 1 (exact) unless the faction's scores spanned more
+    /// than 65,536 values.
+    #[serde(default = "one")]
+    pub histogram_bin_width: u64,
 }
 
 /// Games of one length.
@@ -328,6 +337,11 @@ pub struct Summary {
     /// Score races: every faction's score after each of the first 100 rounds.
     #[serde(default)]
     pub by_round: Vec<RoundScores>,
+    /// The feedback test: a faction's mean score gain in a round when it led after the round
+    /// before, minus when it did not, pooled over factions and rounds (`None` for games of
+    /// one round, or where no faction both led and trailed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<crate::stats::feedback::Estimate>,
     /// Games whose first place was shared.
     pub shared_wins: Rate,
     /// Game length in rounds.
@@ -515,6 +529,8 @@ impl Summary {
                     ranks,
                     mean_rank,
                     score: Spread::of(&ft.scores),
+                    histogram: ft.scores.iter().collect(),
+                    histogram_bin_width: ft.scores.width.max(1),
                 }
             })
             .collect();
@@ -567,6 +583,7 @@ impl Summary {
                 })
                 .collect(),
             by_round: by_round(t, z),
+            feedback: crate::stats::feedback::estimate(&t.feedback, z),
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::runtime::{Decider, Outcome, Result as GameResult};
 
 mod estimates;
+pub mod feedback;
 
 pub use estimates::{Rate, Spread, Val, fmt_p, z_for};
 
@@ -358,6 +359,10 @@ pub struct Tally {
     /// it is a whole number: `nfactions * max - sum` of the scores.
     #[serde(default)]
     pub margins: Vec<Histogram>,
+    /// Each faction's score gain in round `r + 2`, split by whether it led after round
+    /// `r + 1`: `feedback[r][f]` (the feedback test's counts).
+    #[serde(default)]
+    pub feedback: Vec<Vec<feedback::Cell>>,
 }
 
 impl Tally {
@@ -384,6 +389,7 @@ impl Tally {
             shared: 0,
             by_round: Vec::new(),
             margins: Vec::new(),
+            feedback: Vec::new(),
         }
     }
 
@@ -415,6 +421,18 @@ impl Tally {
                     .filter(|_| !wide)
                     .unwrap_or_else(|| wide_margin(s));
                 margin.add_within(m, ROUND_BINS);
+            }
+            let rows = rounds.saturating_sub(1);
+            if self.feedback.len() < rows {
+                self.feedback
+                    .resize(rows, vec![feedback::Cell::default(); nf]);
+            }
+            for (cells, pair) in self
+                .feedback
+                .iter_mut()
+                .zip(scores.windows(2 * nf).step_by(nf))
+            {
+                feedback::add_round(cells, &pair[..nf], &pair[nf..]);
             }
         }
         if self.leader_games.len() < leaders.len() {
@@ -504,6 +522,16 @@ impl Tally {
         }
         for (a, b) in self.margins.iter_mut().zip(&o.margins) {
             a.merge_within(b, ROUND_BINS);
+        }
+        if self.feedback.len() < o.feedback.len() {
+            let nf = self.factions.len();
+            self.feedback
+                .resize(o.feedback.len(), vec![feedback::Cell::default(); nf]);
+        }
+        for (a, b) in self.feedback.iter_mut().zip(&o.feedback) {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.merge(y);
+            }
         }
         self.lengths.merge(&o.lengths);
         for (a, b) in self.reasons.iter_mut().zip(&o.reasons) {

@@ -16,6 +16,10 @@
 //!   the bounds, on `|EXPR - VALUE|` or on `EXPR`: poll each parameter one step up and down,
 //!   move to the first strict improvement, halve the steps when none improves.
 //!
+//! After either, [`within_noise`] names the trials that the search's games cannot tell from
+//! the best, and for one whole-number parameter, [`whole_sides`] and [`Whole`] judge the whole
+//! values on each side of the crossing, since no value between them can be set.
+//!
 //! Both are written here rather than taken from a crate: the searches of `argmin` (the
 //! well-kept Rust optimisation crate) are unbounded and continuous, while these need bounds,
 //! whole-number parameters and a fixed budget of evaluations; each is some forty lines.
@@ -36,8 +40,8 @@ pub struct Param {
 }
 
 impl Param {
-    /// Parses `PATH=LO:HI`. Whole-number bounds (no `.` or exponent) make a whole-number
-    /// parameter unless `real` says the scenario holds a real there.
+    /// Parses `PATH=LO:HI`. Whole-number bounds (no `.` or exponent, as in `2:6`) make a
+    /// whole-number parameter; `0.0:1.0` makes a real one.
     pub fn parse(s: &str) -> Result<Param, String> {
         let (path, spec) = s
             .split_once('=')
@@ -179,6 +183,23 @@ impl Goal {
             Goal::Minimize { .. } => v.est,
         };
         if x.is_nan() { f64::INFINITY } else { x }
+    }
+
+    /// The interval of [`Goal::loss`] over a metric's interval: for `EXPR = VALUE` the
+    /// distances `|EXPR - VALUE|` it spans (from 0 when it holds VALUE), for `minimize` the
+    /// metric's own interval.
+    pub fn loss_interval(&self, v: &Val) -> (f64, f64) {
+        match self {
+            Goal::Equal { value, .. } => {
+                let (a, b) = (v.lo - value, v.hi - value);
+                if a <= 0.0 && 0.0 <= b {
+                    (0.0, b.max(-a))
+                } else {
+                    (a.abs().min(b.abs()), a.abs().max(b.abs()))
+                }
+            }
+            Goal::Minimize { .. } => (v.lo, v.hi),
+        }
     }
 }
 
@@ -405,6 +426,79 @@ pub fn value_interval(x: f64, v: &Val, target: f64, slope: f64) -> (f64, f64) {
     (a.min(b), a.max(b))
 }
 
+/// The trials a search's games cannot tell from its best one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Noise {
+    /// The best trial (an index into the trials): the one at the chosen values when the search
+    /// played them, else the one with the smallest loss (first of equals).
+    pub best: usize,
+    /// The other trials within noise of it, in the order played.
+    pub within: Vec<usize>,
+}
+
+/// Which trials are within noise of the best one (`None` when nothing was played).
+///
+/// The criterion: a trial is within noise of the best when their 95% intervals of the loss
+/// (`|EXPR - VALUE|`, or `EXPR` for `minimize`; see [`Goal::loss_interval`]) overlap.
+/// Overlapping intervals are a conservative test of a difference: two estimates can differ
+/// beyond noise while their intervals overlap, all the more on common random numbers, where
+/// trials share their games and so differ by less noise than each interval carries. The list
+/// may therefore name a trial that a paired test would tell apart, and never leaves out one
+/// that the intervals cannot: it errs towards claiming less for the best.
+pub fn within_noise(s: &Search, goal: &Goal) -> Option<Noise> {
+    let t = &s.trials;
+    let loss = |i: usize| goal.loss(&t[i].metric);
+    let best = t
+        .iter()
+        .position(|tr| tr.values == s.best)
+        .or_else(|| (0..t.len()).min_by(|&i, &j| loss(i).total_cmp(&loss(j))))?;
+    let (lo, hi) = goal.loss_interval(&t[best].metric);
+    let within = (0..t.len())
+        .filter(|&i| i != best)
+        .filter(|&i| {
+            let (a, b) = goal.loss_interval(&t[i].metric);
+            a <= hi && lo <= b
+        })
+        .collect();
+    Some(Noise { best, within })
+}
+
+/// For a whole-number parameter: the whole values on each side of `x` (its floor and its
+/// ceiling, inside the bounds), lowest first; one value when `x` is whole.
+pub fn whole_sides(p: &Param, x: f64) -> Vec<f64> {
+    let mut v = vec![p.snap(x.floor()), p.snap(x.ceil())];
+    v.dedup();
+    v
+}
+
+/// What the whole values beside the crossing of `EXPR = VALUE` say, each measured with its
+/// interval on the same games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whole {
+    /// At least one has VALUE inside its interval: it meets the goal within noise.
+    Met,
+    /// None meets the goal, and they miss it on both sides: the metric passes VALUE between
+    /// two whole values, so no whole value meets it, however many games are played.
+    Between,
+    /// None meets the goal, and all miss it on one side: the crossing's estimate is off.
+    Missed,
+}
+
+impl Whole {
+    /// Judges the metrics measured at the whole values against `value`.
+    pub fn judge(metrics: &[Val], value: f64) -> Whole {
+        if metrics.iter().any(|v| v.lo <= value && value <= v.hi) {
+            return Whole::Met;
+        }
+        let above = metrics.iter().filter(|v| v.est > value).count();
+        if above > 0 && above < metrics.len() {
+            Whole::Between
+        } else {
+            Whole::Missed
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,5 +606,61 @@ mod tests {
         assert!(s.trials.len() <= 200);
         let s = search(&params, &g, 5, &[0.5, 9.0], &mut f).unwrap();
         assert_eq!(s.trials.len(), 5);
+    }
+
+    #[test]
+    fn trials_whose_loss_intervals_overlap_the_best_are_within_noise() {
+        let g = Goal::Equal {
+            expr: "m".into(),
+            value: 0.0,
+        };
+        // Losses: [0, 0.25], [0.125, 0.625], [0.375, 0.625] (the other side), [1.5, 2.5].
+        let metrics = [
+            val(0.0, 0.25),
+            val(0.375, 0.25),
+            val(-0.5, 0.125),
+            val(2.0, 0.5),
+        ];
+        let trials = metrics
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Trial {
+                values: vec![i as f64],
+                metric: *m,
+            })
+            .collect::<Vec<_>>();
+        let mut s = Search {
+            method: Method::Compass,
+            trials,
+            best: vec![0.0],
+            slope: None,
+            bracketed: true,
+        };
+        let n = within_noise(&s, &g).unwrap();
+        assert_eq!((n.best, n.within), (0, vec![1]));
+        // A chosen value the search never played: the smallest loss is the best trial.
+        s.best = vec![0.5];
+        assert_eq!(within_noise(&s, &g).unwrap().best, 0);
+        assert_eq!(g.loss_interval(&val(-0.5, 0.125)), (0.375, 0.625));
+    }
+
+    #[test]
+    fn whole_values_beside_a_crossing_are_judged() {
+        let k = Param::parse("settings.k=0:6").unwrap();
+        assert_eq!(whole_sides(&k, 2.5), vec![2.0, 3.0]);
+        assert_eq!(whole_sides(&k, 3.0), vec![3.0]);
+        assert_eq!(whole_sides(&k, 6.4), vec![6.0]);
+        assert_eq!(
+            Whole::judge(&[val(2.0, 0.0), val(3.0, 0.0)], 2.5),
+            Whole::Between
+        );
+        assert_eq!(
+            Whole::judge(&[val(2.0, 0.6), val(3.0, 0.0)], 2.5),
+            Whole::Met
+        );
+        assert_eq!(
+            Whole::judge(&[val(3.0, 0.1), val(4.0, 0.1)], 2.5),
+            Whole::Missed
+        );
     }
 }

@@ -123,13 +123,34 @@ pub fn check_names(
     for (_, e, at) in checks {
         validate(&empty, e).map_err(|err| {
             Error::Usage(format!(
-                "{at}: in `{e}` at column {}: {}",
+                "{at}: in `{}` at column {}: {}",
+                clip(e, err.pos),
                 err.pos + 1,
                 err.msg
             ))
         })?;
     }
     Ok(())
+}
+
+/// The characters of an assertion shown in a message: all of a short one, of a long one
+/// (a generated 100 KB expression) a window around character `at` marked with `...`, so
+/// that an error is one readable line.
+pub fn clip(e: &str, at: usize) -> String {
+    const BEFORE: usize = 40;
+    const WIDTH: usize = 120;
+    let chars: Vec<char> = e.chars().collect();
+    if chars.len() <= WIDTH {
+        return e.to_string();
+    }
+    let lo = at.min(chars.len()).saturating_sub(BEFORE);
+    let hi = chars.len().min(lo + WIDTH);
+    let mut out: String = if lo > 0 { "...".into() } else { String::new() };
+    out.extend(&chars[lo..hi]);
+    if hi < chars.len() {
+        out.push_str("...");
+    }
+    out
 }
 
 /// Runs `vpsim check`.
@@ -155,7 +176,7 @@ pub fn run(a: Args) -> Result<()> {
     checks.extend(
         a.asserts
             .iter()
-            .map(|e| (e.clone(), e.clone(), format!("--assert '{e}'"))),
+            .map(|e| (e.clone(), e.clone(), format!("--assert '{}'", clip(e, 0)))),
     );
     if checks.is_empty() {
         return Err(Error::Usage(

@@ -145,6 +145,22 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             "is not a score race of its factions".into(),
         ));
     }
+    // The feedback test counts, in round r + 2, every game the score race counts there.
+    let counted = |r: usize, f: usize| t.by_round.get(r + 1).map(|row| row[f].total());
+    if t.feedback.len() != t.by_round.len().saturating_sub(1)
+        || t.feedback.iter().enumerate().any(|(r, row)| {
+            row.len() != nf
+                || row
+                    .iter()
+                    .enumerate()
+                    .any(|(f, c)| c.lead.n.checked_add(c.rest.n) != counted(r, f))
+        })
+    {
+        return Err(bad(
+            "tally.feedback",
+            "does not count the games of the score race".into(),
+        ));
+    }
     // Every game has one result: a sole winner, a shared win, a draw or nobody; a draw is
     // every faction's, a shared win at least two factions', and a win or a shared win was
     // decided by one thing.

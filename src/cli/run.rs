@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::RunOpts;
 use crate::error::{Error, Result};
+use crate::report::tables::GamesWriter;
 use crate::report::{PrecisionReport, RunInfo, Summary};
 use crate::report::{Shard, TallyFile};
 use crate::runner::GameRow;
@@ -29,7 +30,8 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true, value_name = "K/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
     /// Also write games.parquet: one row per game (needs --out; above 10 million games it
-    /// needs --force too). Written in row groups as the run goes, so memory stays flat.
+    /// needs --force too), and csv/games.csv with --csv. Written in row groups as the run
+    /// goes, so memory stays flat.
     #[arg(long)]
     pub games_table: bool,
     /// Keep playing until every win rate's 95% interval half-width is below this, up to
@@ -194,7 +196,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let info = RunInfo::of(&model, o.seed);
     let mut writer = match (&out, a.games_table) {
-        (Some(d), true) => Some(crate::report::tables::GamesWriter::create(d, &info, games)?),
+        (Some(d), true) => Some(GamesWriter::create(d, &info, games, o.csv)?),
         _ => None,
     };
     let played = {

@@ -1,4 +1,5 @@
-//! `vpsim sweep` and `vpsim sensitivity`: win rates as parameters move.
+//! `vpsim sweep`: win rates as parameters move. The parsing of values and the loading of a
+//! point are shared with `vpsim sensitivity` (`super::sensitivity`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -83,17 +84,9 @@ fn rate_cell(r: &Rate) -> String {
     )
 }
 
-/// One parameter's effect on one win rate in sensitivity's tables: the change in points one
-/// step down and one step up from `base`, `-1.2 / +0.8`.
-fn step_cell(down: &Rate, up: &Rate, base: f64) -> String {
-    format!(
-        "{:+.1} / {:+.1}",
-        100.0 * (down.rate - base),
-        100.0 * (up.rate - base)
-    )
-}
-
-fn fmt_num(x: f64) -> String {
+/// A value as written in a sweep or sensitivity step: 12 significant digits, whole numbers
+/// without a point.
+pub(super) fn fmt_num(x: f64) -> String {
     // 12 significant digits: `start + i * step` loses its last bits of noise (0.1 + 0.2 is
     // 0.3), and a value of any size keeps its own (1e-12 stays 1e-12).
     let r: f64 = format!("{x:.11e}").parse().unwrap_or(x);
@@ -152,7 +145,11 @@ pub struct Sweep {
 }
 
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
-fn load_point(path: &std::path::Path, o: &RunOpts, extra: &[Override]) -> Result<crate::Model> {
+pub(super) fn load_point(
+    path: &std::path::Path,
+    o: &RunOpts,
+    extra: &[Override],
+) -> Result<crate::Model> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
     super::load(path, &sets, o.engine)
 }
@@ -292,7 +289,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 }
             }
             [p, q] => {
-                let maps: Vec<(String, Vec<Vec<f64>>)> = sweep
+                let maps: Vec<(String, Vec<Vec<Rate>>)> = sweep
                     .factions
                     .iter()
                     .enumerate()
@@ -300,7 +297,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         let grid = (0..p.values.len())
                             .map(|x| {
                                 (0..q.values.len())
-                                    .map(|y| sweep.points[x * q.values.len() + y].win[i].rate)
+                                    .map(|y| sweep.points[x * q.values.len() + y].win[i])
                                     .collect()
                             })
                             .collect();
@@ -379,249 +376,6 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         );
         for r in &p.win {
             let _ = write!(t, "{:>24}", rate_cell(r));
-        }
-        let _ = writeln!(t);
-    }
-    super::out(&t)
-}
-
-/// Move each parameter one step down and up and measure the effect on every win rate.
-#[derive(Debug, clap::Args)]
-// Its results are one JSON file and a chart, not tables: no --csv offered.
-#[command(mut_arg("csv", |a| a.hide(true)))]
-#[command(after_help = "Examples:
-  vpsim sensitivity scenarios/race_to_three.toml --param settings.p \\
-    --param settings.q=0.05 --games 20000
-
-A step defaults to 10% of the parameter's value (1 for whole numbers).")]
-pub struct SensitivityArgs {
-    /// The scenario file (TOML).
-    pub scenario: PathBuf,
-    /// A numeric value to move: PATH or PATH=STEP (repeatable).
-    #[arg(long, required = true)]
-    pub param: Vec<String>,
-    /// Run options.
-    #[command(flatten)]
-    pub opts: RunOpts,
-}
-
-/// One parameter's effect.
-#[derive(Debug, Serialize)]
-pub struct Effect {
-    /// Parameter path.
-    pub param: String,
-    /// Its value in the file.
-    pub base: f64,
-    /// The step.
-    pub step: f64,
-    /// Win rates one step down.
-    pub down: Vec<Rate>,
-    /// Win rates one step up.
-    pub up: Vec<Rate>,
-}
-
-/// What `vpsim sensitivity --json` prints.
-#[derive(Debug, Serialize)]
-pub struct Sensitivity {
-    /// Scenario file.
-    pub scenario: String,
-    /// Factions.
-    pub factions: Vec<String>,
-    /// Win rates at the file's values.
-    pub base: Vec<Rate>,
-    /// Games per run.
-    pub games: u64,
-    /// Seed (every run plays the same seeds).
-    pub seed: u64,
-    /// Per parameter, largest swing first.
-    pub effects: Vec<Effect>,
-}
-
-/// Runs `vpsim sensitivity`.
-pub fn sensitivity(a: SensitivityArgs) -> Result<()> {
-    let o = &a.opts;
-    o.refuse_csv("sensitivity.json")?;
-    o.check()?;
-    // The values each parameter moves from are the scenario's with `--set` applied: the
-    // baseline's.
-    let text = crate::overrides::apply(&crate::scenario::read_text(&a.scenario)?, &o.set)?;
-    // Every step compiles and the output folder is checked before the first game.
-    let mut plan = Vec::new();
-    for p in &a.param {
-        let (path, step) = match p.split_once('=') {
-            Some((path, s)) => (
-                path.trim().to_string(),
-                Some(
-                    s.trim()
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|x| x.is_finite() && *x > 0.0)
-                        .ok_or_else(|| {
-                            Error::Usage(format!(
-                                "--param {p}: `{s}` is not a step: give a positive number, e.g. {path}=0.05"
-                            ))
-                        })?,
-                ),
-            ),
-            None => (p.trim().to_string(), None),
-        };
-        let value = crate::overrides::current_number(&text, &path)?;
-        // A whole number (0 included) moves by 1; any other value by a tenth of itself.
-        let step = step.unwrap_or(if value.fract() == 0.0 {
-            1.0
-        } else {
-            value.abs() * 0.1
-        });
-        let mut ends = Vec::new();
-        for v in [value - step, value + step] {
-            let at = Override {
-                path: path.clone(),
-                value: fmt_num(v),
-            };
-            let loaded = load_point(&a.scenario, o, std::slice::from_ref(&at)).map_err(|e| {
-                Error::Usage(format!(
-                    "--param {p}: one step from {} is {}, which the scenario does not take: {e}\n  give the step yourself: --param {path}=STEP",
-                    fmt_num(value),
-                    fmt_num(v),
-                ))
-            })?;
-            ends.push(loaded);
-        }
-        plan.push((path, value, step, ends));
-    }
-    let out = super::command_out_dir(&plan[0].3[0].name, o, "sensitivity");
-    if let Some(dir) = &out {
-        super::prepare_out(dir, o.force)?;
-    }
-    let base_model = load_point(&a.scenario, o, &[])?;
-    let base = play_point(&base_model, o)?;
-    let mut effects = Vec::new();
-    for (path, value, step, ends) in plan {
-        if crate::signal::stopped() {
-            return Err(Error::Interrupted);
-        }
-        let down = play_point(&ends[0], o)?;
-        let up = play_point(&ends[1], o)?;
-        effects.push(Effect {
-            param: path,
-            base: value,
-            step,
-            down: down.factions.iter().map(|f| f.win).collect(),
-            up: up.factions.iter().map(|f| f.win).collect(),
-        });
-    }
-    let swing = |e: &Effect| {
-        e.down
-            .iter()
-            .zip(&e.up)
-            .map(|(d, u)| (u.rate - d.rate).abs())
-            .fold(0.0, f64::max)
-    };
-    effects.sort_by(|x, y| swing(y).total_cmp(&swing(x)));
-    let s = Sensitivity {
-        scenario: a.scenario.display().to_string(),
-        factions: base.factions.iter().map(|f| f.name.clone()).collect(),
-        base: base.factions.iter().map(|f| f.win).collect(),
-        games: o.games,
-        seed: o.seed,
-        effects,
-    };
-    let json = serde_json::to_string_pretty(&s)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-    if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
-        crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
-        let params: Vec<String> = s.effects.iter().map(|e| e.param.clone()).collect();
-        let effects: Vec<(String, Vec<(f64, f64)>)> = s
-            .factions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                (
-                    f.clone(),
-                    s.effects
-                        .iter()
-                        .map(|e| {
-                            (
-                                e.down[i].rate - s.base[i].rate,
-                                e.up[i].rate - s.base[i].rate,
-                            )
-                        })
-                        .collect(),
-                )
-            })
-            .collect();
-        crate::report::charts::write_tornado(
-            dir,
-            "tornado",
-            (
-                "Effect of one step of each parameter on win rates",
-                &super::chart_subtitle(&a.scenario, o, "per run"),
-            ),
-            &params,
-            &effects,
-            o.chart_size,
-        )?;
-        let title = format!("Sensitivity: {}", base_model.title);
-        let mut md =
-            super::report_header(&title, &base_model, o.seed, o.games, "per variant or point");
-        let _ = write!(
-            md,
-            "![Effect of one step of each parameter on win rates](tornado.svg)\n\nChange in each faction's win rate, in points, one step down / one step up; every run plays the same seeds.\n\n| parameter | value | step | {} |\n|---|---|---|{}\n",
-            s.factions.join(" | "),
-            "---|".repeat(s.factions.len())
-        );
-        for e in &s.effects {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} |",
-                e.param,
-                fmt_num(e.base),
-                fmt_num(e.step),
-                e.down
-                    .iter()
-                    .zip(&e.up)
-                    .zip(&s.base)
-                    .map(|((d, u), b)| step_cell(d, u, b.rate))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            );
-        }
-        super::write_report(dir, &md, &title)?;
-    }
-    if o.json {
-        return super::out(&format!("{json}\n"));
-    }
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{}: change in win rate (points) one step down / up, {} games per run, seed {}\n",
-        s.scenario,
-        crate::report::thousands(s.games),
-        s.seed
-    );
-    let labels: Vec<String> = s
-        .effects
-        .iter()
-        .map(|e| format!("{} ({} ± {})", e.param, fmt_num(e.base), fmt_num(e.step)))
-        .collect();
-    let lw = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(24)
-        + 2;
-    let _ = write!(t, "{:<lw$}", "parameter (value ± step)");
-    for f in &s.factions {
-        let _ = write!(t, "{f:>20}");
-    }
-    let _ = writeln!(t);
-    for (e, label) in s.effects.iter().zip(&labels) {
-        let _ = write!(t, "{label:<lw$}");
-        for (i, (d, u)) in e.down.iter().zip(&e.up).enumerate() {
-            let b = s.base[i].rate;
-            let _ = write!(t, "{:>20}", step_cell(d, u, b));
         }
         let _ = writeln!(t);
     }

@@ -11,7 +11,7 @@ use crate::overrides::Override;
 use crate::report::{RunInfo, Summary};
 use crate::runner::RunSpec;
 use crate::stats::Val;
-use crate::tune::{Goal, Method, Param, Search};
+use crate::tune::{Goal, Method, Noise, Param, Search, Whole};
 
 /// Find parameter values that meet a balance goal, on common random numbers.
 #[derive(Debug, clap::Args)]
@@ -29,7 +29,9 @@ by a compass search inside the bounds. Every candidate plays the same games 0..N
 (common random numbers). The best value is then confirmed on games the search never played,
 N..N+2 CONFIRM (one parameter with a target: a secant step on the first CONFIRM games, the
 confirmation on the next), which gives the goal metric's 95% interval there and, for one parameter, an
-interval for the value that meets the goal.
+interval for the value that meets the goal; for a whole-number one, the whole values on each side of
+it are measured on the confirmation's games instead. The output names the trials within noise of
+the best: their 95% intervals of |EXPR - VALUE| (or of EXPR, to minimize) overlap the best's.
 
 Bounds written as whole numbers (2:6) tune a whole-number parameter; write 0.0:1.0 for a real.")]
 pub struct Args {
@@ -89,8 +91,18 @@ fn num_json(p: &Param, x: f64) -> Value {
     if p.integer { json!(x as i64) } else { json!(x) }
 }
 
+/// For one whole-number parameter with a target: where the line through the confirmation
+/// with the local slope crosses VALUE, and the whole values on each side of it, measured on
+/// the confirmation's games.
+struct Sides {
+    crossing: f64,
+    values: Vec<(f64, Val)>,
+    verdict: Whole,
+}
+
 /// What a tune found: the search, its refinement, and the confirmation run
-/// (games `first..first + confirm`) with, for one parameter, the value's interval.
+/// (games `first..first + confirm`) with, for one real parameter, the value's interval, or for
+/// a whole-number one the whole values beside it; and the trials within noise of the best.
 struct Tuned {
     s: Search,
     refined: Option<Refined>,
@@ -98,6 +110,8 @@ struct Tuned {
     confirm: u64,
     confirmed: Val,
     interval: Option<(f64, f64)>,
+    sides: Option<Sides>,
+    noise: Option<Noise>,
 }
 
 /// The tune as JSON: what `--json` prints and `--out` writes as `tune.json`.
@@ -110,6 +124,8 @@ fn to_json(a: &Args, r: &Tuned) -> Value {
         confirm,
         confirmed,
         interval,
+        sides,
+        noise,
     } = r;
     let (first, confirm) = (*first, *confirm);
     let map = |xs: &[f64]| -> Value {
@@ -142,6 +158,14 @@ fn to_json(a: &Args, r: &Tuned) -> Value {
             "at": r.at, "first_game": r.first, "games": confirm, "metric": val_json(&r.metric),
         })),
         "best": map(&s.best),
+        // The best trial (numbered from 1) and the trials within noise of it: their 95%
+        // intervals of the goal's loss overlap (see `tune::within_noise`).
+        "best_trial": noise.as_ref().map(|n| n.best + 1),
+        "indistinguishable": noise.iter().flat_map(|n| &n.within).map(|&i| json!({
+            "trial": i + 1,
+            "values": map(&s.trials[i].values),
+            "metric": val_json(&s.trials[i].metric),
+        })).collect::<Vec<_>>(),
         "confirmation": {
             "first_game": first,
             "games": confirm,
@@ -152,6 +176,21 @@ fn to_json(a: &Args, r: &Tuned) -> Value {
             let p = &a.param[0];
             json!({ p.path.clone(): [lo, hi] })
         }),
+        "whole_values": sides.as_ref().map(|w| json!({
+            "crossing": w.crossing,
+            "first_game": first,
+            "games": confirm,
+            "values": w.values.iter().map(|(x, v)| json!({
+                "value": num_json(&a.param[0], *x),
+                "metric": val_json(v),
+                "goal_met": goal_met(&a.goal, v),
+            })).collect::<Vec<_>>(),
+            "verdict": match w.verdict {
+                Whole::Met => "met",
+                Whole::Between => "no_whole_value",
+                Whole::Missed => "missed",
+            },
+        })),
     })
 }
 
@@ -164,6 +203,107 @@ fn fmt_val(v: &Val) -> String {
     format!("{:.4} [{:.4}, {:.4}]", v.est, v.lo, v.hi)
 }
 
+/// Parameter values in words: `settings.p = 0.3, settings.q = 0.4`.
+fn values_words(a: &Args, xs: &[f64]) -> String {
+    a.param
+        .iter()
+        .zip(xs)
+        .map(|(p, x)| format!("{} = {}", p.path, p.show(*x)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A trial in words: `trial 5 (settings.edge = 3)`.
+fn trial_words(a: &Args, s: &Search, i: usize) -> String {
+    format!("trial {} ({})", i + 1, values_words(a, &s.trials[i].values))
+}
+
+/// The trials within noise of the best, and the criterion, in words.
+fn noise_words(a: &Args, s: &Search, n: &Noise) -> String {
+    // A long compass search can leave many: the rest are in the JSON and report.md.
+    const SHOWN: usize = 10;
+    let mut list: Vec<String> = n
+        .within
+        .iter()
+        .take(SHOWN)
+        .map(|&i| trial_words(a, s, i))
+        .collect();
+    if n.within.len() > SHOWN {
+        list.push(format!(
+            "and {} more (in --json and report.md)",
+            n.within.len() - SHOWN
+        ));
+    }
+    let loss = match &a.goal {
+        Goal::Equal { value, .. } => format!("|goal metric - {value}|"),
+        Goal::Minimize { .. } => "the goal metric".to_string(),
+    };
+    format!(
+        "trials within noise of the best, {}: {}\n  (within noise: its 95% interval of {loss} \
+         overlaps the best's; the search games do not tell them apart)\n",
+        trial_words(a, s, n.best),
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        }
+    )
+}
+
+/// For a whole-number parameter: the whole values beside the crossing and what they say.
+fn sides_words(a: &Args, w: &Sides, first: u64, confirm: u64, value: f64) -> String {
+    let p = &a.param[0];
+    let mut t = format!(
+        "{} takes whole values: the goal metric crosses {value} near {} (from the confirmation \
+         and the local slope)\nwhole values on each side, on games {}..{}:\n",
+        p.path,
+        fmt_x(w.crossing),
+        crate::report::thousands(first),
+        crate::report::thousands(first + confirm)
+    );
+    let mut met = Vec::new();
+    for (x, v) in &w.values {
+        let ok = v.lo <= value && value <= v.hi;
+        if ok {
+            met.push(format!("{} = {}", p.path, p.show(*x)));
+        }
+        let _ = writeln!(
+            t,
+            "  {} = {}: {}, {}",
+            p.path,
+            p.show(*x),
+            fmt_val(v),
+            if ok {
+                "the goal is inside: met within noise"
+            } else {
+                "the goal is outside: not met beyond noise"
+            }
+        );
+    }
+    let shown: Vec<String> = w.values.iter().map(|(x, _)| p.show(*x)).collect();
+    let _ = writeln!(
+        t,
+        "{}",
+        match w.verdict {
+            Whole::Met => format!(
+                "whole values that meet the goal within noise: {}",
+                met.join(", ")
+            ),
+            Whole::Between => format!(
+                "no whole value of {} meets the goal: the metric passes {value} between {}, \
+                 so no number of games or trials will find one",
+                p.path,
+                shown.join(" and ")
+            ),
+            Whole::Missed => String::from(
+                "no whole value beside the crossing meets the goal within noise, and they miss \
+                 it on one side: the crossing is off; more --games narrow it"
+            ),
+        }
+    );
+    t
+}
+
 /// The terminal table (also the body of report.md).
 fn table(a: &Args, r: &Tuned) -> String {
     let o = &a.opts;
@@ -174,6 +314,8 @@ fn table(a: &Args, r: &Tuned) -> String {
         confirm,
         confirmed,
         interval,
+        sides,
+        noise,
     } = r;
     let (first, confirm, interval) = (*first, *confirm, *interval);
     let mut t = String::new();
@@ -215,18 +357,15 @@ fn table(a: &Args, r: &Tuned) -> String {
         }
         let _ = writeln!(t, "{}", fmt_val(&tr.metric));
     }
-    let best: Vec<String> = a
-        .param
-        .iter()
-        .zip(&s.best)
-        .map(|(p, x)| format!("{} = {}", p.path, p.show(*x)))
-        .collect();
-    let _ = writeln!(t, "\nbest: {}", best.join(", "));
+    let _ = writeln!(t, "\nbest: {}", values_words(a, &s.best));
     if !s.bracketed {
         let _ = writeln!(
             t,
             "the goal metric does not cross the goal inside the bounds: this is the nearer end; widen the bounds"
         );
+    }
+    if let Some(n) = noise {
+        t.push_str(&noise_words(a, s, n));
     }
     if let Some(r) = refined {
         let _ = writeln!(
@@ -248,6 +387,9 @@ fn table(a: &Args, r: &Tuned) -> String {
     );
     if let Goal::Equal { value, .. } = &a.goal {
         let met = goal_met(&a.goal, confirmed) == Some(true);
+        // More games or evaluations narrow a real parameter's search; a whole-number one is
+        // judged by its whole values below, and only a crossing that is off wants more games.
+        let advice = s.bracketed && sides.as_ref().is_none_or(|w| w.verdict == Whole::Missed);
         let _ = writeln!(
             t,
             "{}",
@@ -256,7 +398,7 @@ fn table(a: &Args, r: &Tuned) -> String {
             } else {
                 format!(
                     "the goal {value} is outside the interval: not met beyond noise{}",
-                    if s.bracketed {
+                    if advice {
                         "; more --games or --evals narrow the search"
                     } else {
                         ""
@@ -264,6 +406,9 @@ fn table(a: &Args, r: &Tuned) -> String {
                 )
             }
         );
+        if let Some(w) = sides {
+            t.push_str(&sides_words(a, w, first, confirm, *value));
+        }
     }
     if let Some((lo, hi)) = interval {
         let p = &a.param[0];
@@ -340,7 +485,7 @@ pub fn run(a: Args) -> Result<()> {
     crate::check::metric(&empty, a.goal.expr()).map_err(|e| {
         Error::Usage(format!(
             "--goal: in `{}` at column {}: {}",
-            a.goal.expr(),
+            crate::cli::check::clip(a.goal.expr(), e.pos),
             e.pos + 1,
             e.msg
         ))
@@ -359,10 +504,13 @@ pub fn run(a: Args) -> Result<()> {
     let confirm = a
         .confirm
         .unwrap_or(o.games.saturating_mul(4).min(super::MAX_GAMES));
+    // The refinement and the confirmation, and for one whole-number parameter with a target,
+    // the other whole value beside the crossing.
+    let whole = matches!((a.param.as_slice(), &a.goal), ([p], Goal::Equal { .. }) if p.integer);
     let bar = super::progress_bar(
         (evals as u64)
             .saturating_mul(o.games)
-            .saturating_add(confirm.saturating_mul(2)),
+            .saturating_add(confirm.saturating_mul(if whole { 3 } else { 2 })),
         o.quiet || o.json,
     );
     let tick = |n: u64| {
@@ -408,20 +556,46 @@ pub fn run(a: Args) -> Result<()> {
             }
             _ => None,
         };
-        let confirmed = play(&s.best, next, confirm)?;
-        Ok::<_, Error>((s, refined, next, confirmed))
+        let confirmed = metric(&play(&s.best, next, confirm)?, &a.goal)?;
+        // A whole-number parameter cannot take a value between two whole ones: the whole
+        // values on each side of where the line through the confirmation (with the slope the
+        // refinement stepped along) crosses VALUE are measured on the confirmation's games.
+        let sides = match (a.goal.target(), s.slope, a.param.as_slice()) {
+            (Some(value), Some(slope), [p]) if p.integer && refined.is_some() => {
+                let crossing = s.best[0] - (confirmed.est - value) / slope;
+                let mut values = Vec::new();
+                for x in crate::tune::whole_sides(p, crossing) {
+                    let v = if x == s.best[0] {
+                        confirmed
+                    } else {
+                        metric(&play(&[x], next, confirm)?, &a.goal)?
+                    };
+                    values.push((x, v));
+                }
+                let metrics: Vec<Val> = values.iter().map(|(_, v)| *v).collect();
+                Some(Sides {
+                    crossing,
+                    verdict: Whole::judge(&metrics, value),
+                    values,
+                })
+            }
+            _ => None,
+        };
+        Ok::<_, Error>((s, refined, next, confirmed, sides))
     })();
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let (s, refined, first, confirmed_summary) = result?;
-    let confirmed = metric(&confirmed_summary, &a.goal)?;
-    // The value's interval needs the same slope the refinement stepped along.
+    let (s, refined, first, confirmed, sides) = result?;
+    // The value's interval needs the same slope the refinement stepped along; a whole-number
+    // parameter has its whole values instead.
     let interval = refined
         .as_ref()
+        .filter(|_| sides.is_none())
         .and(a.goal.target())
         .zip(s.slope)
         .map(|(value, slope)| crate::tune::value_interval(s.best[0], &confirmed, value, slope));
+    let noise = crate::tune::within_noise(&s, &a.goal);
     let tuned = Tuned {
         s,
         refined,
@@ -429,6 +603,8 @@ pub fn run(a: Args) -> Result<()> {
         confirm,
         confirmed,
         interval,
+        sides,
+        noise,
     };
     let doc = to_json(&a, &tuned);
     let text = table(&a, &tuned);
@@ -436,6 +612,7 @@ pub fn run(a: Args) -> Result<()> {
         s,
         confirmed,
         interval,
+        noise,
         ..
     } = tuned;
     if let Some(dir) = &out {
@@ -469,7 +646,7 @@ pub fn run(a: Args) -> Result<()> {
         let mut md = super::report_header(&title, &model, o.seed, o.games, "per variant or point");
         let _ = write!(
             md,
-            "![Goal metric against the tuned parameters](tune.svg)\n\n```text\n{text}```\n\n## Trials\n\n| trial | {} | goal metric | low | high |\n|---|{}---|---|---|\n",
+            "![Goal metric against the tuned parameters](tune.svg)\n\n```text\n{text}```\n\n## Trials\n\n| trial | {} | goal metric | low | high | vs the best |\n|---|{}---|---|---|---|\n",
             a.param
                 .iter()
                 .map(|p| p.path.as_str())
@@ -478,9 +655,16 @@ pub fn run(a: Args) -> Result<()> {
             "---|".repeat(a.param.len())
         );
         for (i, tr) in s.trials.iter().enumerate() {
+            // Within noise: their 95% intervals of the goal's loss overlap the best trial's.
+            let vs = match &noise {
+                Some(n) if n.best == i => "best",
+                Some(n) if n.within.contains(&i) => "within noise",
+                Some(_) => "beyond noise",
+                None => "",
+            };
             let _ = writeln!(
                 md,
-                "| {} | {} | {:.4} | {:.4} | {:.4} |",
+                "| {} | {} | {:.4} | {:.4} | {:.4} | {vs} |",
                 i + 1,
                 a.param
                     .iter()

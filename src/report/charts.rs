@@ -1,6 +1,6 @@
 //! Charts (plotters), as PNG and SVG: the style and layout every chart shares, and writing
-//! them. The figures themselves are in `run` (one run's charts) and `sweep` (sweep and
-//! sensitivity charts).
+//! them. The figures themselves are in `run` (one run's charts), `rounds` (its per-round
+//! charts), `sweep` (sweep and sensitivity charts), `skill` and `tune`.
 //!
 //! Every chart follows the same rules, so that it can be pasted into a design note as is:
 //! a title and a subtitle naming the scenario, seed, games and overrides; the legend in its
@@ -9,6 +9,8 @@
 //! factions (Okabe-Ito, then Paul Tol's muted scheme: both made for readers with color
 //! blindness); text in the bundled DejaVu Sans (the SVGs name it first); and a size set by
 //! `--chart-size`. Charts are rendered in memory and written atomically.
+
+use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -60,9 +62,17 @@ pub const PALETTE: [RGBColor; 16] = [
 const GRID: RGBColor = RGBColor(228, 228, 228);
 /// Secondary text (subtitles, notes).
 const GREY: RGBColor = RGBColor(90, 90, 90);
+/// The opacity of a band (a spread around a line) in its line's color, in the plot and in
+/// its legend key ([`Key::Band`]) alike.
+const BAND: f64 = 0.2;
 
 fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
+}
+
+/// The factions' labels, in seat order.
+fn labels(s: &Summary) -> Vec<String> {
+    s.factions.iter().map(|f| f.label.clone()).collect()
 }
 
 #[cfg(test)]
@@ -134,6 +144,9 @@ enum Key {
     Dashed(RGBColor),
     /// A filled box (bars, bands).
     Swatch(RGBAColor),
+    /// A line of this color through a band of it at [`BAND`] opacity (a median with its
+    /// spread).
+    Band(RGBColor),
 }
 
 /// Draws an interval from `$a` to `$b` on `$chart`: a line with a 10-pixel cap at each end,
@@ -237,6 +250,15 @@ fn frame<DB: DrawingBackend>(
             Key::Swatch(c) => side
                 .draw(&Rectangle::new([(12, y - 7), (32, y + 7)], c.filled()))
                 .map_err(e)?,
+            Key::Band(c) => {
+                side.draw(&Rectangle::new(
+                    [(8, y - 8), (36, y + 8)],
+                    c.mix(BAND).filled(),
+                ))
+                .map_err(e)?;
+                side.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))
+                    .map_err(e)?;
+            }
         }
         side.draw(&Text::new(
             label.clone(),
@@ -250,6 +272,28 @@ fn frame<DB: DrawingBackend>(
 
 fn e<E: std::fmt::Display>(x: E) -> String {
     x.to_string()
+}
+
+/// Writes `text` centered on `(x, y)` of `area` (pixels from its corner) on a white label,
+/// so that it reads over a bar of any color and past its end: the caption of a chart whose
+/// one bar says everything ("every game lasts 8 rounds").
+fn bar_note<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    (x, y): (i32, i32),
+) -> Draw {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    // About 9 pixels a character at size 16, and a margin on each side.
+    let half = 10 + 5 * text.chars().count() as i32;
+    area.draw(&Rectangle::new(
+        [(x - half, y - 15), (x + half, y + 15)],
+        WHITE.filled(),
+    ))
+    .map_err(e)?;
+    let style =
+        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw(&Text::new(text.to_string(), (x, y), style))
+        .map_err(e)
 }
 
 fn pct(x: f64) -> String {
@@ -446,12 +490,31 @@ macro_rules! render {
     }};
 }
 
+mod rounds;
 mod run;
 mod skill;
 mod sweep;
 mod tune;
 
-pub use run::write_charts;
+/// The charts of a run, each as PNG and SVG: the whole-run charts, then the per-round ones
+/// (when the run has rounds to show); returns the files written.
+pub fn write_charts(
+    dir: &Path,
+    s: &Summary,
+    t: &crate::stats::Tally,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>> {
+    register_font();
+    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        what: dir.display().to_string(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    run::write(dir, s, t, size, &mut written)?;
+    rounds::write(dir, s, size, &mut written)?;
+    Ok(written)
+}
+
 pub use skill::{write_exploit, write_ladder};
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
 pub use tune::{TunePanel, write_tune};

@@ -16,15 +16,18 @@ use crate::error::Result;
 const STYLE: &str = "body{font-family:'DejaVu Sans',Verdana,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left}
-th{background:#f4f4f4;cursor:pointer;user-select:none}th:after{content:' \\2195';color:#999}
-th[aria-sort=ascending]:after{content:' \\2191'}th[aria-sort=descending]:after{content:' \\2193'}
+th{background:#f4f4f4}thead th:not(:empty){cursor:pointer;user-select:none}
+thead th:not(:empty):after{content:' \\2195';color:#999}
+thead th[aria-sort=ascending]:after{content:' \\2191'}thead th[aria-sort=descending]:after{content:' \\2193'}
 tr:nth-child(even) td{background:#fafafa}figure{margin:1em 0}figure svg{max-width:100%;height:auto}
 code,pre{background:#f6f6f6;font-size:.9em}pre{padding:.8em;overflow-x:auto}";
 
-/// Sorts a table by a clicked header: numbers (the leading number of a cell such as
-/// `48.1% [47.4, 48.8]`) numerically, anything else as text; a second click reverses.
+/// Sorts a table by a clicked column header: numbers (the leading number of a cell such as
+/// `48.1% [47.4, 48.8]`) numerically, anything else as text; a second click reverses. A
+/// header cell with no text (none is written, see `key_value_table`) and a row's header are
+/// not sortable.
 const SCRIPT: &str = "document.querySelectorAll('table').forEach(function(t){
-var hs=t.querySelectorAll('th');hs.forEach(function(h,i){h.addEventListener('click',function(){
+var hs=t.querySelectorAll('thead th');hs.forEach(function(h,i){if(!h.textContent.trim())return;h.addEventListener('click',function(){
 var b=t.tBodies[0];if(!b)return;var asc=h.getAttribute('aria-sort')!=='ascending';
 hs.forEach(function(x){x.removeAttribute('aria-sort')});h.setAttribute('aria-sort',asc?'ascending':'descending');
 var key=function(r){var s=r.cells[i]?r.cells[i].textContent.trim():'';var n=parseFloat(s.replace(/,/g,''));return isNaN(n)?s:n};
@@ -67,8 +70,140 @@ fn safe_link(url: &str) -> bool {
     }
 }
 
+/// Whether `ev` is a chart inlined by [`page`] (the only raw HTML in its events: raw HTML
+/// in the Markdown is turned into text).
+fn is_figure(ev: &Event<'_>) -> bool {
+    matches!(ev, Event::Html(h) if h.starts_with("<figure"))
+}
+
+/// `events` with every chart out of its paragraph (a `<figure>` may not sit in a `<p>`): a
+/// paragraph that holds only the chart is dropped, one with text around it is closed before
+/// the chart and opened again after it for the rest of its text.
+fn lift_figures(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len());
+    // In a paragraph: whether it is open in `out` (false once a chart closed it).
+    let mut para: Option<bool> = None;
+    for ev in events {
+        let figure = is_figure(&ev);
+        let starts = matches!(ev, Event::Start(Tag::Paragraph));
+        let ends = matches!(ev, Event::End(TagEnd::Paragraph));
+        let line_break = matches!(ev, Event::SoftBreak | Event::HardBreak);
+        match para {
+            _ if starts => {
+                para = Some(true);
+                out.push(ev);
+            }
+            Some(open) if ends => {
+                if open {
+                    out.push(ev);
+                }
+                para = None;
+            }
+            Some(true) if figure => {
+                if matches!(out.last(), Some(Event::Start(Tag::Paragraph))) {
+                    out.pop();
+                } else {
+                    out.push(Event::End(TagEnd::Paragraph));
+                }
+                out.push(ev);
+                para = Some(false);
+            }
+            // The line break between a chart and what follows it.
+            Some(false) if line_break => {}
+            Some(false) if !figure => {
+                out.push(Event::Start(Tag::Paragraph));
+                out.push(ev);
+                para = Some(true);
+            }
+            _ => out.push(ev),
+        }
+    }
+    out
+}
+
+/// The cells of a table's head: whether every one is empty (a Markdown table of names and
+/// values, such as report.md's run metadata, has no column names to give).
+fn head_is_empty(table: &[Event<'_>]) -> bool {
+    let mut in_head = false;
+    for ev in table {
+        match ev {
+            Event::Start(Tag::TableHead) => in_head = true,
+            Event::End(TagEnd::TableHead) => return true,
+            Event::Start(Tag::TableCell) | Event::End(TagEnd::TableCell) => {}
+            _ if in_head => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A table (its events, `Start(Table)` to `End(Table)`) whose head is empty as a table of
+/// names and values: no head, and each row's first cell its header (`<th scope="row">`),
+/// which the sort script leaves alone. Any other table is returned as it is.
+fn key_value_table(table: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    if !head_is_empty(&table) {
+        return table;
+    }
+    let html = |s: &str| Event::Html(s.to_string().into());
+    let mut out = Vec::with_capacity(table.len());
+    let (mut in_head, mut cell) = (false, 0);
+    // The closing tag of the cell being written.
+    let mut close = "</td>";
+    for ev in table {
+        match ev {
+            Event::Start(Tag::TableHead) => in_head = true,
+            Event::End(TagEnd::TableHead) => in_head = false,
+            _ if in_head => {}
+            Event::Start(Tag::Table(_)) => out.push(html("<table>\n<tbody>\n")),
+            Event::End(TagEnd::Table) => out.push(html("</tbody></table>\n")),
+            Event::Start(Tag::TableRow) => {
+                cell = 0;
+                out.push(html("<tr>"));
+            }
+            Event::End(TagEnd::TableRow) => out.push(html("</tr>\n")),
+            Event::Start(Tag::TableCell) => {
+                let open = if cell == 0 {
+                    "<th scope=\"row\">"
+                } else {
+                    "<td>"
+                };
+                close = if cell == 0 { "</th>" } else { "</td>" };
+                out.push(html(open));
+                cell += 1;
+            }
+            Event::End(TagEnd::TableCell) => out.push(html(close)),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `events` with every table whose head is empty written as a table of names and values
+/// ([`key_value_table`]): no empty, sortable column header.
+fn name_value_tables(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut it = events.into_iter();
+    while let Some(ev) = it.next() {
+        if matches!(ev, Event::Start(Tag::Table(_))) {
+            let mut table = vec![ev];
+            for e in it.by_ref() {
+                let end = matches!(e, Event::End(TagEnd::Table));
+                table.push(e);
+                if end {
+                    break;
+                }
+            }
+            out.extend(key_value_table(table));
+        } else {
+            out.push(ev);
+        }
+    }
+    out
+}
+
 /// `md` as a complete HTML page titled `title`, with its charts inlined from `dir`. A link
-/// whose target is not safe (`safe_link`) keeps its text and loses its target.
+/// whose target is not safe (`safe_link`) keeps its text and loses its target. Charts stand
+/// outside paragraphs, and a table with an empty head is a table of names and values.
 pub fn page(md: &str, dir: &Path, title: &str) -> String {
     let mut events = Vec::new();
     let mut image: Option<(String, String)> = None;
@@ -106,6 +241,7 @@ pub fn page(md: &str, dir: &Path, title: &str) -> String {
             _ => {}
         }
     }
+    let events = name_value_tables(lift_figures(events));
     let mut body = String::new();
     html::push_html(&mut body, events.into_iter());
     let mut out = String::new();
@@ -183,6 +319,31 @@ mod tests {
         assert!(html.contains("<th>a</th>") && html.contains("<td>2</td>"));
         assert!(html.contains("chart gone.png not in this folder"));
         assert!(!html.contains("src=\"http") && !html.contains("<link"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A chart never sits in a paragraph (a `<p>` holding only it is dropped; text around it
+    /// stays in paragraphs of its own), and a table with an empty head becomes names and
+    /// values: row headers, no empty column header for the sort script.
+    #[test]
+    fn charts_stand_outside_paragraphs_and_no_column_header_is_empty() {
+        let dir = std::env::temp_dir().join(format!("vpsim-html-p-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("wins.svg"), "<svg width=\"1\"></svg>").unwrap();
+        let md = "![Wins](wins.png)\n\nBefore ![Wins](wins.png)\nafter.\n\n| | |\n|---|---|\n| seed | `1` |\n| games | 300 |\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+        let html = super::page(md, &dir, "t");
+        assert_eq!(html.matches("<figure").count(), 2, "{html}");
+        assert!(!html.contains("<p><figure"), "{html}");
+        assert!(html.contains("<p>Before </p>\n<figure"), "{html}");
+        assert!(html.contains("</figure>\n<p>after.</p>"), "{html}");
+        assert_eq!(html.matches("<p>").count(), html.matches("</p>").count());
+        assert!(html.contains("<tr><th scope=\"row\">seed</th><td><code>1</code></td></tr>"));
+        assert!(!html.contains("<th></th>"), "{html}");
+        assert!(
+            html.contains("<thead><tr><th>a</th><th>b</th></tr></thead>"),
+            "{html}"
+        );
+        assert_eq!(html.matches("<thead>").count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -74,7 +74,7 @@ fn rank_reading(s: &Summary) -> Option<String> {
     let f = &s.factions[i];
     Some(if beyond {
         format!(
-            "{} finishes last (rank {n}) most often, {}, beyond noise (its 95% interval is above every other faction's).",
+            "Last place (rank {n}) goes to {} most often, {}, beyond noise (its 95% interval is above every other faction's).",
             f.label,
             ci(&worst)
         )
@@ -86,53 +86,50 @@ fn rank_reading(s: &Summary) -> Option<String> {
             .map(|r| r.rate)
             .fold(f64::INFINITY, f64::min);
         format!(
-            "Last place (rank {n}) goes to each faction {} to {} of the time, within noise: no faction finishes last more often than the others beyond the 95% intervals.",
+            "Last place (rank {n}) goes to each faction {} to {} of the time, within noise: no faction takes last place more often than the others beyond the 95% intervals.",
             pct(lo),
             pct(worst.rate)
         )
     })
 }
 
-/// The score race's reading: the leader's margin over the rest after the first round and
-/// after the last round that at least 5% of the games played. It names a runaway (the margin
-/// grows) or a catch-up (it shrinks) only when the two intervals separate. Both rounds are
-/// of the same games where they overlap, which makes the separate intervals conservative.
+/// The score race's reading: the feedback test (see [`crate::stats::feedback`]). A lead
+/// that makes the next round better is named a snowball, one that makes it worse a catch-up,
+/// only when the pooled difference's interval excludes 0. The leader's margin is no such
+/// test: the gap between independent random walks grows by itself.
 pub fn race_reading(s: &Summary) -> Option<String> {
-    let kept: Vec<_> = s
-        .by_round
-        .iter()
-        .filter(|r| r.games * 20 >= s.games && r.margin.is_some())
-        .collect();
-    let (first, last) = (kept.first()?, kept.last()?);
-    let (a, b) = (first.margin?, last.margin?);
-    let show = |m: &crate::report::Margin| format!("{:.2} [{:.2}, {:.2}]", m.mean, m.low, m.high);
-    if first.round == last.round {
-        return Some(format!(
-            "After round {}, the leader is {} points ahead of the mean of the rest; too few games go on to later rounds to read a trend.",
-            first.round,
-            show(&a)
-        ));
-    }
-    let verdict = race_verdict(&a, &b);
+    let f = s.feedback?;
     Some(format!(
-        "The leader's margin over the mean of the rest is {} points after round {} and {} after round {} (among the {} games still playing): {verdict}.",
-        show(&a),
-        first.round,
-        show(&b),
-        last.round,
-        crate::report::thousands(last.games),
+        "Feedback: a faction gains {:+.3} [{:+.3}, {:+.3}] points more in a round after leading (alone or tied) than after trailing, the same faction in the same round compared, pooled over {} faction-rounds and {} gains ({}% interval): {}.",
+        f.gain,
+        f.low,
+        f.high,
+        crate::report::thousands(f.cells as u64),
+        crate::report::thousands(f.gains),
+        s.confidence * 100.0,
+        feedback_verdict(&f)
     ))
 }
 
-/// Runaway, catch-up or neither, from the leader's margin early (`a`) and late (`b`): a
-/// pattern is named only when the two intervals separate.
-fn race_verdict(a: &crate::report::Margin, b: &crate::report::Margin) -> &'static str {
-    if b.low > a.high {
-        "leaders pull away as the game goes on (a runaway pattern), beyond noise"
-    } else if b.high < a.low {
-        "the field closes on the leader as the game goes on (a catch-up pattern), beyond noise"
-    } else {
-        "no runaway or catch-up pattern beyond noise"
+/// Snowball, catch-up or neither, from the pooled feedback (see
+/// [`crate::stats::feedback::Estimate::verdict`]).
+fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
+    use crate::stats::feedback::{NEGLIGIBLE, Verdict};
+    let share = format!("{}% of a round's typical gain", NEGLIGIBLE * 100.0);
+    match f.verdict() {
+        Verdict::Snowball if f.low < NEGLIGIBLE * f.typical => {
+            format!("a lead snowballs, beyond noise, perhaps by less than {share}")
+        }
+        Verdict::Snowball => "a lead snowballs, beyond noise".into(),
+        Verdict::CatchUp if f.high > -NEGLIGIBLE * f.typical => format!(
+            "the leader is caught up (a catch-up mechanism), beyond noise, perhaps by less than {share}"
+        ),
+        Verdict::CatchUp => "the leader is caught up (a catch-up mechanism), beyond noise".into(),
+        Verdict::Negligible => format!(
+            "no feedback that matters: the difference is beyond noise but within {share} ({:.3} points)",
+            NEGLIGIBLE * f.typical
+        ),
+        Verdict::None => "no feedback beyond noise".into(),
     }
 }
 
@@ -330,8 +327,6 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::Margin;
-
     /// A name with backticks stays one code span: nothing after it becomes a link.
     #[test]
     fn a_name_cannot_leave_its_code_span() {
@@ -343,20 +338,25 @@ mod tests {
         }
     }
 
-    fn m(mean: f64, half: f64) -> Margin {
-        Margin {
-            mean,
-            low: mean - half,
-            high: mean + half,
+    fn est(gain: f64, half: f64) -> crate::stats::feedback::Estimate {
+        crate::stats::feedback::Estimate {
+            gain,
+            low: gain - half,
+            high: gain + half,
+            cells: 10,
+            gains: 1000,
+            typical: 1.0,
         }
     }
 
     #[test]
-    fn a_pattern_is_named_only_beyond_noise() {
-        assert!(super::race_verdict(&m(1.0, 0.1), &m(2.0, 0.1)).contains("runaway"));
-        assert!(super::race_verdict(&m(2.0, 0.1), &m(1.0, 0.1)).contains("catch-up"));
-        // Overlapping intervals: no pattern, however far apart the means.
-        assert!(super::race_verdict(&m(1.0, 0.6), &m(2.0, 0.6)).starts_with("no runaway"));
-        assert!(super::race_verdict(&m(2.0, 0.6), &m(1.0, 0.6)).starts_with("no runaway"));
+    fn feedback_is_named_only_beyond_noise() {
+        assert!(super::feedback_verdict(&est(0.2, 0.1)).contains("snowballs"));
+        assert!(super::feedback_verdict(&est(-0.2, 0.1)).contains("catch-up"));
+        assert!(super::feedback_verdict(&est(0.2, 0.3)).starts_with("no feedback"));
+        assert!(super::feedback_verdict(&est(-0.2, 0.3)).starts_with("no feedback"));
+        // Beyond noise but smaller than 1% of a round's typical gain.
+        assert!(super::feedback_verdict(&est(0.002, 0.001)).contains("no feedback that matters"));
+        assert!(super::feedback_verdict(&est(0.012, 0.004)).contains("perhaps by less than"));
     }
 }

@@ -1,9 +1,10 @@
 //! Parquet tables of a run, written with polars.
 //!
 //! Owns the table layouts (column names, types and units are documented in the README) and
-//! the run metadata every table carries in its Parquet key-value metadata. Each file is built
-//! in memory and renamed into place, so none is ever left half-written; the per-game table
-//! streams row groups to a temporary file as the run goes.
+//! the run metadata every table carries in its Parquet key-value metadata and its Arrow
+//! schema's metadata. Each file is built in memory and renamed into place, so none is ever
+//! left half-written; the per-game table (and its CSV copy) streams batches to a temporary
+//! file as the run goes.
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +60,10 @@ fn portable(df: DataFrame) -> PolarsResult<DataFrame> {
 /// polars stores strings as Arrow `string_view`, which pyarrow before 15 cannot read
 /// ("Unrecognized type: 24"). The `ARROW:schema` entry written here names them plain
 /// `string` (`utf8`) instead; the Parquet data is the same UTF-8 byte arrays either way.
+///
+/// The run's metadata is in both places: as the file's own key-value pairs (what polars and
+/// arrow-rs show) and as the Arrow schema's metadata inside `ARROW:schema`, which is what
+/// pyarrow and pandas show as `schema.metadata` when the file has that entry.
 fn file_metadata(schema: &Schema, meta: &[(String, String)]) -> KeyValueMetadata {
     use polars_arrow::datatypes::ArrowDataType as A;
     let mut arrow = schema.to_arrow(CompatLevel::oldest());
@@ -68,6 +73,11 @@ fn file_metadata(schema: &Schema, meta: &[(String, String)]) -> KeyValueMetadata
             A::BinaryView | A::LargeBinary => A::Binary,
             d => d.clone(),
         };
+    }
+    for (k, v) in meta {
+        arrow
+            .metadata_mut()
+            .insert(PlSmallStr::from(k.as_str()), PlSmallStr::from(v.as_str()));
     }
     let key = polars_parquet::arrow::write::schema_to_metadata_key(&arrow);
     let mut all = vec![(key.key, key.value.unwrap_or_default())];
@@ -260,29 +270,92 @@ pub fn write_tables(
 
 pub use crate::runner::GameRow;
 
+/// A new temporary file in `dir` (made if need be) for a table streamed as the run goes.
+fn create_temp(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        what: dir.display().to_string(),
+        source,
+    })?;
+    let tmp = crate::output::temp_path(dir);
+    let file = std::fs::File::create(&tmp).map_err(|source| Error::Write {
+        what: tmp.display().to_string(),
+        source,
+    })?;
+    Ok((file, tmp))
+}
+
+/// Moves a finished streamed table from `tmp` into place at `path` and lists it in the
+/// report folder's manifest.
+fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
+    std::fs::rename(tmp, path).map_err(|source| Error::Write {
+        what: path.display().to_string(),
+        source,
+    })?;
+    crate::output::record(path)
+}
+
+/// `csv/games.csv` as it is streamed: the same rows as `games.parquet`, batch by batch.
+struct GamesCsv {
+    writer: polars::io::csv::write::BatchedWriter<std::fs::File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    /// The folder `csv/`, when this writer made it (removed again if the run stops, once
+    /// empty).
+    made: Option<PathBuf>,
+}
+
+impl GamesCsv {
+    /// Starts `dir/csv/games.csv` with the columns of `schema`.
+    fn create(dir: &Path, schema: &Schema) -> Result<GamesCsv> {
+        let folder = dir.join("csv");
+        let made = (!folder.exists()).then(|| folder.clone());
+        let (file, tmp) = create_temp(&folder)?;
+        let writer = CsvWriter::new(file)
+            .include_header(true)
+            .batched(schema)
+            .map_err(polars_err("games.csv"));
+        match writer {
+            Ok(writer) => Ok(GamesCsv {
+                writer,
+                tmp,
+                path: folder.join("games.csv"),
+                made,
+            }),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Drops the unfinished file (and the folder `csv/` if this writer made it).
+    fn abandon(self) {
+        drop(self.writer);
+        let _ = std::fs::remove_file(&self.tmp);
+        if let Some(d) = &self.made {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
 /// Streams the `games` table: one row group per batch of games, to a temporary file that is
-/// renamed into place by [`GamesWriter::finish`] (and removed if the run does not finish).
+/// renamed into place by [`GamesWriter::finish`] (and removed if the run does not finish);
+/// with `--csv`, the same rows to `csv/games.csv` the same way. Neither file is ever held
+/// in memory whole.
 pub struct GamesWriter {
     writer: polars::io::parquet::write::BatchedWriter<std::fs::File>,
     tmp: PathBuf,
     path: PathBuf,
+    csv: Option<GamesCsv>,
     factions: Vec<String>,
     reasons: Vec<String>,
 }
 
 impl GamesWriter {
-    /// Starts `dir/games.parquet`.
-    pub fn create(dir: &Path, info: &RunInfo, games: u64) -> Result<GamesWriter> {
+    /// Starts `dir/games.parquet`, and `dir/csv/games.csv` when `csv`.
+    pub fn create(dir: &Path, info: &RunInfo, games: u64, csv: bool) -> Result<GamesWriter> {
         let path = dir.join("games.parquet");
-        let tmp = crate::output::temp_path(dir);
-        std::fs::create_dir_all(dir).map_err(|source| Error::Write {
-            what: dir.display().to_string(),
-            source,
-        })?;
-        let file = std::fs::File::create(&tmp).map_err(|source| Error::Write {
-            what: tmp.display().to_string(),
-            source,
-        })?;
+        let (file, tmp) = create_temp(dir)?;
         let mut schema = Schema::default();
         schema.insert("game".into(), DataType::Int64);
         schema.insert("reason".into(), DataType::String);
@@ -297,11 +370,24 @@ impl GamesWriter {
         let writer = ParquetWriter::new(file)
             .with_key_value_metadata(Some(file_metadata(&schema, &metadata(info, games))))
             .batched(&schema)
-            .map_err(polars_err("games.parquet"))?;
+            .map_err(polars_err("games.parquet"));
+        let csv = if csv && writer.is_ok() {
+            GamesCsv::create(dir, &schema).map(Some)
+        } else {
+            Ok(None)
+        };
+        let (writer, csv) = match (writer, csv) {
+            (Ok(w), Ok(c)) => (w, c),
+            (Err(e), _) | (_, Err(e)) => {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
         Ok(GamesWriter {
             writer,
             tmp,
             path,
+            csv,
             factions: info.factions.iter().map(|f| f.name.clone()).collect(),
             reasons: info.reasons.iter().map(|r| r.name.clone()).collect(),
         })
@@ -357,24 +443,54 @@ impl GamesWriter {
             ));
         }
         let df = DataFrame::new(rows.len(), cols).map_err(polars_err("games.parquet"))?;
+        if let Some(c) = &mut self.csv {
+            c.writer.write_batch(&df).map_err(polars_err("games.csv"))?;
+        }
         self.writer
             .write_batch(&df)
             .map_err(polars_err("games.parquet"))
     }
 
-    /// Finishes the file and moves it into place.
-    pub fn finish(self) -> Result<PathBuf> {
-        self.writer.finish().map_err(polars_err("games.parquet"))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|source| Error::Write {
-            what: self.path.display().to_string(),
-            source,
-        })?;
-        crate::output::record(&self.path)?;
-        Ok(self.path)
+    /// Finishes the files and moves them into place: `games.parquet`, and `csv/games.csv`
+    /// when it was asked for. Returns the files written.
+    pub fn finish(self) -> Result<Vec<PathBuf>> {
+        let GamesWriter {
+            writer,
+            tmp,
+            path,
+            csv,
+            ..
+        } = self;
+        let mut written = Vec::new();
+        let parquet = writer.finish().map_err(polars_err("games.parquet"));
+        drop(writer);
+        if let Err(e) = parquet {
+            let _ = std::fs::remove_file(&tmp);
+            if let Some(c) = csv {
+                c.abandon();
+            }
+            return Err(e);
+        }
+        if let Some(mut c) = csv {
+            if let Err(e) = c.writer.finish().map_err(polars_err("games.csv")) {
+                let _ = std::fs::remove_file(&tmp);
+                c.abandon();
+                return Err(e);
+            }
+            drop(c.writer);
+            put_in_place(&c.tmp, &c.path)?;
+            written.push(c.path);
+        }
+        put_in_place(&tmp, &path)?;
+        written.push(path);
+        Ok(written)
     }
 
-    /// Drops the unfinished file.
+    /// Drops the unfinished files.
     pub fn abandon(self) {
         let _ = std::fs::remove_file(&self.tmp);
+        if let Some(c) = self.csv {
+            c.abandon();
+        }
     }
 }

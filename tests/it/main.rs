@@ -10,9 +10,11 @@
 //! may change the process's environment, working folder or signal handlers.
 
 mod architecture;
+mod charts;
 mod cli;
 mod engine;
 mod examples;
+mod files;
 mod fuzz;
 mod integers;
 mod limits;
@@ -22,9 +24,11 @@ mod native_faults;
 mod native_generated;
 mod native_lowering;
 mod out_folder;
+mod readings;
 mod readme;
 mod reference;
 mod reports;
+mod sensitivity;
 mod shards;
 mod skill;
 mod statistics;

@@ -1,5 +1,6 @@
 //! `vpsim tune` through the binary: a known answer computed exactly, several parameters, the
-//! report folder, and bad input.
+//! report folder, the trials within noise of the best, a whole-number parameter that no whole
+//! value fits, and bad input.
 
 use serde_json::Value;
 
@@ -215,4 +216,166 @@ fn bad_goals_and_parameters_are_usage_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// The first seat's score is the whole-number setting `k`, and nothing is random: its mean
+/// score is exactly `k`, so `mean_score(First) = 2.5` lies between two whole values.
+const STEPS: &str = r#"
+[scenario]
+name = "steps"
+rounds = 1
+
+[settings]
+k = 1
+
+[[faction]]
+name = "First"
+init = { vp = "k" }
+
+[[faction]]
+name = "Second"
+
+[[var]]
+name = "vp"
+
+[[phase]]
+name = "idle"
+each = "faction"
+effects = ["vp += 0"]
+
+[ranking]
+score = "vp"
+tiebreak = ["-seat"]
+"#;
+
+#[test]
+fn a_whole_number_parameter_that_no_whole_value_fits_says_so() {
+    let file = fresh_temp_dir("tune-whole").join("steps.toml");
+    std::fs::write(&file, STEPS).unwrap();
+    let args = [
+        "--param",
+        "settings.k=0:6",
+        "--goal",
+        "mean_score(First) = 2.5",
+        "--games",
+        "200",
+    ];
+    let out = tune(&file, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for says in [
+        "settings.k takes whole values: the goal metric crosses 2.5 near 2.5000",
+        "  settings.k = 2: 2.0000 [2.0000, 2.0000], the goal is outside: not met beyond noise",
+        "  settings.k = 3: 3.0000 [3.0000, 3.0000], the goal is outside: not met beyond noise",
+        "no whole value of settings.k meets the goal: the metric passes 2.5 between 2 and 3",
+        // 2 and 3 are equally far from 2.5: neither is better.
+        "trials within noise of the best, trial 3 (settings.k = 3): trial 4 (settings.k = 2)",
+    ] {
+        assert!(text.contains(says), "missing `{says}`:\n{text}");
+    }
+    // No real-valued interval for a value the parameter cannot take, and no advice that more
+    // games could find one.
+    assert!(!text.contains("95% interval ["), "{text}");
+    assert!(!text.contains("more --games"), "{text}");
+    let out = tune(&file, &[&args[..], &["--json"][..]].concat());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["interval"].is_null(), "{v}");
+    let w = &v["whole_values"];
+    assert_eq!(w["verdict"], "no_whole_value");
+    let sides: Vec<(i64, bool)> = w["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["value"].as_i64().unwrap(),
+                s["goal_met"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(sides, [(2, false), (3, false)]);
+}
+
+#[test]
+fn trials_within_noise_of_the_best_are_named() {
+    let file = race_file("noise");
+    let dir = file.parent().unwrap().join("report");
+    let out = tune(
+        &file,
+        &[
+            "--param",
+            "settings.q=0.1:0.6",
+            "--goal",
+            "win_rate(First) - win_rate(Second) = 0",
+            "--games",
+            "2000",
+            "--evals",
+            "8",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: Value = serde_json::from_slice(&std::fs::read(dir.join("tune.json")).unwrap()).unwrap();
+    let trials = v["trials"].as_array().unwrap();
+    let best = v["best_trial"].as_u64().unwrap() as usize;
+    let named: Vec<usize> = v["indistinguishable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["trial"].as_u64().unwrap() as usize)
+        .collect();
+    assert!(!named.is_empty(), "{text}");
+    // The criterion: the 95% intervals of |metric - 0| overlap the best trial's.
+    let loss = |t: &Value| {
+        let m = &t["metric"];
+        let (lo, hi) = (m["low"].as_f64().unwrap(), m["high"].as_f64().unwrap());
+        if lo <= 0.0 && 0.0 <= hi {
+            (0.0, hi.max(-lo))
+        } else {
+            (lo.abs().min(hi.abs()), lo.abs().max(hi.abs()))
+        }
+    };
+    let (blo, bhi) = loss(&trials[best - 1]);
+    for (i, t) in trials.iter().enumerate().filter(|(i, _)| i + 1 != best) {
+        let (lo, hi) = loss(t);
+        assert_eq!(
+            named.contains(&(i + 1)),
+            lo <= bhi && blo <= hi,
+            "trial {}: {text}",
+            i + 1
+        );
+    }
+    // The terminal names them, with the criterion; report.md marks them in its table.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("trials within noise of the best, "))
+        .unwrap_or_else(|| panic!("no within-noise line:\n{text}"));
+    assert!(
+        line.contains(&format!("trial {best} (settings.q = ")),
+        "{line}"
+    );
+    for n in &named {
+        assert!(
+            line.contains(&format!("trial {n} (settings.q = ")),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("95% interval of |goal metric - 0| overlaps the best's"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert_eq!(md.matches("| within noise |").count(), named.len(), "{md}");
+    assert_eq!(md.matches("| best |").count(), 1, "{md}");
 }

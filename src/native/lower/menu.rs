@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// The most options a weighted turn chooses among inline; a longer menu writes its options
+/// to the buffer and the engine's choice picks (the same draw, in linear compile time).
+const INLINE_OPTIONS: usize = 64;
+
 impl Lower<'_, '_> {
     /// Lowers an agent's turn `(env, vals, out, f) -> i64` and finishes.
     ///
@@ -31,8 +35,14 @@ impl Lower<'_, '_> {
         priority: Option<&[u16]>,
         searched: bool,
     ) {
-        // Whether the options go to the buffer for the helper's choice.
-        let listed = priority.is_some() || searched;
+        // Whether the options go to the buffer for the helper's choice. A long menu's do
+        // too: an inline weighted choice keeps a variable per option live across every
+        // option's blocks, which costs compile memory and time quadratic in the menu.
+        let options: usize = items
+            .iter()
+            .map(|(_, a)| if a.targeted { n as usize } else { 1 })
+            .sum();
+        let listed = priority.is_some() || searched || options > INLINE_OPTIONS;
         let out = self.third.expect("an option scan has an output buffer");
         let f = self.fourth.expect("an option scan has a faction");
         let byte = |b: &mut Self, v: u8| b.b.ins().iconst(types::I8, v as i64);

@@ -1,5 +1,6 @@
-//! The charts of one run: win rates, scores, ranks, length, end reasons, points by source
-//! and the leader's chance to win by round, drawn in the shared frame of [`super`].
+//! The whole-run charts of one run: win rates, scores, ranks, length, end reasons and points
+//! by source, drawn in the shared frame of [`super`]. The per-round charts (score race,
+//! leader by round) are in `rounds`.
 
 use std::path::{Path, PathBuf};
 
@@ -7,10 +8,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::*;
-
-fn labels(s: &Summary) -> Vec<String> {
-    s.factions.iter().map(|f| f.label.clone()).collect()
-}
 
 fn win_rates<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let names = labels(s);
@@ -62,29 +59,68 @@ fn win_rates<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
     root.present().map_err(e)
 }
 
-/// Each faction's score distribution over every score from the lowest to the highest seen:
-/// scores no game ended on are zeros (drawn as such), unless the range is too wide to list.
-fn dense(dist: &[(i64, u64)], lo: i64, hi: i64) -> Vec<(i64, u64)> {
-    if (hi as i128 - lo as i128) > 4096 {
-        return dist.to_vec();
-    }
-    let mut out: Vec<(i64, u64)> = (lo..=hi).map(|v| (v, 0)).collect();
-    for &(v, k) in dist {
-        out[(v - lo) as usize].1 = k;
-    }
-    out
+/// One faction's final scores: the width of its bins (1 while its histogram is exact) and
+/// the count of every bin a game ended in, by the bin's lowest score, in order.
+struct Dist {
+    width: i64,
+    counts: Vec<(i64, u64)>,
 }
 
-fn scores<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    s: &Summary,
-    dist: &[Vec<(i64, u64)>],
-) -> Draw {
+/// The most bars the score chart draws in groups (scores from the lowest to the highest,
+/// times factions); past that, each faction's distribution is a step outline.
+const MAX_BARS: i128 = 96;
+
+/// A histogram's outline as a path: each bin a flat step at its share of `games`, from half a
+/// point below its lowest score to half a point above its highest, joined by vertical edges
+/// and down to zero where no game ended. Every segment is level or upright: none runs between
+/// two scores as though a score between them could happen.
+fn steps(counts: &[(i64, u64)], width: i64, games: f64) -> Vec<(f64, f64)> {
+    let mut path = Vec::with_capacity(4 * counts.len() + 2);
+    let mut end: Option<f64> = None;
+    for &(v, k) in counts {
+        let (a, b) = (v as f64 - 0.5, v as f64 + width as f64 - 0.5);
+        match end {
+            // The next bin: straight up or down at their common edge.
+            Some(x) if (a - x).abs() < 1e-9 => {}
+            // A gap: down to zero, along the axis, up again.
+            Some(x) => path.extend([(x, 0.0), (a, 0.0)]),
+            None => path.push((a, 0.0)),
+        }
+        let y = k as f64 / games;
+        path.extend([(a, y), (b, y)]);
+        end = Some(b);
+    }
+    if let Some(x) = end {
+        path.push((x, 0.0));
+    }
+    path
+}
+
+/// The final score distribution of every faction. Scores are whole numbers, so no line joins
+/// two of them: with few distinct scores, a group of bars per score (a bar per faction, in
+/// its color); with many, each faction's histogram as a step outline.
+fn scores<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, dist: &[Dist]) -> Draw {
     let names = labels(s);
-    let keys: Vec<(String, Key)> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), Key::Line(color(i))))
+    let lo = (dist.iter())
+        .filter_map(|d| d.counts.first().map(|x| x.0))
+        .min()
+        .unwrap_or(0);
+    let hi = (dist.iter())
+        .filter_map(|d| d.counts.last().map(|x| x.0.saturating_add(d.width - 1)))
+        .max()
+        .unwrap_or(lo)
+        .max(lo);
+    let values = hi as i128 - lo as i128 + 1;
+    let bars = dist.iter().all(|d| d.width == 1) && values * dist.len().max(1) as i128 <= MAX_BARS;
+    let keys: Vec<(String, Key)> = (names.iter().enumerate())
+        .map(|(i, n)| {
+            let key = if bars {
+                Key::Swatch(color(i).to_rgba())
+            } else {
+                Key::Line(color(i))
+            };
+            (n.clone(), key)
+        })
         .collect();
     let plot = frame(
         root,
@@ -92,50 +128,54 @@ fn scores<DB: DrawingBackend>(
         &subtitle(s),
         &keys,
     )?;
-    let lo = dist
-        .iter()
-        .flat_map(|d| d.first().map(|x| x.0))
-        .min()
-        .unwrap_or(0);
-    let hi = dist
-        .iter()
-        .flat_map(|d| d.last().map(|x| x.0))
-        .max()
-        .unwrap_or(1)
-        .max(lo + 1);
     let games = s.games.max(1) as f64;
     let top = share_top(
         dist.iter()
-            .flat_map(|d| d.iter().map(|x| x.1 as f64 / games))
+            .flat_map(|d| d.counts.iter().map(|x| x.1 as f64 / games))
             .fold(0.0, f64::max),
     );
+    let share = pct_for(top);
     let mut chart = ChartBuilder::on(&plot)
         .margin(16)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
+        .build_cartesian_2d((lo as f64 - 0.5)..(hi as f64 + 0.5), 0f64..top)
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
+    let mut mesh = chart.configure_mesh();
+    mesh.bold_line_style(GRID)
         .light_line_style(TRANSPARENT)
         .x_desc("final score")
         .y_desc("share of games")
-        .y_label_formatter(&pct_for(top))
+        .y_label_formatter(&share)
         .x_labels(whole_ticks(lo as f64, hi as f64))
         .x_label_formatter(&whole)
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
-    for (i, d) in dist.iter().enumerate() {
-        chart
-            .draw_series(LineSeries::new(
-                dense(d, lo, hi)
-                    .into_iter()
-                    .map(|(v, k)| (v as f64, k as f64 / games)),
-                color(i).stroke_width(2),
-            ))
-            .map_err(e)?;
+        .label_style(("sans-serif", 16));
+    if bars {
+        // Grid lines would run through the middle of each group.
+        mesh.disable_x_mesh();
+    }
+    mesh.draw().map_err(e)?;
+    if bars {
+        // Each score's group fills 80% of its slot, a bar per faction in seat order.
+        let bw = 0.8 / dist.len().max(1) as f64;
+        for (i, d) in dist.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(d.counts.iter().filter(|x| x.1 > 0).map(|&(v, k)| {
+                    let left = v as f64 - 0.4 + bw * i as f64;
+                    Rectangle::new([(left, 0.0), (left + bw, k as f64 / games)], c.filled())
+                }))
+                .map_err(e)?;
+        }
+    } else {
+        for (i, d) in dist.iter().enumerate().filter(|d| !d.1.counts.is_empty()) {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    steps(&d.counts, d.width, games),
+                    color(i).stroke_width(2),
+                )))
+                .map_err(e)?;
+        }
     }
     root.present().map_err(e)
 }
@@ -234,6 +274,23 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
             bar
         }))
         .map_err(e)?;
+    // A game of fixed length is one bar: the chart says what it means.
+    if let [only] = h.as_slice()
+        && only.count == s.games
+    {
+        let rounds = match only.rounds {
+            1 => "1 round".to_string(),
+            n => format!("{n} rounds"),
+        };
+        let (bx, by) = plot.get_base_pixel();
+        let mid = (SegmentValue::CenterOf(only.rounds as i32), top / 2.0);
+        let (x, y) = chart.backend_coord(&mid);
+        bar_note(
+            &plot,
+            &format!("every game lasts {rounds}"),
+            (x - bx, y - by),
+        )?;
+    }
     root.present().map_err(e)
 }
 
@@ -256,7 +313,8 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
     // One row per reason, the most common on top; names are drawn beside their rows.
     let mut chart = ChartBuilder::on(&plot)
         .margin(16)
-        .margin_right(36)
+        // Room for half the last tick label, "100%", right of the axis's end.
+        .margin_right(40)
         .x_label_area_size(45)
         .y_label_area_size((24 + 9 * longest).clamp(80, 360))
         .build_cartesian_2d(0f64..1.0, 0f64..n as f64)
@@ -281,9 +339,14 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
             )
         }))
         .map_err(e)?;
-    for (i, x) in r.iter().enumerate() {
-        let y = row(i) + 0.5;
-        whisker!(chart, (x.rate.low, y), (x.rate.high, y), [(0, -5), (0, 5)]);
+    // A single reason ends every game: its bar fills the axis, and an interval hugging 100%
+    // would only read as a stray mark at the edge, so the bar says it in words instead.
+    let only = r.len() == 1 && r[0].rate.count == s.games;
+    if !only {
+        for (i, x) in r.iter().enumerate() {
+            let y = row(i) + 0.5;
+            whisker!(chart, (x.rate.low, y), (x.rate.high, y), [(0, -5), (0, 5)]);
+        }
     }
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let font =
@@ -293,6 +356,14 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
         let (x, y) = chart.backend_coord(&(0.0, row(i) + 0.5));
         plot.draw(&Text::new(name.clone(), (x - bx - 8, y - by), font.clone()))
             .map_err(e)?;
+    }
+    if only {
+        let (x, y) = chart.backend_coord(&(0.5, row(0) + 0.5));
+        bar_note(
+            &plot,
+            &format!("every game ends by {}", names[0]),
+            (x - bx, y - by),
+        )?;
     }
     root.present().map_err(e)
 }
@@ -376,272 +447,19 @@ fn points<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
-/// The last round that at least 5% of the games reached (per-round charts stop there: a
-/// round few games reach has an interval of a handful of games and a median that jumps).
-fn live_rounds(s: &Summary) -> u32 {
-    let mut reached = 0u64;
-    let mut last = 1;
-    let mut hist: Vec<(i64, u64)> = (s.length.histogram.iter())
-        .map(|h| (h.rounds, h.count))
-        .collect();
-    hist.sort_unstable();
-    // Games that reached round k: those whose length is k or more.
-    for &(rounds, count) in hist.iter().rev() {
-        reached += count;
-        if reached * 20 >= s.games {
-            last = rounds.max(1) as u32;
-            break;
-        }
-    }
-    last
-}
-
-/// The subtitle of a per-round chart cut at round `cut` of `longest`.
-fn cut_subtitle(s: &Summary, cut: u32, longest: u32) -> String {
-    if cut >= longest {
-        subtitle(s)
-    } else {
-        format!("{} · to round {cut}, which 5% of games reach", subtitle(s))
-    }
-}
-
-fn leader<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let cut = live_rounds(s);
-    let longest = s.leader_by_round.last().map_or(1, |x| x.round);
-    let l: Vec<_> = (s.leader_by_round.iter())
-        .filter(|x| x.round <= cut)
-        .cloned()
-        .collect();
-    let last = l.last().map_or(1, |x| x.round).max(2) as f64;
-    let fair = 1.0 / s.factions.len().max(1) as f64;
-    let plot = frame(
-        root,
-        "How often the sole leader after a round goes on to win",
-        &cut_subtitle(s, cut, longest),
-        &[
-            ("leader wins".into(), Key::Line(color(0))),
-            (
-                "95% interval".into(),
-                Key::Swatch(color(0).mix(0.25).to_rgba()),
-            ),
-            (
-                format!("fair share {:.1}%", 100.0 * fair),
-                Key::Dashed(BLACK),
-            ),
-        ],
-    )?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(16)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(1f64..last, 0f64..1.0)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .x_desc("after round")
-        .y_desc("leader wins")
-        .y_label_formatter(&|y| pct(*y))
-        .x_labels(whole_ticks(1.0, last))
-        .x_label_formatter(&whole)
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
-    let band: Vec<(f64, f64)> = l
-        .iter()
-        .map(|x| (x.round as f64, x.won.high))
-        .chain(l.iter().rev().map(|x| (x.round as f64, x.won.low)))
-        .collect();
-    chart
-        .draw_series(std::iter::once(Polygon::new(
-            band,
-            color(0).mix(0.25).filled(),
-        )))
-        .map_err(e)?;
-    chart
-        .draw_series(LineSeries::new(
-            l.iter().map(|x| (x.round as f64, x.won.rate)),
-            color(0).stroke_width(3),
-        ))
-        .map_err(e)?;
-    chart
-        .draw_series(DashedLineSeries::new(
-            vec![(1.0, fair), (last, fair)],
-            8,
-            6,
-            BLACK.stroke_width(1),
-        ))
-        .map_err(e)?;
-    root.present().map_err(e)
-}
-
-/// The score race: every faction's median score after each round with a band between its
-/// quartiles (top panel), and the leader's mean margin over the rest with its interval
-/// (bottom panel).
-fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let cut = live_rounds(s);
-    let longest = s.by_round.last().map_or(1, |x| x.round);
-    let rounds: Vec<_> = (s.by_round.iter())
-        .filter(|r| r.round <= cut)
-        .cloned()
-        .collect();
-    let last = rounds.last().map_or(1, |x| x.round).max(2) as f64;
-    let mut keys: Vec<(String, Key)> = s
-        .factions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.clone(), Key::Line(color(i))))
-        .collect();
-    keys.push((
-        "quartiles (25-75%)".into(),
-        Key::Swatch(BLACK.mix(0.15).to_rgba()),
-    ));
-    keys.push(("leader's margin".into(), Key::Line(BLACK)));
-    keys.push((
-        "its 95% interval".into(),
-        Key::Swatch(BLACK.mix(0.15).to_rgba()),
-    ));
-    // Medians are whole numbers, so factions running level would hide each other: each
-    // faction's line is drawn a little to the side of the round (at most 0.15 of a round).
-    let nf = s.factions.len().max(1);
-    let dodge = |f: usize| (f as f64 - (nf - 1) as f64 / 2.0) * (0.3 / nf as f64);
-    let plot = frame(
-        root,
-        "Score race: median score after each round",
-        &cut_subtitle(s, cut, longest),
-        &keys,
-    )?;
-    let (top, bottom) = plot.split_vertically(plot.dim_in_pixel().1 * 62 / 100);
-    let hi = rounds
-        .iter()
-        .flat_map(|r| r.scores.iter().flatten().map(|x| x.q3))
-        .max()
-        .unwrap_or(1);
-    let lo = rounds
-        .iter()
-        .flat_map(|r| r.scores.iter().flatten().map(|x| x.q1))
-        .min()
-        .unwrap_or(0)
-        .min(0);
-    let (ylo, yhi) = (lo as f64, (hi as f64).max(lo as f64 + 1.0) * 1.05);
-    let (x0, x1) = (1.0 - 0.2, last + 0.2);
-    let mut chart = ChartBuilder::on(&top)
-        .margin(16)
-        .x_label_area_size(30)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, ylo..yhi)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .y_desc("score (median)")
-        .y_labels(whole_ticks(ylo, yhi))
-        .y_label_formatter(&whole)
-        .x_labels(whole_ticks(1.0, last))
-        .x_label_formatter(&whole)
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
-    for f in 0..s.factions.len() {
-        let pts: Vec<(f64, crate::stats::Spread)> = rounds
-            .iter()
-            .filter_map(|r| {
-                r.scores
-                    .get(f)
-                    .copied()
-                    .flatten()
-                    .map(|x| (r.round as f64, x))
-            })
-            .collect();
-        let band: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|(x, v)| (*x, v.q3 as f64))
-            .chain(pts.iter().rev().map(|(x, v)| (*x, v.q1 as f64)))
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(
-                band,
-                color(f).mix(0.12).filled(),
-            )))
-            .map_err(e)?;
-    }
-    for f in 0..s.factions.len() {
-        chart
-            .draw_series(LineSeries::new(
-                rounds.iter().filter_map(|r| {
-                    r.scores
-                        .get(f)
-                        .copied()
-                        .flatten()
-                        .map(|x| (r.round as f64 + dodge(f), x.median as f64))
-                }),
-                color(f).stroke_width(3),
-            ))
-            .map_err(e)?;
-    }
-    let m: Vec<(f64, crate::report::Margin)> = rounds
-        .iter()
-        .filter_map(|r| r.margin.map(|m| (r.round as f64, m)))
-        .collect();
-    let mhi = m.iter().map(|x| x.1.high).fold(0.5, f64::max) * 1.1;
-    let mlo = m.iter().map(|x| x.1.low).fold(0.0, f64::min);
-    let mut chart = ChartBuilder::on(&bottom)
-        .margin(16)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, mlo..mhi)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .x_desc("after round")
-        .y_desc("leader's margin")
-        .y_label_formatter(&|y| format!("{y:.1}"))
-        .x_labels(whole_ticks(1.0, last))
-        .x_label_formatter(&whole)
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(e)?;
-    let band: Vec<(f64, f64)> = m
-        .iter()
-        .map(|(x, v)| (*x, v.high))
-        .chain(m.iter().rev().map(|(x, v)| (*x, v.low)))
-        .collect();
-    chart
-        .draw_series(std::iter::once(Polygon::new(
-            band,
-            BLACK.mix(0.15).filled(),
-        )))
-        .map_err(e)?;
-    chart
-        .draw_series(LineSeries::new(
-            m.iter().map(|(x, v)| (*x, v.mean)),
-            BLACK.stroke_width(2),
-        ))
-        .map_err(e)?;
-    root.present().map_err(e)
-}
-
-/// The charts of a run, each as PNG and SVG; returns the files written.
-pub fn write_charts(
+/// Writes the whole-run charts of a run into `dir`, adding the files to `written`.
+pub(super) fn write(
     dir: &Path,
     s: &Summary,
     t: &crate::stats::Tally,
     size: (u32, u32),
-) -> Result<Vec<PathBuf>> {
-    register_font();
-    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
-        what: dir.display().to_string(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    let dist: Vec<Vec<(i64, u64)>> = t
-        .factions
-        .iter()
-        .map(|f| f.scores.iter().collect())
+    written: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let dist: Vec<Dist> = (t.factions.iter())
+        .map(|f| Dist {
+            width: i64::try_from(f.scores.width.max(1)).unwrap_or(i64::MAX),
+            counts: f.scores.iter().collect(),
+        })
         .collect();
     let sources: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
@@ -660,11 +478,5 @@ pub fn write_charts(
     if !sources.is_empty() {
         render!(dir, "points_by_source", size, written, points(s, &sources));
     }
-    if !s.leader_by_round.is_empty() {
-        render!(dir, "leader_by_round", size, written, leader(s));
-    }
-    if !s.by_round.is_empty() {
-        render!(dir, "score_race", size, written, race(s));
-    }
-    Ok(written)
+    Ok(())
 }

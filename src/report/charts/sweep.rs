@@ -1,12 +1,15 @@
 //! The charts of `sweep` and `sensitivity`: win rates against one parameter, heat maps over
-//! two, and the tornado of one-step effects, drawn in the shared frame of [`super`].
+//! two (colored from the fair share), and the tornado of one-step effects with their
+//! intervals, drawn in the shared frame of [`super`].
 
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::*;
+use crate::stats::{Rate, Val};
 
 fn sweep_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -14,7 +17,7 @@ fn sweep_lines<DB: DrawingBackend>(
     sub: &str,
     xlabel: &str,
     xs: &[f64],
-    series: &[(String, Vec<crate::stats::Rate>)],
+    series: &[(String, Vec<Rate>)],
 ) -> Draw {
     let keys: Vec<(String, Key)> = series
         .iter()
@@ -80,6 +83,32 @@ fn sweep_lines<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
+/// A diverging scale (ColorBrewer's RdBu, readable with the common forms of color blindness
+/// and in grey): `t` from -1 (blue) through 0 (near white) to 1 (red), interpolated between
+/// 7 of its stops.
+fn diverging(t: f64) -> RGBColor {
+    const STOPS: [(f64, f64, f64); 7] = [
+        (33.0, 102.0, 172.0),
+        (103.0, 169.0, 207.0),
+        (209.0, 229.0, 240.0),
+        (247.0, 247.0, 247.0),
+        (253.0, 219.0, 199.0),
+        (239.0, 138.0, 98.0),
+        (178.0, 24.0, 43.0),
+    ];
+    let x = (t.clamp(-1.0, 1.0) + 1.0) / 2.0 * (STOPS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    let f = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |p: f64, q: f64| (p + (q - p) * f).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// Points of win rate with one decimal: `6.5`.
+fn points(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
 fn heat_maps<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -87,20 +116,25 @@ fn heat_maps<DB: DrawingBackend>(
     labels: (&str, &str),
     xs: &[String],
     ys: &[String],
-    maps: &[(String, Vec<Vec<f64>>)],
+    maps: &[(String, Vec<Vec<Rate>>)],
 ) -> Draw {
-    let plot = frame(root, title, sub, &[])?;
+    // The fair share: every faction's win rate in a balanced game, one map a faction.
+    let fair = 1.0 / maps.len().max(1) as f64;
+    // Short, so that the subtitle fits the chart's width; the fair share is on the color bar.
+    let sub = format!("{sub} · boxed*: 95% CI excludes fair share");
+    let plot = frame(root, title, &sub, &[])?;
     let (w, h) = plot.dim_in_pixel();
-    let (grid_area, scale) = plot.split_horizontally(w.saturating_sub(110));
+    let (grid_area, scale) = plot.split_horizontally(w.saturating_sub(130));
     let cols = maps.len().clamp(1, 4);
     let rows = maps.len().div_ceil(cols);
     let panels = grid_area.split_evenly((rows, cols));
-    let max = maps
+    // Colors diverge from the fair share, symmetric, as far as the largest deviation: at
+    // least 1 point, so that noise around a fair game is not painted as an imbalance.
+    let dev = maps
         .iter()
         .flat_map(|m| m.1.iter().flatten())
-        .copied()
-        .fold(0.0, f64::max)
-        .max(1e-9);
+        .map(|r| (r.rate - fair).abs())
+        .fold(0.01, f64::max);
     for (panel, (name, grid)) in panels.iter().zip(maps) {
         let mut chart = ChartBuilder::on(panel)
             .caption(name, ("sans-serif", 18))
@@ -125,41 +159,56 @@ fn heat_maps<DB: DrawingBackend>(
             .draw()
             .map_err(e)?;
         for (i, row) in grid.iter().enumerate() {
-            for (j, &v) in row.iter().enumerate() {
+            for (j, r) in row.iter().enumerate() {
                 let (x, y) = (i as i32, j as i32);
-                let t = v / max;
+                let cell = [
+                    (SegmentValue::Exact(x), SegmentValue::Exact(y)),
+                    (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+                ];
+                let t = (r.rate - fair) / dev;
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
-                        [
-                            (SegmentValue::Exact(x), SegmentValue::Exact(y)),
-                            (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
-                        ],
-                        viridis(t).filled(),
+                        cell.clone(),
+                        diverging(t).filled(),
                     )))
                     .map_err(e)?;
-                // Dark text on the light end of the scale, white on the dark end.
-                let ink = if t > 0.6 { BLACK } else { WHITE };
+                // A cell whose interval excludes the fair share is boxed and starred.
+                let off = r.low > fair || r.high < fair;
+                if off {
+                    let mut boxed = Rectangle::new(cell, BLACK.stroke_width(2));
+                    boxed.set_margin(3, 3, 3, 3);
+                    chart.draw_series(std::iter::once(boxed)).map_err(e)?;
+                }
+                // Dark text on the pale middle of the scale, white on its strong ends.
+                let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
+                let text = if off {
+                    format!("{}*", pct(r.rate))
+                } else {
+                    pct(r.rate)
+                };
                 chart
                     .draw_series(std::iter::once(Text::new(
-                        pct(v),
+                        text,
                         (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
-                        ("sans-serif", 14).into_font().color(&ink),
+                        ("sans-serif", 14)
+                            .into_font()
+                            .color(&ink)
+                            .pos(Pos::new(HPos::Center, VPos::Center)),
                     )))
                     .map_err(e)?;
             }
         }
     }
-    // The color scale: 0 at the bottom, the largest win rate on top.
+    // The color bar: the fair share in the middle (white), `dev` above it on top (red) and
+    // below it at the bottom (blue).
     let (top, bottom) = (30i32, h as i32 - 50);
     let steps = 64;
     for k in 0..steps {
         let y0 = bottom - (bottom - top) * k / steps;
         let y1 = bottom - (bottom - top) * (k + 1) / steps;
+        let t = 2.0 * (k as f64 + 0.5) / steps as f64 - 1.0;
         scale
-            .draw(&Rectangle::new(
-                [(20, y1), (44, y0)],
-                viridis(k as f64 / (steps - 1) as f64).filled(),
-            ))
+            .draw(&Rectangle::new([(20, y1), (44, y0)], diverging(t).filled()))
             .map_err(e)?;
     }
     scale
@@ -168,10 +217,14 @@ fn heat_maps<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))
         .map_err(e)?;
-    for (v, y) in [(max, top), (max / 2.0, (top + bottom) / 2), (0.0, bottom)] {
+    for (text, y) in [
+        (format!("+{} pts", points(dev)), top),
+        (format!("{:.1}% fair", 100.0 * fair), (top + bottom) / 2),
+        (format!("\u{2212}{} pts", points(dev)), bottom),
+    ] {
         scale
             .draw(&Text::new(
-                pct(v),
+                text,
                 (50, y - 8),
                 ("sans-serif", 14).into_font(),
             ))
@@ -187,12 +240,51 @@ fn heat_maps<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
+/// Ticks for a change in win rate on `-span..span` over `px` pixels: 0 and whole multiples
+/// of a round step on each side, at most one tick per 70 pixels so that labels never meet.
+/// Returns the ticks and the step.
+fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64) {
+    let per_side = ((px / 70).max(3) as usize - 1) / 2;
+    // Steps of 0.1 to 200 points of win rate, as fractions.
+    const STEPS: [f64; 15] = [
+        0.001, 0.002, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0,
+    ];
+    let step = STEPS
+        .iter()
+        .copied()
+        .find(|s| (span / s).floor() as usize <= per_side)
+        .unwrap_or(5.0);
+    let k = ((span / step).floor() as i64).max(1);
+    ((-k..=k).map(|i| i as f64 * step).collect(), step)
+}
+
+/// A change in win rate as a tick label, in points with the step's decimals and a true
+/// minus sign: `0`, `+5 pts`, `−2.5 pts`.
+fn change_label(x: f64, step: f64) -> String {
+    let pts = 100.0 * x;
+    if pts.abs() < 1e-9 {
+        return "0".into();
+    }
+    let digits = (0..3)
+        .find(|&d| {
+            let m = 100.0 * step * 10f64.powi(d);
+            (m - m.round()).abs() < 1e-6
+        })
+        .unwrap_or(3) as usize;
+    format!("{pts:+.digits$} pts").replace('-', "\u{2212}")
+}
+
+/// Whether a change's interval excludes 0: beyond noise.
+fn beyond_noise(v: &Val) -> bool {
+    v.lo > 0.0 || v.hi < 0.0
+}
+
 fn tornado<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     sub: &str,
     params: &[String],
-    effects: &[(String, Vec<(f64, f64)>)],
+    effects: &[(String, Vec<(Val, Val)>)],
 ) -> Draw {
     let plot = frame(
         root,
@@ -201,61 +293,101 @@ fn tornado<DB: DrawingBackend>(
         &[
             ("one step down".into(), Key::Swatch(color(0).to_rgba())),
             ("one step up".into(), Key::Swatch(color(1).to_rgba())),
+            ("pale: within noise".into(), Key::Swatch(GREY.mix(0.3))),
+            ("95% interval".into(), Key::Line(BLACK)),
         ],
     )?;
+    // Parameters come largest swing first; the first is drawn on top. Their names are
+    // drawn once, in a column of their own left of the panels, which share the rows.
+    let n = params.len().max(1);
+    let (w, _) = plot.dim_in_pixel();
+    let longest = params.iter().map(|p| p.chars().count()).max().unwrap_or(4) as u32;
+    let name_w = (16 + 8 * longest).clamp(60, (w / 3).max(60));
+    let fit = (name_w.saturating_sub(16) / 8).max(4) as usize;
+    // A name too long for the column keeps its end, which tells parameters apart.
+    let shown: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let c = p.chars().count();
+            if c <= fit {
+                p.clone()
+            } else {
+                format!("…{}", p.chars().skip(c + 1 - fit).collect::<String>())
+            }
+        })
+        .collect();
+    let (names, grid) = plot.split_horizontally(name_w);
     let cols = effects.len().clamp(1, 3);
-    let rows = effects.len().div_ceil(cols);
-    let panels = plot.split_evenly((rows, cols));
+    let rows = effects.len().div_ceil(cols).max(1);
+    let panels = grid.split_evenly((rows, cols));
     let span = effects
         .iter()
-        .flat_map(|f| f.1.iter().flat_map(|(d, u)| [d.abs(), u.abs()]))
+        .flat_map(|f| f.1.iter().flat_map(|(d, u)| [d, u]))
+        .flat_map(|v| [v.est.abs(), v.lo.abs(), v.hi.abs()])
         .fold(0.005, f64::max)
-        * 1.15;
-    // Parameters come largest swing first; the first is drawn on top.
-    let n = params.len();
-    let shown: Vec<String> = params.iter().rev().cloned().collect();
-    for (panel, (name, eff)) in panels.iter().zip(effects) {
+        * 1.1;
+    let (gw, _) = grid.dim_in_pixel();
+    let (ticks, step) = change_ticks(span, (gw / cols as u32).saturating_sub(30));
+    let font =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    let (_, names_y) = names.get_base_pixel();
+    let row = |k: usize| (n - 1 - k) as f64;
+    for (p, (panel, (name, eff))) in panels.iter().zip(effects).enumerate() {
         let mut chart = ChartBuilder::on(panel)
             .caption(name, ("sans-serif", 18))
             .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(150)
-            .build_cartesian_2d(-span..span, segments(n).into_segmented())
+            .x_label_area_size(40)
+            .build_cartesian_2d(-span..span, 0f64..n as f64)
             .map_err(e)?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
-            .y_labels(n)
-            .y_label_formatter(&label_at(&shown))
-            .x_labels(5)
-            .x_label_formatter(&|x| format!("{:+.1}", 100.0 * x))
-            .x_desc("change in win rate (points)")
+            .y_labels(0)
+            // As many labels as round ticks fit: plotters places them at round values.
+            .x_labels(ticks.len())
+            .x_label_formatter(&|x| change_label(*x, step))
+            .x_desc("change in win rate")
             .label_style(("sans-serif", 13))
             .draw()
             .map_err(e)?;
-        for (k, &(d, u)) in eff.iter().enumerate() {
-            // Each row: one step down in its lower half, one step up in its upper half.
-            let k = (n - 1 - k) as i32;
-            let halves = [
-                (
-                    d,
-                    color(0),
-                    SegmentValue::Exact(k),
-                    SegmentValue::CenterOf(k),
-                ),
-                (
-                    u,
-                    color(1),
-                    SegmentValue::CenterOf(k),
-                    SegmentValue::Exact(k + 1),
-                ),
-            ];
-            for (v, c, y0, y1) in halves {
-                let mut bar = Rectangle::new([(0.0, y0), (v, y1)], c.filled());
-                bar.set_margin(3, 3, 0, 0);
-                chart.draw_series(std::iter::once(bar)).map_err(e)?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, 0.0), (0.0, n as f64)],
+                BLACK.mix(0.6).stroke_width(1),
+            )))
+            .map_err(e)?;
+        for (k, (d, u)) in eff.iter().enumerate() {
+            // Each row: one step down in its lower half, one step up in its upper half; a
+            // change within noise (its interval holds 0) is pale.
+            for (v, c, y0) in [(d, color(0), row(k) + 0.1), (u, color(1), row(k) + 0.5)] {
+                let fill = if beyond_noise(v) {
+                    c.filled()
+                } else {
+                    c.mix(0.3).filled()
+                };
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(0.0, y0), (v.est, y0 + 0.4)],
+                        fill,
+                    )))
+                    .map_err(e)?;
+                let mid = y0 + 0.2;
+                whisker!(chart, (v.lo, mid), (v.hi, mid), [(0, -4), (0, 4)]);
+            }
+        }
+        // The names beside the first panel of each row of panels.
+        if p % cols == 0 {
+            for (k, label) in shown.iter().enumerate() {
+                let (_, y) = chart.backend_coord(&(0.0, row(k) + 0.5));
+                names
+                    .draw(&Text::new(
+                        label.clone(),
+                        (name_w as i32 - 8, y - names_y),
+                        font.clone(),
+                    ))
+                    .map_err(e)?;
             }
         }
     }
@@ -269,7 +401,7 @@ pub fn write_sweep_lines(
     (title, sub): (&str, &str),
     xlabel: &str,
     xs: &[f64],
-    series: &[(String, Vec<crate::stats::Rate>)],
+    series: &[(String, Vec<Rate>)],
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>> {
     register_font();
@@ -287,13 +419,15 @@ pub fn write_sweep_lines(
 /// One axis of a heat map: the parameter's path and its values.
 pub type Axis<'a> = (&'a str, &'a [String]);
 
-/// Heat maps of each faction's win rate over a two-parameter grid, with a color scale.
+/// Heat maps of each faction's win rate over a two-parameter grid (one map a faction), in
+/// colors diverging from the fair share (1 / the number of maps) with a color bar; a cell
+/// whose 95% interval excludes the fair share is boxed and starred, as the subtitle says.
 pub fn write_heat_maps(
     dir: &Path,
     name: &str,
     (title, sub): (&str, &str),
     ((x_label, xs), (y_label, ys)): (Axis, Axis),
-    maps: &[(String, Vec<Vec<f64>>)],
+    maps: &[(String, Vec<Vec<Rate>>)],
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>> {
     register_font();
@@ -309,14 +443,16 @@ pub fn write_heat_maps(
     Ok(written)
 }
 
-/// Tornado chart: per faction, each parameter's effect one step down (blue) and up
-/// (orange), the largest swing on top.
+/// Tornado chart: per faction, each parameter's change in win rate one step down (blue) and
+/// up (orange), each with its interval as a whisker and pale when the interval holds 0, the
+/// largest swing on top. `effects` is per faction, per parameter (in `params`' order), the
+/// change down and the change up.
 pub fn write_tornado(
     dir: &Path,
     name: &str,
     (title, sub): (&str, &str),
     params: &[String],
-    effects: &[(String, Vec<(f64, f64)>)],
+    effects: &[(String, Vec<(Val, Val)>)],
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>> {
     register_font();

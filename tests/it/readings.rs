@@ -1,0 +1,93 @@
+//! Report readings that must not over-claim: the feedback test tells a snowball and a
+//! catch-up from independent rounds, where the leader's margin grows by itself.
+
+use crate::util::{temp_scenario, vpsim_output};
+
+/// The tutorial's race with `bonus` added to every faction's round: independent flips
+/// unless the bonus depends on the lead.
+fn race(name: &str, bonus: &str) -> std::path::PathBuf {
+    let text = format!(
+        "[scenario]\nname = \"{name}\"\nrounds = 30\n[[faction]]\nname = \"Alice\"\n\
+         [[faction]]\nname = \"Bob\"\n[[faction]]\nname = \"Carol\"\n[[var]]\nname = \"vp\"\n\
+         [[phase]]\nname = \"flip\"\neach = \"faction\"\n\
+         effects = [\"vp += bernoulli(0.5) + {bonus}\"]\n[[end]]\nname = \"goal\"\n\
+         when = \"max_all(vp) >= 8\"\ntiming = \"round_end\"\n[ranking]\nscore = \"vp\"\n"
+    );
+    temp_scenario(name, &text)
+}
+
+/// The feedback reading and verdict of a run's `--json`.
+fn feedback(path: &std::path::Path) -> (f64, f64) {
+    let out = vpsim_output(&[
+        "run",
+        path.to_str().unwrap(),
+        "--games",
+        "20000",
+        "--seed",
+        "1",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["feedback"];
+    let (low, high) = (f["low"].as_f64().unwrap(), f["high"].as_f64().unwrap());
+    (low, high)
+}
+
+#[test]
+fn independent_rounds_read_as_no_feedback() {
+    let (low, high) = feedback(&race("flips", "0"));
+    assert!(low < 0.0 && high > 0.0, "[{low}, {high}]");
+}
+
+#[test]
+fn a_planted_snowball_reads_as_one_and_a_catch_up_as_one() {
+    // The leader (alone or tied) flips a second coin: the gain grows with the lead.
+    let (low, _) = feedback(&race(
+        "snowball",
+        "if(vp == max_all(vp), bernoulli(0.3), 0)",
+    ));
+    assert!(low > 0.05, "{low}");
+    // Whoever trails flips the second coin instead.
+    let (_, high) = feedback(&race("catch_up", "if(vp < max_all(vp), bernoulli(0.3), 0)"));
+    assert!(high < -0.05, "{high}");
+}
+
+/// report.md names the pattern in words, and no "runaway" for independent flips.
+#[test]
+fn the_report_names_the_feedback_it_found() {
+    for (name, bonus, words) in [
+        ("flips_md", "0", "no feedback beyond noise"),
+        (
+            "snowball_md",
+            "if(vp == max_all(vp), bernoulli(0.3), 0)",
+            "a lead snowballs, beyond noise.",
+        ),
+    ] {
+        let dir = crate::util::fresh_temp_path(name);
+        let path = race(name, bonus);
+        crate::util::vpsim()
+            .args([
+                "run",
+                path.to_str().unwrap(),
+                "--games",
+                "20000",
+                "--seed",
+                "1",
+            ])
+            .args(["--quiet", "--out"])
+            .arg(&dir)
+            .assert()
+            .success();
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(md.contains(words), "{name}: {md}");
+        assert!(!md.contains("runaway"), "{name}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
