@@ -4,7 +4,9 @@ use clap::Parser;
 
 fn main() {
     let cli = vpsim::cli::Cli::parse();
-    if let Err(e) = vpsim::cli::dispatch(cli) {
+    let result = vpsim::cli::dispatch(cli);
+    vpsim::output::release_locks();
+    if let Err(e) = result {
         let text = vpsim::diagnostic::render(&e);
         vpsim::diagnostic::say(text.trim_end_matches('\n'));
         std::process::exit(e.exit_code());

@@ -375,8 +375,15 @@ pub struct Example {
     pub result: Option<ExpectedResult>,
     /// Expected end reason.
     pub reason: Option<u16>,
-    /// Expected final order (first places first).
-    pub order: Vec<u8>,
+    /// Expected final order, first places first: each place the factions that share it.
+    pub order: Vec<Vec<u8>>,
+    /// `available`: whether `action` must be available to `actor` (true, the default: an
+    /// unavailable action fails the example, naming why) or must not be (false: the example
+    /// checks exactly that, and takes no action).
+    pub available: bool,
+    /// Why the example cannot run with these settings (it is set in a round past the last
+    /// one), with its place in the file: `vpsim test` reports it, other commands ignore it.
+    pub skipped: Option<String>,
 }
 
 /// A compiled scenario.

@@ -149,6 +149,9 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
 /// Compiles the option scan of every faction whose policy is weighted or priority (the
 /// greedy policy draws noise per option and stays on the interpreter, as do a fixed mix and
 /// a faction whose choices are counted). Returns how many
+/// The most options a turn compiled to machine code scans (see [`compile_menus`]).
+const NATIVE_MENU_OPTIONS: usize = 2048;
+
 /// functions were made.
 fn compile_menus(m: &mut Model) -> Result<usize, String> {
     m.menus = Vec::new();
@@ -175,6 +178,22 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         };
         let searched = agent.look.is_some();
         let menu: Vec<u16> = m.menu(f).collect();
+        // A menu of thousands of options stays with the engine's scan: one function that
+        // long costs Cranelift's optimiser time and memory that grow faster than its size,
+        // for a turn whose scan is as long either way.
+        let options: usize = menu
+            .iter()
+            .map(|&ai| {
+                if m.actions[ai as usize].targeted {
+                    n - 1
+                } else {
+                    1
+                }
+            })
+            .sum();
+        if options > NATIVE_MENU_OPTIONS {
+            continue;
+        }
         if let Some(i) = made
             .iter()
             .position(|(k, p, _, s)| *k == menu && *p == priority && *s == searched)

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 mod folder;
+mod lock;
 
 pub use folder::{MANIFEST, clear_report, prepare_dir, record, written};
+pub use lock::{LOCK, release_all as release_locks};
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename. When
 /// `path` is inside the report folder being written, the folder's manifest lists it.

@@ -9,6 +9,9 @@
 /// the stack.
 pub const MAX_FACTIONS: usize = 16;
 
+/// The most actions a scenario declares: an action is a 16-bit index in menus and options.
+pub const MAX_ACTIONS: usize = u16::MAX as usize - 1;
+
 /// The most cards one deck may hold (a take's eligible cards are one bit each in a
 /// fixed-size buffer of the environment).
 pub const MAX_DECK_CARDS: usize = 1024;

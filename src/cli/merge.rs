@@ -145,6 +145,29 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             "is not a score race of its factions".into(),
         ));
     }
+    // The score race counts, after round r + 1, every game that lasted that long (when the
+    // lengths are exact: a histogram of at most 65,536 lengths always is).
+    if t.lengths.width <= 1 {
+        let lasted = |r: usize| -> u64 {
+            t.lengths
+                .iter()
+                .filter(|&(len, _)| len > r as i64)
+                .map(|(_, c)| c)
+                .sum()
+        };
+        if let Some(r) =
+            (0..t.by_round.len()).find(|&r| t.by_round[r].iter().any(|h| h.total() != lasted(r)))
+        {
+            return Err(bad(
+                &format!("tally.by_round[{r}]"),
+                format!(
+                    "does not count the {} games that lasted {} rounds or more",
+                    lasted(r),
+                    r + 1
+                ),
+            ));
+        }
+    }
     // The feedback test counts, in round r + 2, every game the score race counts there.
     let counted = |r: usize, f: usize| t.by_round.get(r + 1).map(|row| row[f].total());
     if t.feedback.len() != t.by_round.len().saturating_sub(1)

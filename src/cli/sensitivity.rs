@@ -321,6 +321,15 @@ fn noise_line(s: &Sensitivity) -> String {
 const WITHIN: &str = "Within noise: no interval of the parameter excludes 0, so its effect, if \
     any, is smaller than these games can show; it is not shown to be none.";
 
+/// [`WITHIN`] on a line of its own when a parameter is within noise, else nothing.
+fn within(s: &Sensitivity) -> String {
+    if s.within_noise.is_empty() {
+        String::new()
+    } else {
+        format!("\n{WITHIN}")
+    }
+}
+
 /// Runs `vpsim sensitivity`.
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
@@ -456,7 +465,7 @@ fn table(s: &Sensitivity) -> String {
             let _ = writeln!(t);
         }
     }
-    let _ = writeln!(t, "\n{}\n{WITHIN}", noise_line(s));
+    let _ = writeln!(t, "\n{}{}", noise_line(s), within(s));
     t
 }
 
@@ -526,6 +535,6 @@ fn write_report(
             );
         }
     }
-    let _ = write!(md, "\n{}\n\n{WITHIN}\n", noise_line(s));
+    let _ = writeln!(md, "\n{}\n{}", noise_line(s), within(s));
     super::write_report(dir, &md, &title)
 }

@@ -141,6 +141,10 @@ pub fn run(a: Args) -> Result<()> {
             match w.saved(&path) {
                 Ok(()) => {}
                 Err(Error::Interrupted) => break,
+                // Before any version loaded, an error the flags alone cause (the file loads
+                // without its `--set` and `--agent`) is no edit's to fix: stop, as any
+                // command stops on a bad flag.
+                Err(e) if w.baseline.is_none() && flags_at_fault(&path) => return Err(e),
                 Err(e) => {
                     let text = crate::diagnostic::render(&e);
                     crate::diagnostic::say(text.trim_end_matches('\n'));
@@ -161,6 +165,14 @@ pub fn run(a: Args) -> Result<()> {
         return Err(Error::Interrupted);
     }
     Ok(())
+}
+
+/// Whether the file at `path` loads without the command's overrides: then an error loading
+/// it with them is theirs.
+fn flags_at_fault(path: &Path) -> bool {
+    crate::scenario::read_text(path)
+        .and_then(|text| crate::scenario::parse_with(&text, &path.display().to_string(), &[]))
+        .is_ok()
 }
 
 /// The identity of a folder (device and inode), or `None` while it does not exist.

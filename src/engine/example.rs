@@ -49,7 +49,17 @@ impl<T: Tracer> Game<'_, T> {
             return Game::new(variant).run_example(i);
         }
         let mut failures = Vec::new();
-        let outcome = self.example_steps(i).map_err(|_| self.take_fault());
+        if let Some(why) = &ex.skipped {
+            failures.push(why.clone());
+            return ExampleReport {
+                name: ex.name.clone(),
+                failures,
+            };
+        }
+        let mut unavailable = None;
+        let outcome = self
+            .example_steps(i, &mut unavailable)
+            .map_err(|_| self.take_fault());
         let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
         let outcome = match outcome {
             Ok(o) => o,
@@ -69,6 +79,18 @@ impl<T: Tracer> Game<'_, T> {
                 };
             }
         };
+        if let Some(a) = ex.action {
+            let name = &m.actions[a].name;
+            match (&unavailable, ex.available) {
+                (Some(why), true) => {
+                    failures.push(format!("the action `{name}` is not available: {why}"))
+                }
+                (None, false) => failures.push(format!(
+                    "expected the action `{name}` to be unavailable, but it is available"
+                )),
+                _ => {}
+            }
+        }
         for (k, (e, src)) in ex.expect.iter().enumerate() {
             let v = self.test(e, Bind::global());
             match v {
@@ -127,20 +149,8 @@ impl<T: Tracer> Game<'_, T> {
             match &outcome {
                 None => failures.push("expected a final order, but the game did not end".into()),
                 Some(o) => {
-                    let mut got: Vec<usize> = (0..m.nfactions()).collect();
-                    got.sort_by_key(|&f| (o.ranks[f], f));
-                    let got: Vec<&str> = got.iter().map(|&f| m.factions[f].name.as_str()).collect();
-                    let want: Vec<&str> = ex
-                        .order
-                        .iter()
-                        .map(|&f| m.factions[f as usize].name.as_str())
-                        .collect();
-                    if got[..want.len().min(got.len())] != want[..] {
-                        failures.push(format!(
-                            "expected order {}, got {}",
-                            want.join(" > "),
-                            got.join(" > ")
-                        ));
+                    if let Some(msg) = order_failure(m, &ex.order, &o.ranks) {
+                        failures.push(msg);
                     }
                 }
             }
@@ -151,7 +161,13 @@ impl<T: Tracer> Game<'_, T> {
         }
     }
 
-    fn example_steps(&mut self, i: usize) -> super::Step<Option<super::Outcome>> {
+    /// Sets up example `i` and runs what it runs. An `action` not available to its actor
+    /// is not taken: why goes to `unavailable`.
+    fn example_steps(
+        &mut self,
+        i: usize,
+        unavailable: &mut Option<String>,
+    ) -> super::Step<Option<super::Outcome>> {
         let m = self.m;
         let ex = &m.examples[i];
         self.reset(ex.seed, 0);
@@ -173,7 +189,12 @@ impl<T: Tracer> Game<'_, T> {
         };
         match (ex.phase, ex.action) {
             (Some(p), _) => self.phase(&m.phases[p])?,
-            (None, Some(a)) => self.act(a, b)?,
+            (None, Some(a)) => {
+                *unavailable = self.unavailable(a, b, ex.target.is_some())?;
+                if unavailable.is_none() {
+                    self.act(a, b)?;
+                }
+            }
             (None, None) if ex.actor.is_some() => self.run(&ex.effects, b)?,
             (None, None) => self.run(&ex.effects, Bind::global())?,
         }
@@ -193,4 +214,98 @@ impl<T: Tracer> Game<'_, T> {
             None => Ok(None),
         }
     }
+}
+
+impl<T: Tracer> Game<'_, T> {
+    /// Why action `ai` is not available to `b.me` against `b.target` (as an agent's menu
+    /// would leave it out), or `None` when it is: its `when` is false, the target is the
+    /// actor or fails `target_when` (with no target named, when no other faction passes
+    /// it), or a cost cannot be paid.
+    fn unavailable(&mut self, ai: usize, b: Bind, named: bool) -> super::Step<Option<String>> {
+        let m = self.m;
+        let a = &m.actions[ai];
+        if let Some(w) = &a.when
+            && !self.test(w, Bind { target: b.me, ..b })?
+        {
+            return Ok(Some("its `when` is false".into()));
+        }
+        if a.targeted {
+            let eligible = |g: &mut Self, t: u8| -> super::Step<bool> {
+                if t == b.me {
+                    return Ok(false);
+                }
+                match &a.target_when {
+                    Some(w) => g.test(w, Bind { target: t, ..b }),
+                    None => Ok(true),
+                }
+            };
+            if named {
+                if !eligible(self, b.target)? {
+                    let who = &m.factions[b.target as usize].name;
+                    return Ok(Some(if b.target == b.me {
+                        format!("{who} cannot target itself")
+                    } else {
+                        format!("{who} is not an eligible target (its `target_when` is false)")
+                    }));
+                }
+            } else {
+                let mut any = false;
+                for t in 0..m.nfactions() as u8 {
+                    any |= eligible(self, t)?;
+                }
+                if !any {
+                    return Ok(Some("no faction is an eligible target".into()));
+                }
+            }
+        }
+        if !a.cost.is_empty() && !self.affordable(ai as u16, b.me, b.target)? {
+            return Ok(Some("its cost cannot be paid".into()));
+        }
+        Ok(None)
+    }
+}
+
+/// What is wrong with the final `ranks` against the expected `order` (each place the
+/// factions sharing it, a prefix of the whole order), or `None`. A place's factions must all
+/// hold the rank its place gives (1 plus the factions placed before it) and no other
+/// faction may hold it; a failure shows both orders with ties as ties.
+fn order_failure(m: &Model, order: &[Vec<u8>], ranks: &[u8]) -> Option<String> {
+    let nf = m.nfactions();
+    let mut before = 0usize;
+    let mut ok = true;
+    for place in order {
+        let rank = before + 1;
+        let holders = (0..nf).filter(|&f| ranks[f] as usize == rank).count();
+        ok &= holders == place.len() && place.iter().all(|&f| ranks[f as usize] as usize == rank);
+        before += place.len();
+    }
+    if ok {
+        return None;
+    }
+    let show = |places: &[Vec<u8>]| {
+        places
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|&f| m.factions[f as usize].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" = ")
+            })
+            .collect::<Vec<_>>()
+            .join(" > ")
+    };
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    for rank in 1..=nf {
+        let place: Vec<u8> = (0..nf as u8)
+            .filter(|&f| ranks[f as usize] as usize == rank)
+            .collect();
+        if !place.is_empty() {
+            got.push(place);
+        }
+    }
+    Some(format!(
+        "expected order {}, got {}",
+        show(order),
+        show(&got)
+    ))
 }

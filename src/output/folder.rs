@@ -153,6 +153,7 @@ fn foreign(dir: &Path, prefix: &str, listed: &BTreeSet<&str>, found: &mut Vec<St
         } else if kind.is_some_and(|k| k.is_file())
             && (listed.contains(rel.as_str())
                 || (prefix.is_empty() && name == MANIFEST)
+                || name == super::lock::LOCK
                 || temp_pid(&name).is_some())
         {
             continue;
@@ -175,7 +176,24 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
             "--out {shown}: this is a file, not a folder: name a folder for the report"
         )));
     }
-    let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    // The folder is made (if need be) and locked before it is looked at: a run writing it
+    // now holds it, and a second run stops here, before playing. The folders made here are
+    // removed again as the lock is released if the run wrote nothing into them (an error, a
+    // fault, Ctrl-C).
+    let made: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(dir).map_err(|source| {
+        Error::Usage(format!(
+            "--out {shown}: cannot make this folder ({source}): name a folder vpsim can create"
+        ))
+    })?;
+    super::lock::lock(dir, made)?;
+    // The lock file is no file of the user's (a run that died may have left it).
+    let busy = std::fs::read_dir(dir)
+        .is_ok_and(|d| d.flatten().any(|e| e.file_name() != super::lock::LOCK));
     if busy && !force {
         return Err(Error::Usage(format!(
             "--out {shown}: the folder already holds files: add --force to replace the report in it, or name another folder"
@@ -204,24 +222,7 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
             )));
         }
     }
-    // The folders this check makes are removed again once it has written into them: the
-    // report makes them when it is written, so a run that stops before then (an error, a
-    // fault, Ctrl-C) leaves no empty folder behind.
-    let made: Vec<PathBuf> = dir
-        .ancestors()
-        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
-        .map(Path::to_path_buf)
-        .collect();
-    std::fs::create_dir_all(dir).map_err(|source| {
-        Error::Usage(format!(
-            "--out {shown}: cannot make this folder ({source}): name a folder vpsim can create"
-        ))
-    })?;
-    let probed = probe(dir, || format!("into the folder {shown}"));
-    for d in &made {
-        let _ = std::fs::remove_dir(d);
-    }
-    probed
+    probe(dir, || format!("into the folder {shown}"))
 }
 
 /// Starts writing the report of `dir`: removes the files of the earlier report that its
@@ -229,6 +230,11 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
 /// and the folders the earlier report made once they are empty; from here on, each file
 /// written into `dir` is added to a new manifest.
 pub fn clear_report(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        what: dir.display().to_string(),
+        source,
+    })?;
+    super::lock::lock(dir, Vec::new())?;
     let old = read_manifest(dir).unwrap_or_default();
     remove_leftovers(dir);
     for d in folders_of(&old.files) {

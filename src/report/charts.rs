@@ -3,12 +3,13 @@
 //! charts), `sweep` (sweep and sensitivity charts), `skill` and `tune`.
 //!
 //! Every chart follows the same rules, so that it can be pasted into a design note as is:
-//! a title and a subtitle naming the scenario, seed, games and overrides; the legend in its
-//! own column to the right of the plot area (never over the data); a light grid; whole-number
-//! ticks on whole-number axes; thousands separators; one color per faction for up to 16
-//! factions (Okabe-Ito, then Paul Tol's muted scheme: both made for readers with color
-//! blindness); text in the bundled DejaVu Sans (the SVGs name it first); and a size set by
-//! `--chart-size`. Charts are rendered in memory and written atomically.
+//! a title and a subtitle naming the scenario, seed, games and overrides; the legend, when
+//! the chart needs one, in its own column to the right of the plot area (never over the
+//! data; small multiples name and color each panel in its title instead); a light grid;
+//! whole-number ticks on whole-number axes; thousands separators; one color per faction for
+//! up to 16 factions (Okabe-Ito, then Paul Tol's muted scheme: both made for readers with
+//! color blindness); text in the bundled DejaVu Sans (the SVGs name it first); and a size set
+//! by `--chart-size`. Charts are rendered in memory and written atomically.
 
 use std::path::{Path, PathBuf};
 
@@ -62,8 +63,7 @@ pub const PALETTE: [RGBColor; 16] = [
 const GRID: RGBColor = RGBColor(228, 228, 228);
 /// Secondary text (subtitles, notes).
 const GREY: RGBColor = RGBColor(90, 90, 90);
-/// The opacity of a band (a spread around a line) in its line's color, in the plot and in
-/// its legend key ([`Key::Band`]) alike.
+/// The opacity of a band (a spread around a line) in its line's color.
 const BAND: f64 = 0.2;
 
 fn color(i: usize) -> RGBColor {
@@ -92,6 +92,18 @@ mod tests {
             ["The Barony of Lorvek"]
         );
         assert_eq!(super::wrap("Ash", 40), ["Ash"]);
+    }
+
+    #[test]
+    fn percent_ticks_drop_trailing_zeros() {
+        let small = super::pct_for(0.03);
+        assert_eq!(small(&0.025), "2.5%");
+        assert_eq!(small(&0.02), "2%");
+        assert_eq!(small(&0.0), "0%");
+        assert_eq!(small(&0.0125), "1.25%");
+        let wide = super::pct_for(0.5);
+        assert_eq!(wide(&0.2), "20%");
+        assert_eq!(wide(&0.1), "10%");
     }
 
     #[test]
@@ -144,9 +156,6 @@ enum Key {
     Dashed(RGBColor),
     /// A filled box (bars, bands).
     Swatch(RGBAColor),
-    /// A line of this color through a band of it at [`BAND`] opacity (a median with its
-    /// spread).
-    Band(RGBColor),
 }
 
 /// Draws an interval from `$a` to `$b` on `$chart`: a line with a 10-pixel cap at each end,
@@ -250,15 +259,6 @@ fn frame<DB: DrawingBackend>(
             Key::Swatch(c) => side
                 .draw(&Rectangle::new([(12, y - 7), (32, y + 7)], c.filled()))
                 .map_err(e)?,
-            Key::Band(c) => {
-                side.draw(&Rectangle::new(
-                    [(8, y - 8), (36, y + 8)],
-                    c.mix(BAND).filled(),
-                ))
-                .map_err(e)?;
-                side.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))
-                    .map_err(e)?;
-            }
         }
         side.draw(&Text::new(
             label.clone(),
@@ -300,7 +300,8 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
 }
 
-/// Percent labels with as many decimals as a small axis needs.
+/// Percent labels with as many decimals as a small axis needs, and no trailing zeros:
+/// `2.5%`, not `2.50%`; `2%`, not `2.00%`.
 fn pct_for(top: f64) -> impl Fn(&f64) -> String {
     let digits = if top < 0.05 {
         2
@@ -309,7 +310,17 @@ fn pct_for(top: f64) -> impl Fn(&f64) -> String {
     } else {
         0
     };
-    move |x| format!("{:.*}%", digits, 100.0 * x)
+    move |x| {
+        let s = format!("{:.*}", digits, 100.0 * x);
+        let s = if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &s
+        };
+        // "-0" (a rounding of a tiny negative) reads as 0.
+        let s = if s == "-0" { "0" } else { s };
+        format!("{s}%")
+    }
 }
 
 fn segments(n: usize) -> std::ops::Range<i32> {

@@ -201,10 +201,16 @@ pub struct RawExample {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub reason: Option<Spanned<String>>,
-    /// Expected final order, first place first (a prefix is enough).
+    /// Expected final order, first place first (a prefix is enough); factions that share a
+    /// place are written `"A = B"`.
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub order: Vec<Spanned<String>>,
+    /// With `action`: whether it is available to `actor` (default true). `false` asserts
+    /// that it is not (its `when` is false, a cost cannot be paid, or no target is eligible).
+    #[serde(default)]
+    #[schemars(with = "Option<bool>")]
+    pub available: Option<Spanned<bool>>,
 }
 
 /// `[scenario]`.

@@ -1,6 +1,7 @@
-//! The charts of a run, read back from their SVGs: legend keys in the colors of their series,
-//! the score race's panels on the same rounds, whole-number scores never joined by a line,
-//! and the charts of a single end reason or a fixed game length saying so in words.
+//! The charts of a run, read back from their SVGs: legend keys (or panel titles) in the colors
+//! of their series, the score race's panels on the same rounds, whole-number scores never
+//! joined by a line, and the charts of a single end reason or a fixed game length saying so
+//! in words, with no claim of an interval they do not draw.
 //!
 //! Each test runs `vpsim run --out` on a small scenario of its own (2 and 6 factions) and
 //! checks the structure of the SVG that plotters wrote: tags and their attributes, not pixels.
@@ -106,31 +107,44 @@ fn series<'a>(svg: &'a str, width: &str) -> Vec<(&'a str, Vec<(i32, i32)>)> {
         .collect()
 }
 
-/// The score race of `n` factions: a panel each with its quartile band and median line in its
-/// color, the legend's band keys in the same colors (distinct, none grey), and the other
-/// factions' medians drawn in the panel on exactly the rounds of its own (no sideways offset).
+/// The score race of `n` factions: a panel each, titled in its faction's color, with its
+/// quartile band and median line in the same color (distinct, none grey); no legend column,
+/// but a note saying what the band and the grey lines are; the y axis saying that the medians
+/// are over the games still playing; and the other factions' medians drawn in the panel on
+/// exactly the rounds of its own (no sideways offset).
 #[track_caller]
 fn check_race(svg: &str, n: usize) {
-    let legend: BTreeSet<&str> = (tags(svg, "rect").into_iter())
-        .filter(|t| attr(t, "opacity") == "0.2")
-        .map(|t| attr(t, "fill"))
+    let titles: BTreeSet<String> = (texts(svg).into_iter())
+        .map(|t| attr(&t.0, "fill").to_string())
+        .filter(|c| !grey(c))
         .collect();
+    let keys = (tags(svg, "rect").into_iter())
+        .filter(|t| attr(t, "opacity") == "0.2")
+        .count();
     let bands: Vec<&str> = (tags(svg, "polygon").into_iter())
         .filter(|t| attr(t, "opacity") == "0.2")
         .map(|t| attr(t, "fill"))
         .collect();
     let medians = series(svg, "3");
-    assert_eq!(legend.len(), n, "legend band keys: {legend:?}");
+    assert_eq!(titles.len(), n, "panel titles' colors: {titles:?}");
+    assert_eq!(keys, 0, "a legend column beside the panels");
     assert_eq!(bands.len(), n, "bands: {bands:?}");
     assert_eq!(medians.len(), n, "median lines");
-    assert!(
-        legend.iter().all(|c| !grey(c)),
-        "a grey legend key: {legend:?}"
-    );
+    let titles: BTreeSet<&str> = titles.iter().map(String::as_str).collect();
     let band_colors: BTreeSet<&str> = bands.iter().copied().collect();
     let median_colors: BTreeSet<&str> = medians.iter().map(|m| m.0).collect();
-    assert_eq!(legend, band_colors, "legend and bands");
-    assert_eq!(legend, median_colors, "legend and median lines");
+    assert_eq!(titles, band_colors, "panel titles and bands");
+    assert_eq!(titles, median_colors, "panel titles and median lines");
+    let note = if n == 2 {
+        "band: quartiles · grey: the other faction&apos;s median"
+    } else {
+        "band: quartiles · grey: the other factions&apos; medians"
+    };
+    assert!(svg.contains(note), "no note on the band and grey lines");
+    assert!(
+        svg.contains("among games still playing"),
+        "the y axis does not say the medians are over the games still playing"
+    );
     let others = series(svg, "2");
     assert_eq!(others.len(), n * (n - 1), "the other factions' medians");
     assert!(others.iter().all(|o| grey(o.0)), "other factions in grey");
@@ -181,14 +195,15 @@ fn check_scores(svg: &str, n: usize, bars: bool) {
     }
 }
 
-/// One end reason ends every game: the bar says so, carries no whisker at the axis's end, and
-/// the "100%" tick label is drawn whole inside the chart.
+/// One end reason ends every game: the bar says so, carries no whisker at the axis's end nor
+/// a title claiming one, and the "100%" tick label is drawn whole inside the chart.
 #[track_caller]
 fn check_single_reason(svg: &str, reason: &str) {
     assert!(
         svg.contains(&format!("every game ends by {reason}")),
         "no caption"
     );
+    assert!(!svg.contains("95% interval"), "a title claiming intervals");
     let whiskers = (tags(svg, "polyline").into_iter())
         .filter(|t| attr(t, "stroke") == "#000000" && attr(t, "stroke-width") == "2")
         .count();

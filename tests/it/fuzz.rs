@@ -1,8 +1,11 @@
 //! A deterministic fuzz harness: seeded mutations of the committed scenarios, of command
-//! lines and of shard files, each run through the `vpsim` binary.
+//! lines and of shard files, each run through the `vpsim` binary, and the attacks of
+//! [`crate::fuzz_attacks`]: report folders that hold the user's files, hostile report text,
+//! and scenario sizes.
 //!
 //! Every case must end with exit code 0, 1 or 2 (never a panic, an abort or a signal), and
-//! every failing case must say where: a `file:line:column`, a flag, or the file it read.
+//! every failing case must say where: a `file:line:column`, a flag, or the file it read. An
+//! attack adds checks of its own (see its module).
 //! `cargo test` runs a few hundred cases; `VPSIM_FUZZ_CASES=100000` runs as many as asked,
 //! `VPSIM_FUZZ_FIRST=N` starts at case N, and `VPSIM_BIN=path` tests another build of the
 //! binary (for example the release one). Case `i` depends only on `i`, so a failure is
@@ -18,6 +21,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use crate::fuzz_attacks;
 use crate::util::{scenario_files, temp_path};
 
 /// Values that sit on the edges of what the engine accepts.
@@ -137,7 +141,7 @@ const COMMANDS: [&str; 9] = [
     "sensitivity",
 ];
 
-fn bin() -> PathBuf {
+pub(crate) fn bin() -> PathBuf {
     std::env::var_os("VPSIM_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vpsim")))
@@ -154,7 +158,7 @@ fn scenarios() -> Vec<(String, String)> {
         .collect()
 }
 
-fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
+pub(crate) fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
     &xs[rng.random_range(0..xs.len())]
 }
 
@@ -258,31 +262,45 @@ fn mutate_json(rng: &mut ChaCha8Rng, v: &mut serde_json::Value) {
 }
 
 /// What one case ran and how it ended.
-struct Case {
-    kind: &'static str,
-    args: Vec<String>,
-    code: Option<i32>,
-    stderr: String,
-    timed_out: bool,
+pub(crate) struct Case {
+    pub(crate) kind: &'static str,
+    pub(crate) args: Vec<String>,
+    pub(crate) run: Run,
+    /// What the case's own checks found wrong (an attack's), judged before its folder was
+    /// removed.
+    pub(crate) extra: Option<String>,
 }
 
-fn exec(args: &[String], dir: &Path) -> (Option<i32>, String, bool) {
+/// How one run of the binary ended.
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: String,
+    pub(crate) timed_out: bool,
+}
+
+/// Reads `r` to its end on a thread of its own, so that a full pipe never stalls the child.
+fn drain<R: std::io::Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut r, &mut bytes);
+        bytes
+    })
+}
+
+/// Runs the binary with `args` in `dir`, killing it after 60 s.
+pub(crate) fn exec(args: &[String], dir: &Path) -> Run {
     let mut child = Command::new(bin())
         .args(args)
         .current_dir(dir)
         .env("RUST_BACKTRACE", "0")
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the vpsim binary runs");
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        use std::io::Read;
-        let _ = err.read_to_string(&mut s);
-        s
-    });
+    let out = drain(child.stdout.take().unwrap());
+    let err = drain(child.stderr.take().unwrap());
     let limit = std::time::Instant::now() + Duration::from_secs(60);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -295,10 +313,13 @@ fn exec(args: &[String], dir: &Path) -> (Option<i32>, String, bool) {
         }
         std::thread::sleep(Duration::from_millis(2));
     };
-    let stderr = reader.join().unwrap_or_default();
-    match status {
-        Some(s) => (s.code(), stderr, false),
-        None => (None, stderr, true),
+    let stdout = out.join().unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    Run {
+        code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+        timed_out: status.is_none(),
     }
 }
 
@@ -328,14 +349,32 @@ fn shard_files(root: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn case(i: u64, root: &Path, scen: &[(String, String)], shards: &[serde_json::Value]) -> Case {
+/// Case `i`, in a folder of its own under `root`, removed again once judged: `scen` are the
+/// seed scenarios, `shards` two shard tallies, `scripts` the number of `<script>` elements
+/// in a clean report.html.
+fn case(
+    i: u64,
+    root: &Path,
+    scen: &[(String, String)],
+    shards: &[serde_json::Value],
+    scripts: usize,
+) -> Case {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_f022 ^ i);
     let dir = root.join(format!("case{i}"));
     std::fs::create_dir_all(&dir).unwrap();
     let here = std::env::current_dir().unwrap();
     let abs = |p: &str| here.join(p).to_string_lossy().to_string();
     let roll = rng.random_range(0..100);
-    let (kind, args): (&'static str, Vec<String>) = if roll < 60 {
+    if roll >= 80 {
+        let c = match roll {
+            80..88 => fuzz_attacks::folder(&mut rng, &dir),
+            88..95 => fuzz_attacks::text(&mut rng, &dir, scripts),
+            _ => fuzz_attacks::size(&mut rng, &dir),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        return c;
+    }
+    let (kind, args): (&'static str, Vec<String>) = if roll < 45 {
         let (name, text) = pick(&mut rng, scen);
         let file = dir.join(name);
         std::fs::write(&file, mutate_scenario(&mut rng, text)).unwrap();
@@ -355,7 +394,7 @@ fn case(i: u64, root: &Path, scen: &[(String, String)], shards: &[serde_json::Va
             ],
         };
         ("scenario", args)
-    } else if roll < 85 {
+    } else if roll < 65 {
         let cmd = *pick(&mut rng, &COMMANDS);
         let mut args = vec![cmd.to_string()];
         if cmd != "merge" {
@@ -390,53 +429,53 @@ fn case(i: u64, root: &Path, scen: &[(String, String)], shards: &[serde_json::Va
         args.extend(dirs);
         ("shards", args)
     };
-    let (code, stderr, timed_out) = exec(&args, &dir);
+    let run = exec(&args, &dir);
     let _ = std::fs::remove_dir_all(&dir);
     Case {
         kind,
         args,
-        code,
-        stderr,
-        timed_out,
+        run,
+        extra: None,
     }
 }
 
 /// What is wrong with a case's ending, if anything.
-fn verdict(c: &Case) -> Option<String> {
-    if c.timed_out {
+pub(crate) fn verdict(c: &Case) -> Option<String> {
+    if c.run.timed_out {
         return Some("did not finish within 60 s".into());
     }
-    let code = match c.code {
+    let code = match c.run.code {
         Some(code) => code,
         None => return Some("killed by a signal (an abort or a crash)".into()),
     };
     if !matches!(code, 0..=2) {
         return Some(format!("exit code {code}"));
     }
-    if c.stderr.contains("panicked") || c.stderr.contains("RUST_BACKTRACE") {
+    let stderr = &c.run.stderr;
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         return Some("a panic reached the user".into());
     }
     if code != 0 {
-        let located = c.stderr.split(|ch: char| ch.is_whitespace()).any(|w| {
+        let located = stderr.split(|ch: char| ch.is_whitespace()).any(|w| {
             // file:line:column
             let parts: Vec<&str> = w.trim_end_matches(':').rsplitn(3, ':').collect();
             parts.len() == 3 && parts[0].parse::<u64>().is_ok() && parts[1].parse::<u64>().is_ok()
         });
-        let flagged = c.stderr.contains("--") || c.stderr.contains("'-");
+        let flagged = stderr.contains("--") || stderr.contains("'-");
         // A file or value named as typed (`cannot read scenario 3/2`), or a check by name.
-        let names_file = c.stderr.contains('`')
+        let names_file = stderr.contains('`')
             || c.args.iter().skip(1).any(|a| {
                 let base = Path::new(a)
                     .file_name()
                     .map(|n| n.to_string_lossy().to_string());
-                c.stderr.contains(&format!(" {a}"))
-                    || base.is_some_and(|b| !b.is_empty() && c.stderr.contains(&format!(" {b}")))
+                stderr.contains(&format!(" {a}"))
+                    || base.is_some_and(|b| !b.is_empty() && stderr.contains(&format!(" {b}")))
             });
         if !(located || flagged || names_file) {
             return Some("the error names no location, flag or file".into());
         }
     }
-    None
+    c.extra.clone()
 }
 
 #[test]
@@ -453,11 +492,12 @@ fn no_input_crashes_vpsim() {
     std::fs::create_dir_all(&root).unwrap();
     let scen = scenarios();
     let shards = shard_files(&root);
+    let scripts = fuzz_attacks::clean_scripts(&root);
     let results: Vec<(String, Option<String>)> = (first..first + cases)
         .into_par_iter()
         .map(|i| {
-            let c = case(i, &root, &scen, &shards);
-            let code = match (c.timed_out, c.code) {
+            let c = case(i, &root, &scen, &shards, scripts);
+            let code = match (c.run.timed_out, c.run.code) {
                 (true, _) => "timeout".to_string(),
                 (_, Some(code)) => code.to_string(),
                 (_, None) => "signal".to_string(),
@@ -467,7 +507,7 @@ fn no_input_crashes_vpsim() {
                     "case {i} ({}): {why}\n  vpsim {}\n  {}",
                     c.kind,
                     c.args.join(" "),
-                    c.stderr.trim().replace('\n', "\n  ")
+                    c.run.stderr.trim().replace('\n', "\n  ")
                 )
             });
             (format!("{} exit {code}", c.kind), problem)

@@ -16,6 +16,7 @@ mod engine;
 mod examples;
 mod files;
 mod fuzz;
+mod fuzz_attacks;
 mod integers;
 mod limits;
 mod mechanisms;

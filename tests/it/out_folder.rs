@@ -245,3 +245,66 @@ fn a_report_that_fails_names_every_file_it_kept() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A folder one run is writing is locked: a second run into it stops at once with exit 2,
+/// naming the run that holds it, before playing a game; the lock goes when the first run
+/// ends, and the next run writes the folder.
+#[test]
+fn a_second_run_into_a_folder_being_written_stops_naming_the_first() {
+    let dir = fresh_temp_path("locked");
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args(["run", TI4, "--games", "1000000000", "--quiet", "--out"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = dir.join(".vpsim-lock");
+    let holder = format!("process {}", first.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains(&holder)) {
+        assert!(std::time::Instant::now() < deadline, "no lock file");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for force in [false, true] {
+        let mut second = vpsim();
+        second.args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "10",
+            "--quiet",
+        ]);
+        if force {
+            second.arg("--force");
+        }
+        let out = second.arg("--out").arg(&dir).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("is writing this folder") && err.contains(&holder),
+            "{err}"
+        );
+    }
+    std::process::Command::new("kill")
+        .args(["-TERM", &first.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(first.wait().unwrap().code(), Some(143));
+    // The first run stopped before writing: its lock and the folder it made are gone.
+    assert!(!dir.exists(), "{}", dir.display());
+    vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "10",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(!lock.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

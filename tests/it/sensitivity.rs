@@ -161,7 +161,7 @@ fn heat_map_diverges_from_the_fair_share_and_marks_what_is_beyond_noise() {
     let svg = std::fs::read_to_string(dir.join("sweep.svg")).unwrap();
     // The subtitle says what the mark means, and the color bar is centred on 50%.
     assert!(
-        svg.contains("boxed*: 95% CI excludes fair share"),
+        svg.contains("*: 95% interval excludes the fair share"),
         "no mark in the subtitle"
     );
     assert!(svg.contains("50.0% fair"), "no fair share on the color bar");

@@ -182,3 +182,16 @@ fn watch_follows_its_folder_made_again_and_ends_with_143_on_sigterm() {
     assert_eq!(status.code(), Some(143));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A `--set` the file cannot take stops a watch at once (exit 2, naming the flag) instead of
+/// waiting for an edit that the flag, not the file, needs.
+#[test]
+fn watch_stops_at_once_on_a_set_the_file_cannot_take() {
+    let out = Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args(["watch", "scenarios/race_to_three.toml", "--games", "10"])
+        .args(["--set", "settings.nosuch=3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--set settings.nosuch=3"));
+}

@@ -129,14 +129,19 @@ fn fit(text: &str, px: u32) -> String {
 
 /// The score race as small multiples: one panel per faction, all on the same axes, each with
 /// the faction's median score after every round (a line in its color) and its quartiles (a
-/// band in the same color, as its legend key shows), over the other factions' medians as thin
-/// grey lines to compare against.
+/// band in the same color), over the other factions' medians as thin grey lines to compare
+/// against. Each panel's title names its faction in its color, so there is no legend column:
+/// a note under the title says what the band and the grey lines are.
 ///
 /// Medians are whole numbers, so factions running level share a line: in one plot they would
-/// hide each other, and moving them sideways made equal medians look behind. In a panel of
-/// its own every faction stays visible at its true round, and the grey lines show at a glance
-/// whether it runs ahead of, level with or behind the field. One band a panel keeps the bands
-/// from piling up into one colorless mass.
+/// hide each other, and moving them sideways or up made equal medians look different. In a
+/// panel of its own every faction stays visible at its true round and score, and the grey
+/// lines show at a glance whether it runs ahead of, level with or behind the field. One band
+/// a panel keeps the bands from piling up into one colorless mass.
+///
+/// A round's medians and quartiles are over the games still playing after it: a game that
+/// reaches the goal ends and drops out, so a median can stall just short of the goal. The y
+/// axis says so.
 fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let cut = live_rounds(s);
     let longest = s.by_round.last().map_or(1, |x| x.round);
@@ -157,40 +162,62 @@ fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw 
                 .collect()
         })
         .collect();
-    let mut keys: Vec<(String, Key)> = (names.iter().enumerate())
-        .map(|(i, n)| (n.clone(), Key::Band(color(i))))
-        .collect();
-    if nf > 1 {
-        keys.push(("other factions' medians".into(), Key::Line(OTHERS)));
-    }
     let plot = frame(
         root,
         "Score race: median and quartiles after each round",
         &cut_subtitle(s, cut, longest),
-        &keys,
+        &[],
     )?;
-    // One y range for every panel, from the lowest first quartile (or 0) to the highest third.
+    // One y range for every panel, from the lowest first quartile (or 0) to the highest third
+    // quartile, with headroom above it so that no band runs along the top edge.
     let spreads: Vec<Spread> = series.iter().flatten().map(|p| p.1).collect();
     let lo = spreads.iter().map(|x| x.q1).min().unwrap_or(0).min(0);
     let hi = spreads.iter().map(|x| x.q3).max().unwrap_or(1).max(lo + 1);
-    let pad = (hi as f64 - lo as f64) * 0.05;
+    let pad = ((hi as f64 - lo as f64) * 0.08).max(0.4);
     let ylo = if lo < 0 { lo as f64 - pad } else { lo as f64 };
     let yhi = hi as f64 + pad;
 
-    // The axes' names once for all panels: "score" left of the grid, "after round" below it.
-    let (_, h) = plot.dim_in_pixel();
-    let foot_h = 30;
-    let (side, rest) = plot.split_horizontally(28);
-    let (grid, foot) = rest.split_vertically(h.saturating_sub(foot_h));
-    let axis = ("sans-serif", 16).into_font();
-    side.draw(&Text::new(
-        "score",
-        (4, (h.saturating_sub(foot_h) / 2) as i32),
-        axis.transform(FontTransform::Rotate270)
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
+    // What the band and the grey lines are, once for all panels, under the title.
+    let others = match nf {
+        0 | 1 => "",
+        2 => " · grey: the other faction's median",
+        _ => " · grey: the other factions' medians",
+    };
+    let (note, plot) = plot.split_vertically(22);
+    note.draw(&Text::new(
+        format!("band: quartiles{others}"),
+        (20, 2),
+        ("sans-serif", 14).into_font().color(&GREY),
     ))
     .map_err(e)?;
+
+    // The axes' names once for all panels: the score left of the grid, "after round" below.
+    let (_, h) = plot.dim_in_pixel();
+    let foot_h = 30;
+    let grid_h = h.saturating_sub(foot_h);
+    let (side, rest) = plot.split_horizontally(28);
+    let (grid, foot) = rest.split_vertically(grid_h);
+    let axis = ("sans-serif", 16).into_font();
+    let upright = axis
+        .transform(FontTransform::Rotate270)
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    // The longest name of the score axis that fits beside the grid.
+    let mut y_name = "score";
+    for candidate in [
+        "score, among games still playing",
+        "score (games still playing)",
+    ] {
+        let (len, _) = side
+            .estimate_text_size(candidate, &axis.color(&BLACK))
+            .map_err(e)?;
+        if len + 20 <= grid_h {
+            y_name = candidate;
+            break;
+        }
+    }
+    side.draw(&Text::new(y_name, (4, (grid_h / 2) as i32), upright))
+        .map_err(e)?;
     let (foot_w, _) = foot.dim_in_pixel();
     foot.draw(&Text::new(
         "after round",

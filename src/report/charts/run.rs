@@ -233,27 +233,37 @@ fn ranks<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw
     root.present().map_err(e)
 }
 
+/// The share of games of each length. The axis runs from the shortest game seen to the
+/// longest, no further: a round no game reached would only be an empty slot. A single length
+/// (a game of fixed length) keeps an empty round on each side, so that its one bar stays a
+/// bar, and says in words what it means.
 fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let plot = frame(root, "Game length", &subtitle(s), &[])?;
-    let h = &s.length.histogram;
-    // One empty round on each side, so that a single length still draws as a bar.
-    let lo = h.first().map_or(0, |x| x.rounds) as i32 - 1;
-    let hi = h.last().map_or(1, |x| x.rounds) as i32 + 1;
+    let h: Vec<_> = s.length.histogram.iter().filter(|x| x.count > 0).collect();
+    let first = h.iter().map(|x| x.rounds).min().unwrap_or(0);
+    let last = h.iter().map(|x| x.rounds).max().unwrap_or(first);
+    let (lo, hi) = if first == last {
+        (first as f64 - 1.5, last as f64 + 1.5)
+    } else {
+        (first as f64 - 0.5, last as f64 + 0.5)
+    };
     let games = s.games.max(1) as f64;
     let top = share_top(h.iter().map(|x| x.count as f64 / games).fold(0.0, f64::max));
     let mut chart = ChartBuilder::on(&plot)
         .margin(16)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d((lo..hi).into_segmented(), 0f64..top)
+        .build_cartesian_2d(lo..hi, 0f64..top)
         .map_err(e)?;
-    let span = (hi - lo) as usize;
+    // One tick a round while they fit; whole rounds only.
+    let slots = (hi - lo).round() as usize;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .bold_line_style(GRID)
         .light_line_style(TRANSPARENT)
-        .x_labels(span.min(25))
+        .x_labels(slots.clamp(2, 25))
+        .x_label_formatter(&whole)
         .x_desc("rounds played")
         .y_desc("share of games")
         .y_label_formatter(&pct_for(top))
@@ -262,16 +272,11 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
         .map_err(e)?;
     chart
         .draw_series(h.iter().map(|x| {
-            let r = x.rounds as i32;
-            let mut bar = Rectangle::new(
-                [
-                    (SegmentValue::Exact(r), 0.0),
-                    (SegmentValue::Exact(r + 1), x.count as f64 / games),
-                ],
+            let r = x.rounds as f64;
+            Rectangle::new(
+                [(r - 0.42, 0.0), (r + 0.42, x.count as f64 / games)],
                 color(0).filled(),
-            );
-            bar.set_margin(0, 0, 4, 4);
-            bar
+            )
         }))
         .map_err(e)?;
     // A game of fixed length is one bar: the chart says what it means.
@@ -283,8 +288,7 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
             n => format!("{n} rounds"),
         };
         let (bx, by) = plot.get_base_pixel();
-        let mid = (SegmentValue::CenterOf(only.rounds as i32), top / 2.0);
-        let (x, y) = chart.backend_coord(&mid);
+        let (x, y) = chart.backend_coord(&(only.rounds as f64, top / 2.0));
         bar_note(
             &plot,
             &format!("every game lasts {rounds}"),
@@ -294,10 +298,37 @@ fn length<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Dra
     root.present().map_err(e)
 }
 
+/// A share with its interval, with as many decimals as the interval's width needs (1 to 3):
+/// `12.3% [11.8%, 12.9%]`, `0.015% [0.005%, 0.044%]`.
+fn share_with_interval(rate: f64, low: f64, high: f64) -> String {
+    let width = 100.0 * (high - low);
+    let digits = if width >= 0.5 {
+        1
+    } else if width >= 0.05 {
+        2
+    } else {
+        3
+    };
+    let p = |x: f64| format!("{:.*}%", digits, 100.0 * x);
+    format!("{} [{}, {}]", p(rate), p(low), p(high))
+}
+
+/// Why games end: a bar per end reason with its 95% interval, the most common on top, each
+/// with its value and interval written at its end (so that a reason too rare for its bar to
+/// show still reads). A single reason that ends every game is one full bar saying so in
+/// words, with no interval and no claim of one in the title.
 fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let plot = frame(root, "Why games end (95% intervals)", &subtitle(s), &[])?;
     let mut r: Vec<_> = s.end_reasons.iter().filter(|x| x.rate.count > 0).collect();
     r.sort_by_key(|x| std::cmp::Reverse(x.rate.count));
+    // A single reason ends every game: its bar fills the axis, and an interval hugging 100%
+    // would only read as a stray mark at the edge, so the bar says it in words instead.
+    let only = r.len() == 1 && r[0].rate.count == s.games;
+    let title = if only {
+        "Why games end"
+    } else {
+        "Why games end (95% intervals)"
+    };
+    let plot = frame(root, title, &subtitle(s), &[])?;
     let names: Vec<String> = r
         .iter()
         .map(|x| {
@@ -339,9 +370,6 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
             )
         }))
         .map_err(e)?;
-    // A single reason ends every game: its bar fills the axis, and an interval hugging 100%
-    // would only read as a stray mark at the edge, so the bar says it in words instead.
-    let only = r.len() == 1 && r[0].rate.count == s.games;
     if !only {
         for (i, x) in r.iter().enumerate() {
             let y = row(i) + 0.5;
@@ -364,8 +392,64 @@ fn end_reasons<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -
             &format!("every game ends by {}", names[0]),
             (x - bx, y - by),
         )?;
+    } else {
+        value_labels(&plot, &chart, &r, &row)?;
     }
     root.present().map_err(e)
+}
+
+/// A chart over two real axes.
+type RealChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Writes each end reason's value and interval at its bar: right of the bar and its whisker
+/// when the text fits in the chart, else inside the bar in white, left of its end and of its
+/// whisker; on a chart too narrow for either, on a white label at the chart's right edge.
+fn value_labels<DB: DrawingBackend>(
+    plot: &DrawingArea<DB, Shift>,
+    chart: &RealChart<'_, DB>,
+    reasons: &[&crate::report::ReasonSummary],
+    row: &dyn Fn(usize) -> f64,
+) -> Draw {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (bx, by) = plot.get_base_pixel();
+    let (pw, _) = plot.dim_in_pixel();
+    let right_edge = bx + pw as i32 - 6;
+    let style = TextStyle::from(("sans-serif", 15).into_font());
+    for (i, x) in reasons.iter().enumerate() {
+        let (rate, low, high) = (x.rate.rate, x.rate.low, x.rate.high);
+        let text = share_with_interval(rate, low, high);
+        let tw = plot.estimate_text_size(&text, &style).map_err(e)?.0 as i32;
+        let y = row(i) + 0.5;
+        let (zero, py) = chart.backend_coord(&(0.0, y));
+        let (end, _) = chart.backend_coord(&(rate.max(high), y));
+        let (inner, _) = chart.backend_coord(&(rate.min(low), y));
+        let (outside, inside) = (end + 8, inner - 8);
+        let py = py - by;
+        if outside + tw <= right_edge {
+            let left = style.pos(Pos::new(HPos::Left, VPos::Center));
+            plot.draw(&Text::new(text, (outside - bx, py), left))
+                .map_err(e)?;
+        } else if inside - tw >= zero + 4 {
+            let white = style.color(&WHITE).pos(Pos::new(HPos::Right, VPos::Center));
+            plot.draw(&Text::new(text, (inside - bx, py), white))
+                .map_err(e)?;
+        } else {
+            let left = (right_edge - tw).max(bx) - bx;
+            plot.draw(&Rectangle::new(
+                [(left - 4, py - 11), (left + tw + 4, py + 11)],
+                WHITE.filled(),
+            ))
+            .map_err(e)?;
+            let on_white = style.pos(Pos::new(HPos::Left, VPos::Center));
+            plot.draw(&Text::new(text, (left, py), on_white))
+                .map_err(e)?;
+        }
+    }
+    Ok(())
 }
 
 fn points<DB: DrawingBackend>(

@@ -104,11 +104,6 @@ fn diverging(t: f64) -> RGBColor {
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
-/// Points of win rate with one decimal: `6.5`.
-fn points(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
-}
-
 fn heat_maps<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -121,10 +116,10 @@ fn heat_maps<DB: DrawingBackend>(
     // The fair share: every faction's win rate in a balanced game, one map a faction.
     let fair = 1.0 / maps.len().max(1) as f64;
     // Short, so that the subtitle fits the chart's width; the fair share is on the color bar.
-    let sub = format!("{sub} · boxed*: 95% CI excludes fair share");
+    let sub = format!("{sub} · *: 95% interval excludes the fair share");
     let plot = frame(root, title, &sub, &[])?;
     let (w, h) = plot.dim_in_pixel();
-    let (grid_area, scale) = plot.split_horizontally(w.saturating_sub(130));
+    let (grid_area, scale) = plot.split_horizontally(w.saturating_sub(140));
     let cols = maps.len().clamp(1, 4);
     let rows = maps.len().div_ceil(cols);
     let panels = grid_area.split_evenly((rows, cols));
@@ -167,18 +162,11 @@ fn heat_maps<DB: DrawingBackend>(
                 ];
                 let t = (r.rate - fair) / dev;
                 chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        cell.clone(),
-                        diverging(t).filled(),
-                    )))
+                    .draw_series(std::iter::once(Rectangle::new(cell, diverging(t).filled())))
                     .map_err(e)?;
-                // A cell whose interval excludes the fair share is boxed and starred.
+                // A cell whose interval excludes the fair share is starred (only: boxes
+                // round most cells would swamp the colors).
                 let off = r.low > fair || r.high < fair;
-                if off {
-                    let mut boxed = Rectangle::new(cell, BLACK.stroke_width(2));
-                    boxed.set_margin(3, 3, 3, 3);
-                    chart.draw_series(std::iter::once(boxed)).map_err(e)?;
-                }
                 // Dark text on the pale middle of the scale, white on its strong ends.
                 let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
                 let text = if off {
@@ -200,8 +188,10 @@ fn heat_maps<DB: DrawingBackend>(
         }
     }
     // The color bar: the fair share in the middle (white), `dev` above it on top (red) and
-    // below it at the bottom (blue).
+    // below it at the bottom (blue), labelled in win rate. A win rate cannot leave 0 to 100%:
+    // when the scale reaches past either, that end is labelled where the limit falls.
     let (top, bottom) = (30i32, h as i32 - 50);
+    let mid = (top + bottom) / 2;
     let steps = 64;
     for k in 0..steps {
         let y0 = bottom - (bottom - top) * k / steps;
@@ -217,45 +207,63 @@ fn heat_maps<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))
         .map_err(e)?;
+    let at = |v: f64| mid - ((v - fair) / dev * (mid - top) as f64).round() as i32;
+    let (high, low) = ((fair + dev).min(1.0), (fair - dev).max(0.0));
+    let label =
+        TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
     for (text, y) in [
-        (format!("+{} pts", points(dev)), top),
-        (format!("{:.1}% fair", 100.0 * fair), (top + bottom) / 2),
-        (format!("\u{2212}{} pts", points(dev)), bottom),
+        (format!("{:.1}%", 100.0 * high), at(high)),
+        (format!("{:.1}% fair", 100.0 * fair), mid),
+        (format!("{:.1}%", 100.0 * low), at(low)),
     ] {
         scale
-            .draw(&Text::new(
-                text,
-                (50, y - 8),
-                ("sans-serif", 14).into_font(),
+            .draw(&PathElement::new(
+                vec![(44, y), (48, y)],
+                BLACK.stroke_width(1),
             ))
+            .map_err(e)?;
+        scale
+            .draw(&Text::new(text, (50, y), label.clone()))
             .map_err(e)?;
     }
     scale
         .draw(&Text::new(
             "win rate",
-            (8, top - 24),
-            ("sans-serif", 14).into_font().color(&GREY),
+            (8, top - 26),
+            ("sans-serif", 16).into_font(),
         ))
         .map_err(e)?;
     root.present().map_err(e)
 }
 
 /// Ticks for a change in win rate on `-span..span` over `px` pixels: 0 and whole multiples
-/// of a round step on each side, at most one tick per 70 pixels so that labels never meet.
-/// Returns the ticks and the step.
+/// of a round step on each side (1, 2.5 or 5 times a power of ten points: half steps when
+/// there is room), at least 70 pixels apart and wider apart than their labels, so that
+/// labels never meet. Returns the ticks (all within the axis) and the step.
 fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64) {
-    let per_side = ((px / 70).max(3) as usize - 1) / 2;
-    // Steps of 0.1 to 200 points of win rate, as fractions.
-    const STEPS: [f64; 15] = [
-        0.001, 0.002, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0,
+    // Steps of 0.1 to 500 points of win rate, as fractions.
+    const STEPS: [f64; 12] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
     ];
+    let span = span.max(1e-9);
+    // Pixels per unit of change.
+    let scale = px.max(1) as f64 / (2.0 * span);
     let step = STEPS
         .iter()
         .copied()
-        .find(|s| (span / s).floor() as usize <= per_side)
+        .find(|&s| {
+            let k = ((span / s).floor() as i64).max(1);
+            // The widest label is the outermost one, about 8 pixels a character at 14 px.
+            let chars = change_label(k as f64 * s, s).chars().count() as f64;
+            s * scale >= (8.0 * chars + 12.0).max(70.0)
+        })
         .unwrap_or(5.0);
     let k = ((span / step).floor() as i64).max(1);
-    ((-k..=k).map(|i| i as f64 * step).collect(), step)
+    let ticks: Vec<f64> = (-k..=k)
+        .map(|i| i as f64 * step)
+        .filter(|t| t.abs() <= span * (1.0 + 1e-9))
+        .collect();
+    (ticks, step)
 }
 
 /// A change in win rate as a tick label, in points with the step's decimals and a true
@@ -286,17 +294,19 @@ fn tornado<DB: DrawingBackend>(
     params: &[String],
     effects: &[(String, Vec<(Val, Val)>)],
 ) -> Draw {
-    let plot = frame(
-        root,
-        title,
-        sub,
-        &[
-            ("one step down".into(), Key::Swatch(color(0).to_rgba())),
-            ("one step up".into(), Key::Swatch(color(1).to_rgba())),
-            ("pale: within noise".into(), Key::Swatch(GREY.mix(0.3))),
-            ("95% interval".into(), Key::Line(BLACK)),
-        ],
-    )?;
+    // "Pale" is explained only when some change is within noise.
+    let pale = (effects.iter())
+        .flat_map(|f| f.1.iter().flat_map(|(d, u)| [d, u]))
+        .any(|v| !beyond_noise(v));
+    let mut keys: Vec<(String, Key)> = vec![
+        ("one step down".into(), Key::Swatch(color(0).to_rgba())),
+        ("one step up".into(), Key::Swatch(color(1).to_rgba())),
+    ];
+    if pale {
+        keys.push(("pale: within noise".into(), Key::Swatch(GREY.mix(0.3))));
+    }
+    keys.push(("95% interval".into(), Key::Line(BLACK)));
+    let plot = frame(root, title, sub, &keys)?;
     // Parameters come largest swing first; the first is drawn on top. Their names are
     // drawn once, in a column of their own left of the panels, which share the rows.
     let n = params.len().max(1);
@@ -326,10 +336,10 @@ fn tornado<DB: DrawingBackend>(
         .flat_map(|v| [v.est.abs(), v.lo.abs(), v.hi.abs()])
         .fold(0.005, f64::max)
         * 1.1;
-    let (gw, _) = grid.dim_in_pixel();
-    let (ticks, step) = change_ticks(span, (gw / cols as u32).saturating_sub(30));
     let font =
         TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    let tick_font =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     let (_, names_y) = names.get_base_pixel();
     let row = |k: usize| (n - 1 - k) as f64;
     for (p, (panel, (name, eff))) in panels.iter().zip(effects).enumerate() {
@@ -339,19 +349,44 @@ fn tornado<DB: DrawingBackend>(
             .x_label_area_size(40)
             .build_cartesian_2d(-span..span, 0f64..n as f64)
             .map_err(e)?;
+        // The ticks, their grid lines and labels are drawn here, not by plotters: its round
+        // values never fall on half steps (2.5 points).
         chart
             .configure_mesh()
-            .disable_y_mesh()
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
+            .disable_mesh()
             .y_labels(0)
-            // As many labels as round ticks fit: plotters places them at round values.
-            .x_labels(ticks.len())
-            .x_label_formatter(&|x| change_label(*x, step))
+            .x_labels(0)
             .x_desc("change in win rate")
-            .label_style(("sans-serif", 13))
+            .label_style(("sans-serif", 14))
             .draw()
             .map_err(e)?;
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let (ticks, step) = change_ticks(span, (xs.end - xs.start).max(1) as u32);
+        chart
+            .draw_series(
+                ticks.iter().filter(|t| t.abs() > 1e-12).map(|&t| {
+                    PathElement::new(vec![(t, 0.0), (t, n as f64)], GRID.stroke_width(1))
+                }),
+            )
+            .map_err(e)?;
+        let (bx, by) = panel.get_base_pixel();
+        for &t in &ticks {
+            let (x, _) = chart.backend_coord(&(t, 0.0));
+            let (x, y) = (x - bx, ys.end - by);
+            panel
+                .draw(&PathElement::new(
+                    vec![(x, y), (x, y + 5)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(e)?;
+            panel
+                .draw(&Text::new(
+                    change_label(t, step),
+                    (x, y + 8),
+                    tick_font.clone(),
+                ))
+                .map_err(e)?;
+        }
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, 0.0), (0.0, n as f64)],
@@ -420,8 +455,8 @@ pub fn write_sweep_lines(
 pub type Axis<'a> = (&'a str, &'a [String]);
 
 /// Heat maps of each faction's win rate over a two-parameter grid (one map a faction), in
-/// colors diverging from the fair share (1 / the number of maps) with a color bar; a cell
-/// whose 95% interval excludes the fair share is boxed and starred, as the subtitle says.
+/// colors diverging from the fair share (1 / the number of maps) with a color bar in win
+/// rate; a cell whose 95% interval excludes the fair share is starred, as the subtitle says.
 pub fn write_heat_maps(
     dir: &Path,
     name: &str,
@@ -465,4 +500,31 @@ pub fn write_tornado(
         tornado(title, sub, params, effects)
     );
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{change_label, change_ticks};
+
+    #[test]
+    fn change_ticks_take_half_steps_only_where_their_labels_fit() {
+        // About 280 pixels for ±7.7 points: 0 and ±5 only.
+        let (ticks, step) = change_ticks(0.077, 280);
+        assert!((step - 0.05).abs() < 1e-12, "{step}");
+        assert_eq!(ticks.len(), 3);
+        // 700 pixels: half steps of 2.5 points.
+        let (ticks, step) = change_ticks(0.077, 700);
+        assert!((step - 0.025).abs() < 1e-12, "{step}");
+        assert_eq!(ticks.len(), 7);
+        assert_eq!(change_label(ticks[4], step), "+2.5 pts");
+        for px in [100, 280, 500, 700, 2000] {
+            let (ticks, step) = change_ticks(0.077, px);
+            let gap = step * px as f64 / (2.0 * 0.077);
+            assert!(
+                ticks.len() < 2 || gap >= 70.0,
+                "{px} pixels: ticks {gap} apart"
+            );
+            assert!(ticks.iter().all(|t| t.abs() <= 0.077), "{ticks:?}");
+        }
+    }
 }

@@ -174,12 +174,40 @@ pub(super) fn compile(
                 }
             },
         };
-        let order = ex.order.iter().map(fac).collect::<Result<Vec<_>>>()?;
-        let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
-        if round < 1 || round > rounds {
-            let at = ex.round.as_ref().map_or(0, |r| r.span().start);
-            return Err(src.fail(at, format!("round must be between 1 and {rounds}")));
+        let order = ex
+            .order
+            .iter()
+            .map(|place| place_of(place, &fac))
+            .collect::<Result<Vec<_>>>()?;
+        let mut seen = std::collections::BTreeSet::new();
+        if order.iter().flatten().any(|&f| !seen.insert(f)) {
+            let at = ex.order.first().map_or(0, |o| o.span().start);
+            return Err(src.fail(at, "`order` names a faction twice: list each faction once"));
         }
+        let available = match (&ex.available, ex.action.is_some()) {
+            (Some(a), false) => {
+                return Err(src.fail(
+                    a.span().start,
+                    "`available` says whether the example's `action` is available: add an `action`",
+                ));
+            }
+            (a, _) => a.as_ref().is_none_or(|a| *a.get_ref()),
+        };
+        let round = ex.round.as_ref().map_or(1, |r| *r.get_ref());
+        let at = ex.round.as_ref().map_or(0, |r| r.span().start);
+        if round < 1 {
+            return Err(src.fail(at, "round must be 1 or more".to_string()));
+        }
+        // An example set past the last round cannot run with these settings (a shorter game
+        // by `--set scenario.rounds`): it is kept, for `vpsim test` to report, and blocks
+        // nothing else.
+        let skipped = (round > rounds).then(|| {
+            format!(
+                "{}: this example is set in round {round}, past the last round, {rounds}",
+                src.at(at)
+            )
+        });
+        let round = round.min(rounds.max(1));
         let variant = if variants && !ex.settings.is_empty() {
             let mut v = raw.clone();
             for (k, f) in &ex.settings {
@@ -213,8 +241,23 @@ pub(super) fn compile(
             result,
             reason,
             order,
+            available,
+            skipped,
         });
     }
 
     Ok(examples)
+}
+
+/// One place of an example's `order`: a faction, or factions that share the place written
+/// `"A = B"`, each resolved by `fac` (a name's error points at the entry).
+fn place_of(
+    place: &Spanned<String>,
+    fac: &dyn Fn(&Spanned<String>) -> Result<u8>,
+) -> Result<Vec<u8>> {
+    place
+        .get_ref()
+        .split('=')
+        .map(|name| fac(&Spanned::new(place.span(), name.trim().to_string())))
+        .collect()
 }

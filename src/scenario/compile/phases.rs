@@ -10,7 +10,7 @@ use crate::model::Phase;
 use crate::scenario::raw::RawScenario;
 use crate::state::MAX_ORDER_KEYS;
 
-/// Phases: compiles `raw.phases`, of which a scenario needs at least one.
+/// Phases: compiles `raw.phases` (none is needed: a scenario may be decided at setup).
 pub(super) fn compile(
     raw: &RawScenario,
     src: &Source,
@@ -56,8 +56,7 @@ pub(super) fn compile(
             effects: cx.stmts(comp, &p.effects, ctx)?,
         });
     }
-    if phases.is_empty() {
-        return Err(src.fail(0, "a scenario needs at least one [[phase]]"));
-    }
+    // A scenario decided at setup (its ranking reads only the starting values) needs no
+    // phase: its rounds pass with nothing to do.
     Ok(phases)
 }
