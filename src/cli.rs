@@ -357,9 +357,7 @@ pub fn write_outputs(
             .collect();
         names.dedup();
         let md = crate::report::markdown::report(summary, &command_line(), &names);
-        crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
-        crate::report::html::write(dir, &md, &summary.scenario.title)?;
-        Ok(())
+        write_report(dir, &md, &summary.scenario.title)
     })();
     if let Err(e) = &result {
         // Every file the report put in place, whichever step wrote it.
@@ -448,10 +446,14 @@ pub fn agents_line(m: &crate::Model) -> String {
     )
 }
 
-/// Writes `report.md` and `report.html` into a report folder.
+/// Writes `report.md` and `report.html` into a report folder. Both are terminal-safe
+/// ([`crate::diagnostic::terminal_safe`]): a title's ESC or OSC 52 must not drive the
+/// terminal of whoever runs `cat report.md`.
 pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> {
+    let md = crate::diagnostic::terminal_safe(md);
+    let title = crate::diagnostic::terminal_safe(title);
     crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
-    crate::report::html::write(dir, md, title)?;
+    crate::report::html::write(dir, &md, &title)?;
     Ok(())
 }
 

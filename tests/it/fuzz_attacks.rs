@@ -593,6 +593,15 @@ pub(crate) fn text(rng: &mut ChaCha8Rng, dir: &Path, scripts: usize) -> Case {
     let mut problems = terminal_problems(&args, &run);
     if let Ok(html) = std::fs::read_to_string(dir.join("out").join("report.html")) {
         problems.extend(html_problems(&html, scripts));
+        if let Some(c) = raw_control(&html) {
+            problems.push(format!("report.html holds a raw {c:?}"));
+        }
+    }
+    // `cat report.md` must not drive a terminal either.
+    if let Ok(md) = std::fs::read_to_string(dir.join("out").join("report.md"))
+        && let Some(c) = raw_control(&md)
+    {
+        problems.push(format!("report.md holds a raw {c:?}"));
     }
     // `test` takes no --set.
     let mut more: Vec<Vec<String>> = Vec::new();

@@ -236,35 +236,35 @@ fn heat_maps<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
-/// Ticks for a change in win rate on `-span..span` over `px` pixels: 0 and whole multiples
-/// of a round step on each side (1, 2.5 or 5 times a power of ten points: half steps when
-/// there is room), at least 70 pixels apart and wider apart than their labels, so that
-/// labels never meet. Returns the ticks (all within the axis) and the step.
-fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64) {
+/// The tick step and ticks of a tornado panel `px` pixels wide whose changes reach `span`
+/// either way: the smallest step of 1, 2.5 or 5 x 10^n points whose labels fit (at least
+/// 50 pixels apart and wider than the widest label), and the axis's reach, `span` rounded
+/// up to a whole number of steps so that both ends carry a tick.
+fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64, f64) {
     // Steps of 0.1 to 500 points of win rate, as fractions.
     const STEPS: [f64; 12] = [
         0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
     ];
     let span = span.max(1e-9);
-    // Pixels per unit of change.
-    let scale = px.max(1) as f64 / (2.0 * span);
+    let reach = |s: f64| ((span / s).ceil()).max(1.0) * s;
     let step = STEPS
         .iter()
         .copied()
         .find(|&s| {
-            let k = ((span / s).floor() as i64).max(1);
+            let r = reach(s);
             // The widest label is the outermost one, about 8 pixels a character at 14 px.
-            let chars = change_label(k as f64 * s, s).chars().count() as f64;
-            s * scale >= (8.0 * chars + 12.0).max(70.0)
+            let chars = change_label(r, s).chars().count() as f64;
+            s * px.max(1) as f64 / (2.0 * r) >= (8.0 * chars + 12.0).max(50.0)
         })
         .unwrap_or(5.0);
-    let k = ((span / step).floor() as i64).max(1);
-    let ticks: Vec<f64> = (-k..=k)
-        .map(|i| i as f64 * step)
-        .filter(|t| t.abs() <= span * (1.0 + 1e-9))
-        .collect();
-    (ticks, step)
+    let r = reach(step);
+    let k = (r / step).round() as i64;
+    let ticks: Vec<f64> = (-k..=k).map(|i| i as f64 * step).collect();
+    (ticks, step, r)
 }
+
+/// A tornado panel's side margin, in pixels: half a wide tick label ("−2.5 pts").
+const SIDE: u32 = 30;
 
 /// A change in win rate as a tick label, in points with the step's decimals and a true
 /// minus sign: `0`, `+5 pts`, `−2.5 pts`.
@@ -343,11 +343,18 @@ fn tornado<DB: DrawingBackend>(
     let (_, names_y) = names.get_base_pixel();
     let row = |k: usize| (n - 1 - k) as f64;
     for (p, (panel, (name, eff))) in panels.iter().zip(effects).enumerate() {
+        // The plot's width is the panel's less its margins: the ticks, and the axis's reach
+        // to the outermost one, follow from it.
+        let (pw, _) = panel.dim_in_pixel();
+        // Side margins of half the widest label keep the end labels off the next panel's.
+        let (ticks, step, reach) = change_ticks(span, pw.saturating_sub(2 * SIDE));
         let mut chart = ChartBuilder::on(panel)
             .caption(name, ("sans-serif", 18))
             .margin(10)
+            .margin_left(SIDE)
+            .margin_right(SIDE)
             .x_label_area_size(40)
-            .build_cartesian_2d(-span..span, 0f64..n as f64)
+            .build_cartesian_2d(-reach..reach, 0f64..n as f64)
             .map_err(e)?;
         // The ticks, their grid lines and labels are drawn here, not by plotters: its round
         // values never fall on half steps (2.5 points).
@@ -360,8 +367,7 @@ fn tornado<DB: DrawingBackend>(
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(e)?;
-        let (xs, ys) = chart.plotting_area().get_pixel_range();
-        let (ticks, step) = change_ticks(span, (xs.end - xs.start).max(1) as u32);
+        let (_, ys) = chart.plotting_area().get_pixel_range();
         chart
             .draw_series(
                 ticks.iter().filter(|t| t.abs() > 1e-12).map(|&t| {
@@ -508,23 +514,23 @@ mod tests {
 
     #[test]
     fn change_ticks_take_half_steps_only_where_their_labels_fit() {
-        // About 280 pixels for ±7.7 points: 0 and ±5 only.
-        let (ticks, step) = change_ticks(0.077, 280);
+        // About 280 pixels for ±7.7 points: 0 and ±5, the axis reaching ±10.
+        let (ticks, step, reach) = change_ticks(0.077, 280);
         assert!((step - 0.05).abs() < 1e-12, "{step}");
-        assert_eq!(ticks.len(), 3);
+        assert!((reach - 0.1).abs() < 1e-12, "{reach}");
+        assert_eq!(ticks.len(), 5);
         // 700 pixels: half steps of 2.5 points.
-        let (ticks, step) = change_ticks(0.077, 700);
+        let (ticks, step, _) = change_ticks(0.077, 700);
         assert!((step - 0.025).abs() < 1e-12, "{step}");
-        assert_eq!(ticks.len(), 7);
-        assert_eq!(change_label(ticks[4], step), "+2.5 pts");
-        for px in [100, 280, 500, 700, 2000] {
-            let (ticks, step) = change_ticks(0.077, px);
-            let gap = step * px as f64 / (2.0 * 0.077);
-            assert!(
-                ticks.len() < 2 || gap >= 70.0,
-                "{px} pixels: ticks {gap} apart"
-            );
-            assert!(ticks.iter().all(|t| t.abs() <= 0.077), "{ticks:?}");
+        assert_eq!(ticks.len(), 9);
+        assert_eq!(change_label(ticks[5], step), "+2.5 pts");
+        // However narrow the panel, both ends of the axis carry a tick.
+        for px in [100, 160, 280, 500, 700, 2000] {
+            let (ticks, step, reach) = change_ticks(0.077, px);
+            assert!(ticks.len() >= 3, "{px} pixels: {ticks:?}");
+            assert!(reach >= 0.077 && (ticks[ticks.len() - 1] - reach).abs() < 1e-12);
+            let gap = step * px as f64 / (2.0 * reach);
+            assert!(gap >= 50.0 || step == 5.0, "{px} pixels: ticks {gap} apart");
         }
     }
 }

@@ -30,6 +30,27 @@ pub(super) fn decks(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()
                     format!("card count {n} must be between 0 and 10000"),
                 ));
             }
+            // Bounds checked before the copies are made: a deck of 10^6 cards is refused at
+            // its card, not after a million copies.
+            let max = crate::state::MAX_DECK_CARDS;
+            // A count left at its default has no place in the file: the deck's name has.
+            let at = match c.count.span().start {
+                0 => deck.name.span().start,
+                at => at,
+            };
+            if card_names.len() + n as usize > max {
+                return Err(src.fail(
+                    at,
+                    format!(
+                        "deck `{}` would hold {} cards with these; a deck holds at most {max}",
+                        deck.name.get_ref(),
+                        card_names.len() + n as usize
+                    ),
+                ));
+            }
+            if cards.len() + n as usize > u16::MAX as usize {
+                return Err(src.fail(at, "too many cards: all decks together hold at most 65535"));
+            }
             for a in c.attrs.keys() {
                 let next = d.syms.attrs.len() as u16;
                 d.syms.attrs.entry(a.clone()).or_insert(next);
@@ -45,24 +66,6 @@ pub(super) fn decks(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()
         }
         d.tables.deck_len.push(card_names.len() as u32);
         d.decks.push((deck.name.get_ref().clone(), card_names));
-    }
-    if cards.len() > u16::MAX as usize {
-        return Err(src.fail(0, "too many cards (at most 65535 in all decks)"));
-    }
-    if let Some(deck) = d
-        .decks
-        .iter()
-        .find(|deck| deck.1.len() > crate::state::MAX_DECK_CARDS)
-    {
-        return Err(src.fail(
-            0,
-            format!(
-                "deck `{}` has {} cards; a deck holds at most {}",
-                deck.0,
-                deck.1.len(),
-                crate::state::MAX_DECK_CARDS
-            ),
-        ));
     }
     card_attrs(&mut d.tables, &d.syms, &cards);
     Ok(())
