@@ -49,6 +49,8 @@ pub struct Var {
     /// Display-only flip: past this value a track marker is flipped and counts again from 0;
     /// the value itself keeps counting (traces show both).
     pub flip: Option<i64>,
+    /// The points source credited with each faction's starting value (`init_as`).
+    pub init_as: Option<u8>,
 }
 
 impl Var {

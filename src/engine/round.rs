@@ -104,6 +104,30 @@ impl<T: Tracer> Game<'_, T> {
     /// Setup: every variable gets its initial value, in declaration order. Constant values
     /// come from the template built once per worker; only the others are evaluated.
     pub(super) fn setup(&mut self) -> Step {
+        self.initial_values()?;
+        self.credit_start();
+        Ok(())
+    }
+
+    /// Credits each faction's starting values of the variables with `init_as` to their
+    /// points source, after setup (on either engine).
+    fn credit_start(&mut self) {
+        let m = self.m;
+        for v in m.vars.iter().filter(|v| v.init_as.is_some()) {
+            let src = v.init_as.unwrap_or(0) as usize;
+            for f in 0..m.nfactions() {
+                let first = (v.base + f as u32 * v.fstride) as usize;
+                let start: i128 = self.env.st.vals[first..first + v.width as usize]
+                    .iter()
+                    .map(|&x| x as i128)
+                    .sum();
+                self.env.points[f * m.sources.len() + src] += start;
+            }
+        }
+    }
+
+    /// Sets every variable to its initial value.
+    fn initial_values(&mut self) -> Step {
         let m = self.m;
         if let Some(template) = &self.init.template {
             self.env.st.vals.copy_from_slice(template);

@@ -161,6 +161,13 @@ impl<'s> Compiler<'s> {
         self.reason(LAST_TEAM, "lose");
     }
 
+    /// The index of points source `name`, interned if new (an error past the most sources).
+    pub fn source_named(&mut self, name: &str) -> Result<u8, String> {
+        self.source(&Some((name.to_string(), 0)))
+            .map(|s| s.unwrap_or(0))
+            .map_err(|e| e.msg)
+    }
+
     fn source(&mut self, s: &Option<(String, usize)>) -> Result<Option<u8>, ParseError> {
         let Some((name, pos)) = s else {
             return Ok(None);

@@ -259,7 +259,8 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
         ..
     } = d;
     let mut comp = Compiler::new(&syms, declared.names());
-    let vars = vars::compile(raw, src, &mut cx, &comp, &sets, &mut tables)?;
+    let mut vars = vars::compile(raw, src, &mut cx, &comp, &sets, &mut tables)?;
+    vars::credits(raw, src, &mut comp, &mut vars)?;
     check_name(raw, src)?;
     let clock = clock::compile(raw, src)?;
     let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;

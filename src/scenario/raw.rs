@@ -324,6 +324,11 @@ pub struct RawVar {
     #[serde(default)]
     #[schemars(with = "Option<Src>")]
     pub flip: Option<Formula>,
+    /// A points source (as `as SOURCE` names one) credited with each faction's starting
+    /// value, so that points by source add up to the score.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub init_as: Option<Spanned<String>>,
 }
 
 /// `[[deck]]`.

@@ -18,6 +18,7 @@ mod files;
 mod fuzz;
 mod fuzz_attacks;
 mod integers;
+mod language;
 mod limits;
 mod mechanisms;
 mod native;

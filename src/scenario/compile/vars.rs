@@ -116,6 +116,7 @@ pub(super) fn compile(
             init_for: vec![None; nf],
             flag: rv.flag,
             flip,
+            init_as: None,
         });
     }
     faction_inits(raw, src, cx, comp, &mut vars)?;
@@ -147,6 +148,38 @@ fn faction_inits(
             }
             vars[sym.id as usize].init_for[i] = Some(cx.expr(comp, formula, Ctx::faction())?);
         }
+    }
+    Ok(())
+}
+
+/// Resolves each variable's `init_as`: the points source its starting values are credited
+/// to, interned as `as SOURCE` interns one. Only a faction's variable has a faction to
+/// credit.
+pub(super) fn credits(
+    raw: &RawScenario,
+    src: &Source,
+    comp: &mut Compiler,
+    vars: &mut [Var],
+) -> Result<()> {
+    for (rv, v) in raw.vars.iter().zip(vars.iter_mut()) {
+        let Some(name) = &rv.get_ref().init_as else {
+            continue;
+        };
+        let at = name.span().start;
+        if !v.faction {
+            return Err(src.fail(
+                at,
+                format!(
+                    "`{}` is global: only a faction's variable credits its starting value to a points source",
+                    v.name
+                ),
+            ));
+        }
+        super::check_ident(src, name.get_ref(), at)?;
+        v.init_as = Some(
+            comp.source_named(name.get_ref())
+                .map_err(|msg| src.fail(at, msg))?,
+        );
     }
     Ok(())
 }

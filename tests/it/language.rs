@@ -1,0 +1,168 @@
+//! Scenario language additions, end to end on both engines: starting values credited to a
+//! points source, worked examples that respect availability and shared places, examples set
+//! past the last round, and a scenario with no phase.
+
+use crate::util::{temp_scenario, vpsim, vpsim_output};
+
+/// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
+fn json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["run", path.to_str().unwrap(), "--games", "2000", "--json", "-q"];
+    args.extend(["--engine", engine]);
+    args.extend(extra);
+    let out = vpsim_output(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["performance"] = serde_json::Value::Null;
+    v
+}
+
+/// Both engines give the same JSON for `path`, which is returned.
+fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let native = json(path, "native", extra);
+    assert_eq!(native, json(path, "interp", extra), "{}", path.display());
+    native
+}
+
+const RACE: &str = "[scenario]\nname = \"credits\"\nrounds = 5\n[[faction]]\nname = \"A\"\n\
+    init = { vp = 3 }\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\ninit = 1\n\
+    init_as = \"start\"\n[[phase]]\nname = \"play\"\neach = \"faction\"\n\
+    effects = [\"vp += bernoulli(0.5) as flips\"]\n[ranking]\nscore = \"vp\"\n";
+
+#[test]
+fn starting_values_are_credited_to_their_source_on_both_engines() {
+    let v = same_on_both(&temp_scenario("credits", RACE), &[]);
+    let points = v["points_by_source"].as_array().unwrap();
+    let total = |f: &str, s: &str| {
+        points
+            .iter()
+            .find(|p| p["faction"] == f && p["source"] == s)
+            .map(|p| p["total"].as_f64().unwrap())
+            .unwrap()
+    };
+    // A starts at 3 and B at 1 in each of the 2,000 games.
+    assert_eq!(total("A", "start"), 6000.0);
+    assert_eq!(total("B", "start"), 2000.0);
+    // Points by source add up to the score.
+    for (i, f) in ["A", "B"].iter().enumerate() {
+        let mean = v["factions"][i]["score"]["mean"].as_f64().unwrap();
+        let sum = (total(f, "start") + total(f, "flips")) / 2000.0;
+        assert!((mean - sum).abs() < 1e-9, "{f}: {mean} against {sum}");
+    }
+}
+
+#[test]
+fn a_global_cannot_credit_its_start() {
+    let text = RACE
+        .replace("init = { vp = 3 }\n", "")
+        .replace("init_as = \"start\"\n", "scope = \"global\"\ninit_as = \"start\"\n");
+    let out = vpsim_output(&["validate", temp_scenario("credit-global", &text).to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":12:11") && err.contains("is global"), "{err}");
+}
+
+/// A scenario decided at setup needs no phase: its ranking reads the starting values.
+#[test]
+fn a_scenario_decided_at_setup_needs_no_phase() {
+    let text = "[scenario]\nname = \"setup_only\"\nrounds = 1\n[[faction]]\nname = \"A\"\n\
+        init = { vp = 2 }\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\n\
+        init = 1\n[ranking]\nscore = \"vp\"\n";
+    let v = same_on_both(&temp_scenario("setup-only", text), &[]);
+    assert_eq!(v["factions"][0]["win"]["rate"], 1.0);
+}
+
+const MILESTONES: &str = "[scenario]\nname = \"milestones\"\nrounds = 12\n[settings]\nlimit = 3\n\
+    [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\
+    [[var]]\nname = \"vp\"\n[[var]]\nname = \"mc\"\ninit = 20\n[[var]]\nname = \"claimed\"\n\
+    scope = \"global\"\n\
+    [[action]]\nname = \"claim\"\nwhen = \"claimed < limit\"\ncost = { mc = 8 }\n\
+    effects = [\"claimed += 1\", \"vp += 5 as milestones\"]\n\
+    [[action]]\nname = \"steal\"\ntarget = \"other\"\ntarget_when = \"target.vp > 0\"\n\
+    effects = [\"target.vp -= 1\", \"vp += 1\"]\n\
+    [[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 1\n\
+    [ranking]\nscore = \"vp\"\nshared = true\n";
+
+/// The worked examples of [`MILESTONES`] plus `examples`, written to a file.
+fn with_examples(name: &str, examples: &str) -> std::path::PathBuf {
+    temp_scenario(name, &format!("{MILESTONES}{examples}"))
+}
+
+#[test]
+fn an_example_of_an_unavailable_action_fails_and_says_why() {
+    for (name, example, why) in [
+        (
+            "when",
+            "actor = \"A\"\naction = \"claim\"\ngiven = [\"claimed = 3\"]\n",
+            "its `when` is false",
+        ),
+        (
+            "cost",
+            "actor = \"A\"\naction = \"claim\"\ngiven = [\"A.mc = 7\"]\n",
+            "its cost cannot be paid",
+        ),
+        (
+            "target",
+            "actor = \"A\"\naction = \"steal\"\ntarget = \"B\"\n",
+            "B is not an eligible target",
+        ),
+    ] {
+        let path = with_examples(
+            &format!("unavailable-{name}"),
+            &format!("[[example]]\nname = \"{name}\"\n{example}"),
+        );
+        let out = vpsim_output(&["test", path.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {text}");
+        assert!(text.contains(why), "{name}: {text}");
+        // `available = false` asserts exactly that, and passes.
+        let path = with_examples(
+            &format!("unavailable-ok-{name}"),
+            &format!("[[example]]\nname = \"{name}\"\n{example}available = false\n"),
+        );
+        vpsim().args(["test", path.to_str().unwrap()]).assert().success();
+    }
+    // An available action asserted unavailable fails.
+    let path = with_examples(
+        "available-wrong",
+        "[[example]]\nname = \"claim\"\nactor = \"A\"\naction = \"claim\"\navailable = false\n",
+    );
+    let out = vpsim_output(&["test", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("to be unavailable, but it is available"));
+}
+
+#[test]
+fn an_example_order_can_share_places_and_shows_ties_as_ties() {
+    let tie = "[[example]]\nname = \"tie\"\ngiven = [\"A.vp = 5\", \"B.vp = 5\", \"C.vp = 2\"]\n\
+        finish = true\n";
+    let path = with_examples("order-tie", &format!("{tie}order = [\"A = B\", \"C\"]\n"));
+    vpsim().args(["test", path.to_str().unwrap()]).assert().success();
+    // A strict order where two factions share first place fails, showing the tie.
+    let path = with_examples("order-strict", &format!("{tie}order = [\"A\", \"B\", \"C\"]\n"));
+    let out = vpsim_output(&["test", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("expected order A > B > C, got A = B > C"), "{text}");
+}
+
+#[test]
+fn an_example_past_the_last_round_blocks_only_test() {
+    let text = format!(
+        "{}[[example]]\nname = \"late\"\nround = 12\nactor = \"A\"\naction = \"claim\"\n",
+        MILESTONES.replace("rounds = 12", "rounds = 6")
+    );
+    let path = temp_scenario("late", &text);
+    let p = path.to_str().unwrap();
+    // A shorter game than the example assumes: run plays, test names the example's place.
+    vpsim().args(["run", p, "--games", "50", "-q"]).assert().success();
+    let out = vpsim_output(&["test", p]);
+    let shown = String::from_utf8_lossy(&out.stdout).to_string()
+        + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let line = text.lines().position(|l| l == "round = 12").unwrap() + 1;
+    assert!(
+        shown.contains("past the last round, 6") && shown.contains(&format!(":{line}:")),
+        "{shown}"
+    );
+}
