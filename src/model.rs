@@ -159,6 +159,8 @@ pub struct Phase {
     pub order: Vec<Expr>,
     /// Agent decisions per faction turn.
     pub actions: Option<Expr>,
+    /// Statements each faction runs as its turn begins, before its decisions.
+    pub before: Vec<Stmt>,
     /// Statements.
     pub effects: Vec<Stmt>,
 }
@@ -533,6 +535,7 @@ impl Model {
             p.when.iter_mut().for_each(&mut *f);
             p.order.iter_mut().for_each(&mut *f);
             p.actions.iter_mut().for_each(&mut *f);
+            stmts(&mut p.before, f);
             stmts(&mut p.effects, f);
         }
         for a in &mut self.actions {

@@ -306,13 +306,14 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     };
     let mut phases = Vec::new();
     for p in &m.phases {
-        let Some(run) = run_of(&p.effects) else {
+        let (Some(run), Some(before)) = (run_of(&p.effects), run_of(&p.before)) else {
             return Ok(0);
         };
         if p.order.len() > crate::state::MAX_ORDER_KEYS {
             return Ok(0);
         }
-        phases.push((p, keep(run)));
+        let before = keep(before);
+        phases.push((p, before, keep(run)));
     }
     let mut events = Vec::new();
     for e in &m.events {

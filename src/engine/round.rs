@@ -203,6 +203,21 @@ impl<T: Tracer> Game<'_, T> {
         self.checks(Timing::RoundEnd, Bind::global())
     }
 
+    /// Runs a faction's statement list of a phase (`before` or `effects`) for `b`.
+    fn turn_list(&mut self, list: &[crate::expr::Stmt], b: Bind) -> Step {
+        match list {
+            // One statement run (a faction phase on the native engine): no list to walk.
+            [crate::expr::Stmt::Native(n)] if !T::ON => {
+                if self.ended.is_none() {
+                    self.native(n, b)?;
+                }
+                self.resolve();
+                Ok(())
+            }
+            list => self.run(list, b),
+        }
+    }
+
     /// Runs one phase: its effects once, or a turn for every faction still in the game.
     pub(super) fn phase(&mut self, p: &crate::model::Phase) -> Step {
         if T::ON {
@@ -222,7 +237,7 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             let b = Bind::faction(f);
-            if let Some(k) = &p.actions {
+            if p.actions.is_some() {
                 self.checks(Timing::TurnStart, b)?;
                 if self.ended.is_some() {
                     return Ok(());
@@ -231,6 +246,17 @@ impl<T: Tracer> Game<'_, T> {
                 if (self.env.st.out >> f) & 1 != 0 {
                     continue;
                 }
+            }
+            if !p.before.is_empty() {
+                self.turn_list(&p.before, b)?;
+                if self.ended.is_some() {
+                    return Ok(());
+                }
+                if (self.env.st.out >> f) & 1 != 0 {
+                    continue;
+                }
+            }
+            if let Some(k) = &p.actions {
                 let count = match self.num(k, b)? {
                     Num::Int(i) => i.clamp(0, u32::MAX as i64) as u32,
                     Num::Real(r) => r.max(0.0) as u32,
@@ -254,16 +280,7 @@ impl<T: Tracer> Game<'_, T> {
                     self.decide(f)?;
                 }
             }
-            match &p.effects[..] {
-                // One statement run (a faction phase on the native engine): no list to walk.
-                [crate::expr::Stmt::Native(n)] if !T::ON => {
-                    if self.ended.is_none() {
-                        self.native(n, b)?;
-                    }
-                    self.resolve();
-                }
-                list => self.run(list, b)?,
-            }
+            self.turn_list(&p.effects, b)?;
         }
         Ok(())
     }

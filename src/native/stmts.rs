@@ -70,7 +70,7 @@ fn group(list: &mut Vec<Stmt>) {
 fn effect_lists(m: &mut Model) -> impl Iterator<Item = &mut Vec<Stmt>> {
     m.phases
         .iter_mut()
-        .map(|p| &mut p.effects)
+        .flat_map(|p| [&mut p.before, &mut p.effects])
         .chain(m.actions.iter_mut().map(|a| &mut a.effects))
         .chain(m.events.iter_mut().map(|e| &mut e.effects))
 }

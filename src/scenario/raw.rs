@@ -422,6 +422,11 @@ pub struct RawPhase {
     #[serde(default)]
     #[schemars(with = "Option<Src>")]
     pub actions: Option<Formula>,
+    /// Faction phases: statements run for each faction as its turn begins, before its
+    /// decisions (after the turn-start end conditions): "roll, then build" in one turn.
+    #[serde(default)]
+    #[schemars(with = "Vec<Src>")]
+    pub before: Vec<Formula>,
     /// Statements, run once (global) or per faction after its actions.
     #[serde(default)]
     #[schemars(with = "Vec<Src>")]

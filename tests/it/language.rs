@@ -166,3 +166,29 @@ fn an_example_past_the_last_round_blocks_only_test() {
         "{shown}"
     );
 }
+
+/// "Roll, then build" in one turn: a faction phase's `before` runs as each turn begins,
+/// before the faction's decisions, so what it rolls decides what the faction may build.
+#[test]
+fn before_runs_ahead_of_the_decisions_on_both_engines() {
+    let text = "[scenario]\nname = \"roll_then_build\"\nrounds = 6\n[[faction]]\nname = \"A\"\n\
+        [[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\n[[var]]\nname = \"roll\"\n\
+        [[var]]\nname = \"built_low\"\n\
+        [[action]]\nname = \"build\"\nwhen = \"roll >= 4\"\neffects = [\"vp += 1\"]\n\
+        [[action]]\nname = \"pass\"\nwhen = \"roll < 4\"\n\
+        effects = [\"built_low += if(roll < 4, 0, 1)\"]\n\
+        [[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 1\nbefore = [\"roll = d6\"]\n\
+        effects = [\"roll = 0\"]\n[ranking]\nscore = \"vp\"\n";
+    let path = temp_scenario("roll-then-build", text);
+    let v = same_on_both(&path, &[]);
+    // Half the rolls allow a build: about 3 points in 6 turns, never a turn with no option.
+    for f in 0..2 {
+        let mean = v["factions"][f]["score"]["mean"].as_f64().unwrap();
+        assert!((mean - 3.0).abs() < 0.1, "{mean}");
+    }
+    // `before` needs a faction phase.
+    let global = text.replace("each = \"faction\"\nactions = 1\n", "");
+    let out = vpsim_output(&["validate", temp_scenario("before-global", &global).to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`before` need each = \"faction\""));
+}

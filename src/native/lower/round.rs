@@ -14,9 +14,9 @@ use crate::model::{Event, EventAt, Phase};
 /// What a round needs besides the model's tables: the machine code of each piece, by
 /// address, and the step budget.
 pub(crate) struct RoundPlan<'m> {
-    /// Each phase, with the address of its effects' statement run (none when it has no
-    /// effects).
-    pub phases: Vec<(&'m Phase, Option<usize>)>,
+    /// Each phase, with the addresses of its `before` and its effects' statement runs
+    /// (none when a list is empty).
+    pub phases: Vec<(&'m Phase, Option<usize>, Option<usize>)>,
     /// Each event, with the address of its effects' statement run.
     pub events: Vec<(&'m Event, Option<usize>)>,
     /// The end conditions of each timing (`Timing as usize`), by address.
@@ -41,12 +41,12 @@ impl Lower<'_, '_> {
         let opts = plan
             .phases
             .iter()
-            .any(|(p, _)| p.actions.is_some())
+            .any(|(p, _, _)| p.actions.is_some())
             .then(|| self.call_ptr(h::opts as *const () as usize));
         let out = self.b.create_block();
         self.events(plan, EventAt::RoundStart, ended, out);
         self.checks_at(plan, Timing::RoundStart, None, ended, false);
-        for &(p, run) in &plan.phases {
+        for &(p, before, run) in &plan.phases {
             self.unless_ended(ended, out);
             let next = self.b.create_block();
             if let Some(w) = &p.when {
@@ -55,7 +55,7 @@ impl Lower<'_, '_> {
                 self.pass_if(c, next);
             }
             if p.faction {
-                self.turns(plan, p, run, opts, ended, next);
+                self.turns(plan, p, [before, run], opts, ended, next);
             } else {
                 self.bind_all(None);
                 self.run(run, ended);
@@ -244,7 +244,7 @@ impl Lower<'_, '_> {
         &mut self,
         plan: &RoundPlan<'_>,
         p: &Phase,
-        run: Option<usize>,
+        [before, run]: [Option<usize>; 2],
         opts: Option<Value>,
         ended: Variable,
         next: Block,
@@ -299,12 +299,23 @@ impl Lower<'_, '_> {
             None => i,
         };
         self.skip_if_out(f, cont, i);
-        if let Some(k) = &p.actions {
+        if p.actions.is_some() {
             // The game goes on: this body began with that test.
             self.checks_at(plan, Timing::TurnStart, Some(f), ended, true);
             self.unless_ended(ended, next);
             // It may have lost as its turn began.
             self.skip_if_out(f, cont, i);
+        }
+        // `before`: as the effects run, then the same tests as after the turn-start checks.
+        if let Some(addr) = before {
+            self.bind_all(Some(f));
+            let r = self.call_code(addr, &[]);
+            self.held_ends(r, ended);
+            self.resolve(ended);
+            self.unless_ended(ended, next);
+            self.skip_if_out(f, cont, i);
+        }
+        if let Some(k) = &p.actions {
             // A turn binds its faction itself: only a count that is a formula needs it.
             if k.as_const_num().is_none() {
                 self.bind_all(Some(f));

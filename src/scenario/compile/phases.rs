@@ -27,12 +27,12 @@ pub(super) fn compile(
         } else {
             Ctx::global()
         };
-        if !faction && (p.actions.is_some() || !p.order.is_empty()) {
+        if !faction && (p.actions.is_some() || !p.order.is_empty() || !p.before.is_empty()) {
             let at = p.each.as_ref().map_or(0, |e| e.span().start);
             return Err(src.fail(
                 at,
                 format!(
-                    "phase `{}`: `actions` and `order` need each = \"faction\"",
+                    "phase `{}`: `actions`, `order` and `before` need each = \"faction\"",
                     p.name
                 ),
             ));
@@ -53,6 +53,7 @@ pub(super) fn compile(
                 .map(|f| cx.expr(comp, f, Ctx::faction()))
                 .collect::<Result<_>>()?,
             actions: cx.opt(comp, &p.actions, Ctx::faction())?,
+            before: cx.stmts(comp, &p.before, ctx)?,
             effects: cx.stmts(comp, &p.effects, ctx)?,
         });
     }

@@ -66,7 +66,7 @@ pub(super) fn floored_constants(
     }
     let lists = phases
         .iter()
-        .map(|p| &p.effects)
+        .flat_map(|p| [&p.before, &p.effects])
         .chain(actions.iter().map(|a| &a.effects))
         .chain(events.iter().map(|e| &e.effects));
     for list in lists {
