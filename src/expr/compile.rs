@@ -210,17 +210,55 @@ impl<'s> Compiler<'s> {
         Ok(lv)
     }
 
-    fn scale(&self, scale: &[(f64, usize)]) -> Result<Box<[i64]>, ParseError> {
+    /// An award's or a race's scale: each a constant formula (numbers and settings, so that
+    /// `--set`, `sweep` and `tune` reach award values) giving a whole number.
+    fn scale(&self, scale: &[Ast], ctx: Ctx) -> Result<Box<[i64]>, ParseError> {
         scale
             .iter()
-            .map(|&(v, p)| {
-                if v.fract() == 0.0 {
-                    Ok(v as i64)
-                } else {
-                    err(p, format!("awards are whole numbers, not {v}"))
+            .map(|a| {
+                let p = a.pos();
+                let e = Expr::new(self.code(a, ctx)?, 0);
+                match e.as_const_num() {
+                    Some(Num::Int(v)) => Ok(v),
+                    Some(Num::Real(v)) if v.fract() == 0.0 && v.abs() < 9.0e18 => Ok(v as i64),
+                    Some(Num::Real(v)) => err(p, format!("awards are whole numbers, not {v}")),
+                    None => err(
+                        p,
+                        "an award is a constant formula: numbers and settings, no variable or dice",
+                    ),
                 }
             })
             .collect()
+    }
+
+    /// The variable an award adds to: a plain per-faction variable, or one element of a
+    /// per-faction variable indexed by a set (`award_vp[landlord]`).
+    fn award_target(
+        &self,
+        var: &(String, usize),
+        index: &Option<(String, usize)>,
+        ctx: Ctx,
+    ) -> Result<LValue, ParseError> {
+        let Some(ix) = index else {
+            return self.faction_var(var, ctx, "an award's target");
+        };
+        let name = Ast::Name {
+            owner: None,
+            name: var.0.clone(),
+            index: Some(ix.clone()),
+            pos: var.1,
+        };
+        let (lv, v) = self.var_ref(&name, Ctx { bound: true, ..ctx })?;
+        if !v.faction || !matches!(lv.elem, Elem::Fixed(_)) {
+            return err(
+                var.1,
+                format!(
+                    "an award's target must be a per-faction variable or one named element of one; `{}[{}]` is not",
+                    var.0, ix.0
+                ),
+            );
+        }
+        Ok(lv)
     }
 
     /// Compiles an expression source string.
@@ -350,6 +388,11 @@ impl<'s> Compiler<'s> {
             match name.as_str() {
                 "round" => return Ok(Op::Round),
                 "age" => return Ok(Op::Age),
+                // The number of factions is the model's: a constant (an award's scale may
+                // read it, "only 1st scores with 2 players").
+                "nfactions" if !self.syms.factions.is_empty() => {
+                    return Ok(Op::Int(self.syms.factions.len() as i64));
+                }
                 "nfactions" => return Ok(Op::NFactions),
                 "age_round" => return Ok(Op::AgeRound),
                 "drawn" => return Ok(Op::Drawn),

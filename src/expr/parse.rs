@@ -110,14 +110,17 @@ pub enum StmtAst {
     End(String, usize),
     /// `draw deck [if cond]`.
     Draw(String, usize, Option<Ast>),
-    /// `award var by metric scale a, b, ... [ties split|high|low|zero] [as source]`.
+    /// `award var[\[elem\]] by metric scale a, b, ... [ties split|high|low|zero]
+    /// [as source]`.
     Award {
         /// Faction variable receiving the awards.
         var: (String, usize),
+        /// The element of an indexed variable receiving them.
+        index: Option<(String, usize)>,
         /// Metric ranked highest first.
         metric: Ast,
-        /// Award per place.
-        scale: Vec<(f64, usize)>,
+        /// Award per place: constant formulas (numbers and settings).
+        scale: Vec<Ast>,
         /// Tie policy.
         ties: TiePolicy,
         /// Tie-break chain (higher first) applied before the policy.
@@ -139,8 +142,8 @@ pub enum StmtAst {
         key: Ast,
         /// Faction variable receiving the rewards.
         var: (String, usize),
-        /// Reward by completion order.
-        scale: Vec<(f64, usize)>,
+        /// Reward by completion order: constant formulas.
+        scale: Vec<Ast>,
         /// Points-by-source tag.
         source: Option<(String, usize)>,
     },

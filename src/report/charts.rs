@@ -488,8 +488,9 @@ macro_rules! render {
             $draw(&root, $($arg),*).map_err(&fail)?;
         }
         // The PNG is drawn with the bundled DejaVu Sans; the SVG names it first, then
-        // Verdana (its metric twin) and the viewer's sans-serif.
-        let svg = svg.replace(
+        // Verdana (its metric twin) and the viewer's sans-serif. A label's control
+        // characters are written as visible escapes (`cat` of a chart drives no terminal).
+        let svg = crate::diagnostic::terminal_safe(&svg).replace(
             "font-family=\"sans-serif\"",
             "font-family=\"DejaVu Sans, Verdana, sans-serif\"",
         );

@@ -256,7 +256,9 @@ pub fn page(md: &str, dir: &Path, title: &str) -> String {
 /// Writes `dir/report.html` from the report's Markdown.
 pub fn write(dir: &Path, md: &str, title: &str) -> Result<std::path::PathBuf> {
     let path = dir.join("report.html");
-    crate::output::write_atomic(&path, page(md, dir, title).as_bytes())?;
+    // The page inlines the charts' SVG: every text in it is terminal-safe, as report.md is.
+    let page = page(md, dir, title);
+    crate::output::write_atomic(&path, crate::diagnostic::terminal_safe(&page).as_bytes())?;
     Ok(path)
 }
 

@@ -6,11 +6,22 @@ use crate::util::{temp_scenario, vpsim, vpsim_output};
 
 /// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
 fn json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec!["run", path.to_str().unwrap(), "--games", "2000", "--json", "-q"];
+    let mut args = vec![
+        "run",
+        path.to_str().unwrap(),
+        "--games",
+        "2000",
+        "--json",
+        "-q",
+    ];
     args.extend(["--engine", engine]);
     args.extend(extra);
     let out = vpsim_output(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     v["performance"] = serde_json::Value::Null;
     v
@@ -52,10 +63,14 @@ fn starting_values_are_credited_to_their_source_on_both_engines() {
 
 #[test]
 fn a_global_cannot_credit_its_start() {
-    let text = RACE
-        .replace("init = { vp = 3 }\n", "")
-        .replace("init_as = \"start\"\n", "scope = \"global\"\ninit_as = \"start\"\n");
-    let out = vpsim_output(&["validate", temp_scenario("credit-global", &text).to_str().unwrap()]);
+    let text = RACE.replace("init = { vp = 3 }\n", "").replace(
+        "init_as = \"start\"\n",
+        "scope = \"global\"\ninit_as = \"start\"\n",
+    );
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("credit-global", &text).to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(":12:11") && err.contains("is global"), "{err}");
@@ -120,7 +135,10 @@ fn an_example_of_an_unavailable_action_fails_and_says_why() {
             &format!("unavailable-ok-{name}"),
             &format!("[[example]]\nname = \"{name}\"\n{example}available = false\n"),
         );
-        vpsim().args(["test", path.to_str().unwrap()]).assert().success();
+        vpsim()
+            .args(["test", path.to_str().unwrap()])
+            .assert()
+            .success();
     }
     // An available action asserted unavailable fails.
     let path = with_examples(
@@ -129,7 +147,9 @@ fn an_example_of_an_unavailable_action_fails_and_says_why() {
     );
     let out = vpsim_output(&["test", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("to be unavailable, but it is available"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("to be unavailable, but it is available")
+    );
 }
 
 #[test]
@@ -137,13 +157,22 @@ fn an_example_order_can_share_places_and_shows_ties_as_ties() {
     let tie = "[[example]]\nname = \"tie\"\ngiven = [\"A.vp = 5\", \"B.vp = 5\", \"C.vp = 2\"]\n\
         finish = true\n";
     let path = with_examples("order-tie", &format!("{tie}order = [\"A = B\", \"C\"]\n"));
-    vpsim().args(["test", path.to_str().unwrap()]).assert().success();
+    vpsim()
+        .args(["test", path.to_str().unwrap()])
+        .assert()
+        .success();
     // A strict order where two factions share first place fails, showing the tie.
-    let path = with_examples("order-strict", &format!("{tie}order = [\"A\", \"B\", \"C\"]\n"));
+    let path = with_examples(
+        "order-strict",
+        &format!("{tie}order = [\"A\", \"B\", \"C\"]\n"),
+    );
     let out = vpsim_output(&["test", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("expected order A > B > C, got A = B > C"), "{text}");
+    assert!(
+        text.contains("expected order A > B > C, got A = B > C"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -155,10 +184,13 @@ fn an_example_past_the_last_round_blocks_only_test() {
     let path = temp_scenario("late", &text);
     let p = path.to_str().unwrap();
     // A shorter game than the example assumes: run plays, test names the example's place.
-    vpsim().args(["run", p, "--games", "50", "-q"]).assert().success();
+    vpsim()
+        .args(["run", p, "--games", "50", "-q"])
+        .assert()
+        .success();
     let out = vpsim_output(&["test", p]);
-    let shown = String::from_utf8_lossy(&out.stdout).to_string()
-        + &String::from_utf8_lossy(&out.stderr);
+    let shown =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{shown}");
     let line = text.lines().position(|l| l == "round = 12").unwrap() + 1;
     assert!(
@@ -188,7 +220,57 @@ fn before_runs_ahead_of_the_decisions_on_both_engines() {
     }
     // `before` needs a faction phase.
     let global = text.replace("each = \"faction\"\nactions = 1\n", "");
-    let out = vpsim_output(&["validate", temp_scenario("before-global", &global).to_str().unwrap()]);
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("before-global", &global).to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("`before` need each = \"faction\""));
+}
+
+const AWARDS: &str = "[scenario]\nname = \"awards\"\nrounds = 3\n[settings]\nfirst = 5\nsecond = 2\n\
+    [[set]]\nname = \"titles\"\nelements = [\"landlord\", \"banker\"]\n\
+    [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\
+    [[var]]\nname = \"land\"\n[[var]]\nname = \"cash\"\n\
+    [[var]]\nname = \"award_vp\"\nover = \"titles\"\n\
+    [[phase]]\nname = \"grow\"\neach = \"faction\"\n\
+    effects = [\"land += d6\", \"cash += d6\"]\n\
+    [[phase]]\nname = \"score\"\nwhen = \"round == 3\"\neffects = [\n\
+    \"award award_vp[landlord] by land scale first, if(nfactions == 2, 0, second) as awards\",\n\
+    \"award award_vp[banker] by cash scale first, second ties zero as awards\",\n]\n\
+    [ranking]\nscore = \"award_vp[landlord] + award_vp[banker]\"\n";
+
+/// An award adds to one element of an indexed variable, and its scale is a constant
+/// formula: settings reach it, so `--set` changes the award values.
+#[test]
+fn awards_go_into_indexed_variables_with_scales_from_settings() {
+    let path = temp_scenario("awards", AWARDS);
+    let base = same_on_both(&path, &[]);
+    let points = |v: &serde_json::Value| -> f64 {
+        v["points_by_source"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["total"].as_f64().unwrap())
+            .sum()
+    };
+    // Split ties aside, each game hands out 5 + 2 for land and at most 5 + 2 for cash.
+    let games = 2000.0;
+    assert!(
+        points(&base) > 12.0 * games && points(&base) <= 14.0 * games,
+        "{}",
+        points(&base)
+    );
+    let more = same_on_both(&path, &["--set", "settings.first=7"]);
+    let gain = points(&more) - points(&base);
+    assert!(gain > 3.0 * games && gain <= 4.0 * games, "{gain}");
+    // A scale must be constant.
+    let bad = AWARDS.replace("scale first, second ties", "scale round, second ties");
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("awards-bad", &bad).to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("an award is a constant formula"), "{err}");
 }

@@ -45,13 +45,14 @@ impl Compiler<'_> {
             }
             StmtAst::Award {
                 var,
+                index,
                 metric,
                 scale,
                 ties,
                 chain,
                 source,
             } => {
-                let lv = self.faction_var(var, ctx, "an award's target")?;
+                let lv = self.award_target(var, index, ctx)?;
                 let inner = Ctx { bound: true, ..ctx };
                 let metric = Expr::new(self.code(metric, inner)?, loc);
                 if chain.len() > MAX_ORDER_KEYS - 1 {
@@ -70,7 +71,7 @@ impl Compiler<'_> {
                 Stmt::Award {
                     lv,
                     metric,
-                    scale: self.scale(scale)?,
+                    scale: self.scale(scale, ctx)?,
                     ties: *ties,
                     chain: chain.into_boxed_slice(),
                     source: self.source(source)?,
@@ -117,7 +118,7 @@ impl Compiler<'_> {
                     cond: Expr::new(self.code(cond, inner)?, loc),
                     key: Expr::new(self.code(key, inner)?, loc),
                     lv,
-                    scale: self.scale(scale)?,
+                    scale: self.scale(scale, ctx)?,
                     source: self.source(source)?,
                 }))
             }

@@ -151,19 +151,28 @@ impl Parser {
         Ok(StmtAst::Complete(pos))
     }
 
-    /// `award var by metric scale a, b, ... [ties split|high|low|zero | ties by key, ...]
-    /// [as source]`.
+    /// `award var[\[elem\]] by metric scale a, b, ... [ties split|high|low|zero | ties by key,
+    /// ...] [as source]`; each award is a constant formula (a number, a setting).
     fn stmt_award(&mut self) -> PResult<StmtAst> {
         self.bump();
         let var = self.ident("a faction variable after `award`")?;
+        let index = if self.is_sym("[") {
+            self.bump();
+            let ix = self.ident("an element name inside `[ ]`")?;
+            self.expect_sym("]")?;
+            Some(ix)
+        } else {
+            None
+        };
         self.word("by")?;
         let metric = self.expr()?;
         self.word("scale")?;
-        let scale = self.numbers()?;
+        let scale = self.exprs()?;
         let (ties, chain) = self.award_ties()?;
         let source = self.source()?;
         Ok(StmtAst::Award {
             var,
+            index,
             metric,
             scale,
             ties,
@@ -212,7 +221,7 @@ impl Parser {
         let key = self.expr()?;
         self.word("award")?;
         let var = self.ident("a faction variable after `award`")?;
-        let scale = self.numbers()?;
+        let scale = self.exprs()?;
         let source = self.source()?;
         Ok(StmtAst::Race {
             done,
@@ -314,37 +323,6 @@ impl Parser {
             Ok(())
         } else {
             err(self.pos(), format!("expected `{w}` {}", self.found()))
-        }
-    }
-
-    /// A comma-separated list of (possibly negative) numbers.
-    fn numbers(&mut self) -> PResult<Vec<(f64, usize)>> {
-        let mut out = Vec::new();
-        loop {
-            let p = self.pos();
-            let neg = if self.is_sym("-") {
-                self.bump();
-                true
-            } else {
-                false
-            };
-            match self.peek().clone() {
-                Tok::Num(v) => {
-                    self.bump();
-                    out.push((if neg { -v } else { v }, p));
-                }
-                Tok::Int(v) => {
-                    self.bump();
-                    let v = v as f64;
-                    out.push((if neg { -v } else { v }, p));
-                }
-                _ => return err(self.pos(), format!("expected a number {}", self.found())),
-            }
-            if self.is_sym(",") {
-                self.bump();
-            } else {
-                return Ok(out);
-            }
         }
     }
 
