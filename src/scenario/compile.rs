@@ -13,6 +13,7 @@ mod actions;
 mod clock;
 mod decks;
 mod declare;
+mod derived;
 mod ends;
 mod events;
 mod examples;
@@ -250,6 +251,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     decks::decks(raw, src, &mut d)?;
     let slots = vars::layout(raw, src, &cx, &mut d)?;
     let declared = reasons::declare(raw, src, &cx)?;
+    derived::declare(raw, &mut cx, &mut d, &declared.names())?;
     let declare::Decls {
         syms,
         mut tables,

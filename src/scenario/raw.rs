@@ -95,6 +95,9 @@ pub struct RawScenario {
     #[serde(default, rename = "var")]
     #[schemars(with = "Vec<RawVar>")]
     pub vars: Vec<Spanned<RawVar>>,
+    /// Derived values: named formulas, computed where they are read, never stored.
+    #[serde(default, rename = "derived")]
+    pub derived: Vec<RawDerived>,
     /// Decks of cards.
     #[serde(default, rename = "deck")]
     #[schemars(with = "Vec<RawDeck>")]
@@ -246,6 +249,22 @@ pub struct RawMeta {
     #[serde(default)]
     #[schemars(with = "Option<Src>")]
     pub teams: Option<Formula>,
+}
+
+/// `[[derived]]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawDerived {
+    /// Identifier, used in formulas as a variable is (`total_vp`, `A.total_vp`).
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// `faction` (default: a value per faction) or `global`.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub scope: Option<Spanned<String>>,
+    /// The formula, over variables, settings and earlier derived values.
+    #[schemars(with = "Src")]
+    pub formula: Formula,
 }
 
 /// `[[set]]`.

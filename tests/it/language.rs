@@ -274,3 +274,62 @@ fn awards_go_into_indexed_variables_with_scales_from_settings() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("an award is a constant formula"), "{err}");
 }
+
+const DERIVED: &str = "[scenario]\nname = \"derived\"\nrounds = 4\n\
+    [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+    [[var]]\nname = \"vp\"\n[[var]]\nname = \"bonus\"\n\
+    [[derived]]\nname = \"total_vp\"\nformula = \"vp + 2 * bonus\"\n\
+    [[derived]]\nname = \"lead\"\nformula = \"total_vp - max_others(total_vp)\"\n\
+    [[derived]]\nname = \"best\"\nscope = \"global\"\nformula = \"max_all(total_vp)\"\n\
+    [[action]]\nname = \"score\"\neffects = [\"vp += d6\"]\n\
+    [[action]]\nname = \"bank\"\nweight = \"if(lead < 0, 3, 1)\"\neffects = [\"bonus += 1\"]\n\
+    [[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 1\n\
+    [ranking]\nscore = \"total_vp\"\n\
+    [[example]]\nname = \"derived values read the state of the moment\"\n\
+    given = [\"A.vp = 3\", \"A.bonus = 2\", \"B.vp = 6\"]\n\
+    expect = [\"A.total_vp == 7\", \"B.total_vp == 6\", \"best == 7\"]\n\
+    finish = true\norder = [\"A\", \"B\"]\n";
+
+/// Derived values: named formulas read as variables are, in formulas, rankings and
+/// examples; a faction's value for a named faction reads that faction's variables.
+#[test]
+fn derived_values_are_formulas_read_like_variables_on_both_engines() {
+    let path = temp_scenario("derived", DERIVED);
+    for engine in ["native", "interp"] {
+        vpsim()
+            .args(["test", path.to_str().unwrap(), "--engine", engine])
+            .assert()
+            .success();
+    }
+    let v = same_on_both(&path, &[]);
+    assert!(v["factions"][0]["score"]["mean"].as_f64().unwrap() > 4.0);
+    // A faction's value with no faction in scope, a later value read early, and a name taken
+    // twice are located errors.
+    for (from, to, says) in [
+        (
+            "formula = \"max_all(total_vp)\"",
+            "formula = \"total_vp\"",
+            "no faction is in scope here",
+        ),
+        (
+            "formula = \"vp + 2 * bonus\"",
+            "formula = \"vp + lead\"",
+            "lead",
+        ),
+        ("name = \"best\"", "name = \"vp\"", "already defined"),
+        (
+            "\"best == 7\"",
+            "\"A.lead == 1\"",
+            "reads an `_others` aggregate",
+        ),
+    ] {
+        let text = DERIVED.replace(from, to);
+        let out = vpsim_output(&[
+            "validate",
+            temp_scenario("derived-bad", &text).to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.contains("derived-bad"), "{err}");
+    }
+}
