@@ -112,12 +112,13 @@ impl<T: Tracer> Game<'_, T> {
         let new = self.store(lv.var, op, old, x, loc)?;
         self.env.st.vals[slot] = new;
         if source.is_some() || T::ON {
-            self.record(lv, op, x, b, (slot, old, new), source);
+            self.record(lv, op, x, b, (slot, old, new), (source, loc));
         }
         Ok(new != old)
     }
 
-    /// Credits a stored change (`slot`, `old`, `new`) to its source and traces it.
+    /// Credits a stored change (`slot`, `old`, `new`) to its source and traces it, with the
+    /// line of the statement that made it (`loc`) and its source.
     #[inline(never)]
     pub(super) fn record(
         &mut self,
@@ -126,7 +127,7 @@ impl<T: Tracer> Game<'_, T> {
         x: Num,
         b: Bind,
         (slot, old, new): (usize, i64, i64),
-        source: Option<u8>,
+        (source, loc): (Option<u8>, u32),
     ) {
         if let Some(src) = source
             && lv.fstride != 0
@@ -175,8 +176,23 @@ impl<T: Tracer> Game<'_, T> {
                 Some(f) if f > 0 && new >= f => format!(", shown as {} on the +{f} side", new % f),
                 _ => String::new(),
             };
+            // Which statement: its line in the file, and the source it credits.
+            let mut by = match self.m.locs.get(loc as usize) {
+                Some(l) if l.line > 0 => format!(" [line {}", l.line),
+                _ => String::new(),
+            };
+            if let Some(src) = source {
+                let tag = format!("as {}", self.m.sources[src as usize]);
+                by = if by.is_empty() {
+                    format!(" [{tag}]")
+                } else {
+                    format!("{by}, {tag}]")
+                };
+            } else if !by.is_empty() {
+                by.push(']');
+            }
             self.tracer.line(format_args!(
-                "    {name} {sym} {shown} -> {new} (was {old}{capped}{flip})"
+                "    {name} {sym} {shown} -> {new} (was {old}{capped}{flip}){by}"
             ));
         }
     }

@@ -137,6 +137,22 @@ pub struct Compiler<'s> {
     pub card_reads: std::cell::Cell<u32>,
     /// How many `draw`, `take` and `for held` statements bind a card.
     pub card_binders: u32,
+    /// The element a template binds while its copy for that element compiles: the word that
+    /// stands for it, its set's id and the element's index.
+    pub template: Option<Template>,
+}
+
+/// A template's binding (`for_each` on an action, `for m in SET:` in statements): `word`
+/// stands for element `elem` of set `set`, as an index (`done[it]`) or as its 1-based
+/// position (`it`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// The word bound.
+    pub word: String,
+    /// The set's id.
+    pub set: u16,
+    /// The element's index in it.
+    pub elem: u16,
 }
 
 impl<'s> Compiler<'s> {
@@ -151,6 +167,7 @@ impl<'s> Compiler<'s> {
             end_uses: Vec::new(),
             card_reads: std::cell::Cell::new(0),
             card_binders: 0,
+            template: None,
         }
     }
 
@@ -397,6 +414,9 @@ impl<'s> Compiler<'s> {
                     Num::Real(r) => Op::Const(r),
                 });
             }
+            if let Some(t) = self.template.as_ref().filter(|t| &t.word == name) {
+                return Ok(Op::Int(t.elem as i64 + 1));
+            }
             match name.as_str() {
                 "round" => return Ok(Op::Round),
                 "age" => return Ok(Op::Age),
@@ -477,6 +497,17 @@ impl<'s> Compiler<'s> {
         let elem = match (v.set, index) {
             (None, None) => Elem::None,
             (None, Some((_, p))) => return err(*p, format!("`{name}` is not indexed by a set")),
+            (Some(s), Some((e, p))) if self.template.as_ref().is_some_and(|t| &t.word == e) => {
+                match self.template.as_ref() {
+                    Some(t) if t.set == s => Elem::Fixed(t.elem),
+                    _ => {
+                        return err(
+                            *p,
+                            format!("`{e}` is an element of another set than `{name}`'s"),
+                        );
+                    }
+                }
+            }
             (Some(s), Some((e, p))) => {
                 let set = self
                     .syms

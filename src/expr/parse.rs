@@ -160,6 +160,16 @@ pub enum StmtAst {
     Take(String, usize, Option<Ast>),
     /// `for held deck: stmt`: run `stmt` for each card of the deck the faction holds.
     ForHeld(String, usize, Box<StmtAst>),
+    /// `for WORD in SET: stmt`: a template, the statement once per element of SET with
+    /// WORD standing for the element.
+    ForIn {
+        /// The word and where it is.
+        word: (String, usize),
+        /// The set and where it is named.
+        set: (String, usize),
+        /// The statement.
+        body: Box<StmtAst>,
+    },
     /// `discard`: return the card in hand to its deck.
     Discard(usize),
     /// `complete`: the faction in scope completes the card in hand (kept out of the deck).

@@ -459,6 +459,11 @@ pub struct RawAction {
     /// Name.
     #[schemars(with = "String")]
     pub name: Spanned<String>,
+    /// A set: the action is declared once for each of its elements, named `NAME_ELEMENT`,
+    /// with `it` standing for the element in its formulas (`done[it]`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub for_each: Option<Spanned<String>>,
     /// Only these factions may take it (default all).
     #[serde(default)]
     #[schemars(with = "Vec<String>")]

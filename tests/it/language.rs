@@ -333,3 +333,59 @@ fn derived_values_are_formulas_read_like_variables_on_both_engines() {
         assert!(err.contains(says) && err.contains("derived-bad"), "{err}");
     }
 }
+
+const TEMPLATES: &str = "[scenario]\nname = \"templates\"\nrounds = 8\n\
+    [[set]]\nname = \"milestones\"\nelements = [\"builder\", \"mayor\", \"gardener\", \"planner\", \"tycoon\"]\n\
+    [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\
+    [[var]]\nname = \"vp\"\n[[var]]\nname = \"mc\"\ninit = 30\n\
+    [[var]]\nname = \"claimed\"\nscope = \"global\"\n\
+    [[var]]\nname = \"taken\"\nscope = \"global\"\nover = \"milestones\"\n\
+    [[var]]\nname = \"held\"\nover = \"milestones\"\n\
+    [[action]]\nname = \"claim\"\nfor_each = \"milestones\"\n\
+    when = \"claimed < 3 and taken[it] == 0\"\ncost = { mc = 8 }\n\
+    effects = [\"taken[it] = 1\", \"held[it] = 1\", \"claimed += 1\", \"vp += 5 as milestones\"]\n\
+    [[action]]\nname = \"wait\"\n\
+    [[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 1\n\
+    [[phase]]\nname = \"awards\"\nwhen = \"round == 8\"\n\
+    effects = [\"for m in milestones: award vp by held[m] scale m, 0 ties zero as awards\"]\n\
+    [ranking]\nscore = \"vp\"\n\
+    [[example]]\nname = \"a 4th milestone cannot be claimed\"\n\
+    given = [\"claimed = 3\", \"taken[builder] = 1\"]\nactor = \"A\"\naction = \"claim_mayor\"\n\
+    available = false\n\
+    [[example]]\nname = \"a milestone is claimed once\"\ngiven = [\"taken[mayor] = 1\"]\n\
+    actor = \"B\"\naction = \"claim_mayor\"\navailable = false\n\
+    [[example]]\nname = \"claiming pays 8 and scores 5\"\nactor = \"C\"\naction = \"claim_tycoon\"\n\
+    expect = [\"C.vp == 5\", \"C.mc == 22\", \"taken[tycoon] == 1\", \"claimed == 1\"]\n";
+
+/// Templates: an action declared once for each element of a set (`for_each`, `it` the
+/// element) and a statement once for each (`for m in SET:`), on both engines.
+#[test]
+fn templates_declare_an_action_or_a_statement_per_element() {
+    let path = temp_scenario("templates", TEMPLATES);
+    for engine in ["native", "interp"] {
+        vpsim()
+            .args(["test", path.to_str().unwrap(), "--engine", engine])
+            .assert()
+            .success();
+    }
+    let v = same_on_both(&path, &[]);
+    // Three milestones of 5 points are claimed in every game.
+    let points = v["points_by_source"].as_array().unwrap();
+    let milestones: f64 = points
+        .iter()
+        .filter(|p| p["source"] == "milestones")
+        .map(|p| p["total"].as_f64().unwrap())
+        .sum();
+    assert_eq!(milestones, 15.0 * 2000.0);
+    // The awards give milestone k's holder k points (ties zero): 1 + 2 + ... for those held.
+    let awards: f64 = points
+        .iter()
+        .filter(|p| p["source"] == "awards")
+        .map(|p| p["total"].as_f64().unwrap())
+        .sum();
+    assert!(awards > 0.0);
+    // The copies are named NAME_ELEMENT: validate lists them.
+    let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("claim_planner"), "{text}");
+}

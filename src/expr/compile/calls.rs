@@ -184,13 +184,11 @@ impl Compiler<'_> {
                 if let Some((kind, scope)) = agg_name(name) {
                     return self.aggregate(kind, scope, args, pos, ctx, out);
                 }
-                return err(
-                    pos,
-                    format!(
-                        "unknown function `{name}`{}",
-                        suggest(name, FUNCTIONS.iter())
-                    ),
-                );
+                let mut hint = suggest(name, FUNCTIONS.iter());
+                if hint.is_empty() {
+                    hint = suggest_parts(name);
+                }
+                return err(pos, format!("unknown function `{name}`{hint}"));
             }
         }
         Ok(())
@@ -270,5 +268,23 @@ impl Compiler<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// A hint for a function name made of known words in an unknown combination
+/// (`max_all_others`): the known functions all of whose `_`-separated words it has, nearest
+/// first, at most three; empty when there is none.
+fn suggest_parts(name: &str) -> String {
+    let words: Vec<&str> = name.split('_').collect();
+    let mut near: Vec<(usize, &str)> = FUNCTIONS
+        .iter()
+        .filter(|f| f.contains('_') && f.split('_').all(|w| words.contains(&w)))
+        .map(|f| (super::names::edit_distance(name, f), *f))
+        .collect();
+    near.sort();
+    let names: Vec<String> = near.iter().take(3).map(|(_, f)| format!("`{f}`")).collect();
+    match names.len() {
+        0 => String::new(),
+        _ => format!(" (did you mean {}?)", names.join(" or ")),
     }
 }

@@ -180,6 +180,37 @@ impl Compiler<'_> {
                 };
                 Stmt::Take { deck, cond }
             }
+            StmtAst::ForIn { word, set, body } => {
+                let Some(s) = self.syms.sets.get(&set.0) else {
+                    return err(
+                        set.1,
+                        format!(
+                            "`{}` is not a set{}",
+                            set.0,
+                            suggest(&set.0, self.syms.sets.keys())
+                        ),
+                    );
+                };
+                if self.template.is_some() {
+                    return err(
+                        word.1,
+                        "a template inside a template: one `for ... in` at a time",
+                    );
+                }
+                let (id, n) = (s.id, s.elements.len());
+                let mut copies = Vec::with_capacity(n);
+                for elem in 0..n {
+                    self.template = Some(super::Template {
+                        word: word.0.clone(),
+                        set: id,
+                        elem: elem as u16,
+                    });
+                    let copy = self.stmt_ast(body, ctx, loc);
+                    self.template = None;
+                    copies.push(copy?);
+                }
+                Stmt::Block(copies.into_boxed_slice())
+            }
             StmtAst::ForHeld(d, p, body) => {
                 self.card_binders += 1;
                 let deck = self.hand_deck(d, *p, ctx, "`for held` looks at the hand")?;

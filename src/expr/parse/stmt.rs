@@ -131,6 +131,18 @@ impl Parser {
     /// `for held deck: stmt`.
     fn stmt_for(&mut self) -> PResult<StmtAst> {
         self.bump();
+        if !self.is_word("held") {
+            // `for WORD in SET: stmt`: the statement once for each element of SET.
+            let word = self.ident("`held` or a word for the element after `for`")?;
+            self.word("in")?;
+            let set = self.ident("a set name after `in`")?;
+            self.expect_sym(":")?;
+            return Ok(StmtAst::ForIn {
+                word,
+                set,
+                body: Box::new(self.stmt()?),
+            });
+        }
         self.word("held")?;
         let (d, dp) = self.ident("a deck name after `for held`")?;
         self.expect_sym(":")?;

@@ -26,8 +26,40 @@ pub(super) fn compile(
     // The names declared so far: a set, so that a scenario of 10^5 actions compiles in
     // linear time.
     let mut names = std::collections::HashSet::new();
-    for (i, a) in raw.actions.iter().enumerate() {
+    // Each action, or for a template each element's copy of it.
+    let mut copies = Vec::new();
+    for a in &raw.actions {
         let a = a.get_ref();
+        match &a.for_each {
+            None => copies.push((a, None)),
+            Some(set) => {
+                let Some(s) = syms.sets.get(set.get_ref()) else {
+                    return Err(src.fail(
+                        set.span().start,
+                        format!(
+                            "`{}` is not a set{}",
+                            set.get_ref(),
+                            suggest(set.get_ref(), syms.sets.keys())
+                        ),
+                    ));
+                };
+                for (e, elem) in s.elements.iter().enumerate() {
+                    let t = crate::expr::compile::Template {
+                        word: "it".into(),
+                        set: s.id,
+                        elem: e as u16,
+                    };
+                    copies.push((a, Some((format!("{}_{elem}", a.name.get_ref()), t))));
+                }
+            }
+        }
+    }
+    for (i, (a, copy)) in copies.into_iter().enumerate() {
+        let (name, template) = match copy {
+            Some((n, t)) => (n, Some(t)),
+            None => (a.name.get_ref().clone(), None),
+        };
+        comp.template = template;
         if i == crate::state::MAX_ACTIONS {
             return Err(src.fail(
                 a.name.span().start,
@@ -37,11 +69,11 @@ pub(super) fn compile(
                 ),
             ));
         }
-        check_ident(src, a.name.get_ref(), a.name.span().start)?;
-        if !names.insert(a.name.get_ref().as_str()) {
+        check_ident(src, &name, a.name.span().start)?;
+        if !names.insert(name.clone()) {
             return Err(src.fail(
                 a.name.span().start,
-                format!("action `{}` is declared twice", a.name.get_ref()),
+                format!("action `{name}` is declared twice"),
             ));
         }
         let targeted = cx.keyword(&a.target, &["none", "other"], "none", "target")? == "other";
@@ -108,7 +140,7 @@ pub(super) fn compile(
             return Err(src.fail(a.name.span().start, "target_when needs target = \"other\""));
         }
         actions.push(Action {
-            name: a.name.get_ref().clone(),
+            name,
             allowed,
             when,
             cost,
@@ -119,7 +151,7 @@ pub(super) fn compile(
             effects: cx.stmts(comp, &a.effects, ctx)?,
         });
     }
-
+    comp.template = None;
     Ok(actions)
 }
 
