@@ -13,6 +13,7 @@
 //! | [`agents`] | options, policies and weighted choice |
 //! | [`lookahead`] | the playouts of lookahead decisions and what a result is worth |
 //! | [`awards`] | rank awards and their tie policies (where ties are split) |
+//! | [`titles`] | titles: who holds one, and the points it gives |
 //! | [`races`] | completion races |
 //! | [`hands`] | hands and decks |
 //! | [`order`] | turn order |
@@ -31,6 +32,7 @@ pub mod ranking;
 pub mod round;
 pub mod settle;
 pub mod statements;
+pub mod titles;
 pub mod trace;
 
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM};

@@ -261,6 +261,7 @@ impl<T: Tracer> Game<'_, T> {
                 }
             }
             Stmt::Race(r) => self.race(r, b)?,
+            Stmt::Title(t) => self.title(t, b)?,
             Stmt::Outcome { kind, reason } => self.mark(*kind, *reason, b),
             Stmt::If { cond, then, els } => {
                 if self.test(cond, b)? {

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 mod calls;
+mod derived;
 mod names;
 mod statements;
 
@@ -233,57 +234,6 @@ impl<'s> Compiler<'s> {
                 format!(
                     "{what} must be a plain per-faction variable; `{}` is not one",
                     var.0
-                ),
-            );
-        }
-        Ok(lv)
-    }
-
-    /// An award's or a race's scale: each a constant formula (numbers and settings, so that
-    /// `--set`, `sweep` and `tune` reach award values) giving a whole number.
-    fn scale(&self, scale: &[Ast], ctx: Ctx) -> Result<Box<[i64]>, ParseError> {
-        scale
-            .iter()
-            .map(|a| {
-                let p = a.pos();
-                let e = Expr::new(self.code(a, ctx)?, 0);
-                match e.as_const_num() {
-                    Some(Num::Int(v)) => Ok(v),
-                    Some(Num::Real(v)) if v.fract() == 0.0 && v.abs() < 9.0e18 => Ok(v as i64),
-                    Some(Num::Real(v)) => err(p, format!("awards are whole numbers, not {v}")),
-                    None => err(
-                        p,
-                        "an award is a constant formula: numbers and settings, no variable or dice",
-                    ),
-                }
-            })
-            .collect()
-    }
-
-    /// The variable an award adds to: a plain per-faction variable, or one element of a
-    /// per-faction variable indexed by a set (`award_vp[landlord]`).
-    fn award_target(
-        &self,
-        var: &(String, usize),
-        index: &Option<(String, usize)>,
-        ctx: Ctx,
-    ) -> Result<LValue, ParseError> {
-        let Some(ix) = index else {
-            return self.faction_var(var, ctx, "an award's target");
-        };
-        let name = Ast::Name {
-            owner: None,
-            name: var.0.clone(),
-            index: Some(ix.clone()),
-            pos: var.1,
-        };
-        let (lv, v) = self.var_ref(&name, Ctx { bound: true, ..ctx })?;
-        if !v.faction || !matches!(lv.elem, Elem::Fixed(_)) {
-            return err(
-                var.1,
-                format!(
-                    "an award's target must be a per-faction variable or one named element of one; `{}[{}]` is not",
-                    var.0, ix.0
                 ),
             );
         }
@@ -557,7 +507,7 @@ impl<'s> Compiler<'s> {
             Ast::Dice(n, s, _) => out.push(Op::Dice(*n, *s)),
             Ast::Name { name, owner, .. }
                 if self.syms.derived.contains_key(name)
-                    && !owner.as_ref().is_some_and(|(o, _)| o == "card") =>
+                    && owner.as_ref().is_none_or(|(o, _)| o != "card") =>
             {
                 self.derived(ast, ctx, out)?
             }
@@ -652,116 +602,6 @@ impl<'s> Compiler<'s> {
             }
             _ => Ok(()),
         }
-    }
-}
-
-impl Compiler<'_> {
-    /// A derived value read at `ast` (`total_vp`, `A.total_vp`): its formula compiled here.
-    /// A faction's value read without an owner is the bound faction's (the acting one, or
-    /// the one an aggregate visits); with an owner, that faction's variables stand for the
-    /// formula's own.
-    fn derived(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
-        let Ast::Name {
-            owner,
-            name,
-            index,
-            pos,
-        } = ast
-        else {
-            unreachable!("derived() on a non-name")
-        };
-        let d = &self.syms.derived[name];
-        if index.is_some() {
-            return err(
-                *pos,
-                format!("`{name}` is a derived value: it takes no `[ ]`"),
-            );
-        }
-        match (d.faction, owner) {
-            (false, Some(_)) => err(
-                *pos,
-                format!("`{name}` is a global derived value: it has no owner"),
-            ),
-            (false, None) => self.emit(&d.ast, ctx, out),
-            (true, None) if !ctx.bound => err(
-                *pos,
-                format!(
-                    "`{name}` is a faction's value and no faction is in scope here: name one (`Faction.{name}`) or use an aggregate such as max_all({name})"
-                ),
-            ),
-            (true, None) => self.emit(&d.ast, ctx, out),
-            (true, Some(_)) if reads_others(&d.ast, &self.syms) => err(
-                *pos,
-                format!(
-                    "`{name}` reads an `_others` aggregate, which leaves out the faction in scope: read it for that faction (`{name}`), not for a named one"
-                ),
-            ),
-            (true, Some(o)) => self.emit(&with_owner(&d.ast, o, &self.syms), ctx, out),
-        }
-    }
-}
-
-/// Whether `ast` (or a derived value it reads) has an `_others` aggregate, which leaves out
-/// the faction in scope and cannot be moved to a named one.
-fn reads_others(ast: &Ast, syms: &Symbols) -> bool {
-    match ast {
-        Ast::Name { name, .. } => syms
-            .derived
-            .get(name)
-            .is_some_and(|d| reads_others(&d.ast, syms)),
-        Ast::Neg(e, _) | Ast::Not(e, _) => reads_others(e, syms),
-        Ast::Bin(_, l, r, _) => reads_others(l, syms) || reads_others(r, syms),
-        Ast::Call(f, args, _) => {
-            agg_name(f).is_some_and(|(_, s)| s == "others")
-                || args.iter().any(|a| reads_others(a, syms))
-        }
-        _ => false,
-    }
-}
-
-/// `ast` with `owner` for the faction it reads: its unqualified faction variables and
-/// faction derived values, and `me.`, are `owner`'s. An aggregate over factions keeps its
-/// own binding.
-fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
-    let faction_name = |n: &str| {
-        syms.vars.get(n).is_some_and(|v| v.faction)
-            || syms.derived.get(n).is_some_and(|d| d.faction)
-    };
-    match ast {
-        Ast::Name {
-            owner: o,
-            name,
-            index,
-            pos,
-        } => {
-            let mine = match o {
-                None => faction_name(name),
-                Some((w, _)) => w == "me",
-            };
-            Ast::Name {
-                owner: if mine { Some(owner.clone()) } else { o.clone() },
-                name: name.clone(),
-                index: index.clone(),
-                pos: *pos,
-            }
-        }
-        Ast::Neg(e, p) => Ast::Neg(Box::new(with_owner(e, owner, syms)), *p),
-        Ast::Not(e, p) => Ast::Not(Box::new(with_owner(e, owner, syms)), *p),
-        Ast::Bin(op, l, r, p) => Ast::Bin(
-            *op,
-            Box::new(with_owner(l, owner, syms)),
-            Box::new(with_owner(r, owner, syms)),
-            *p,
-        ),
-        Ast::Call(f, args, p) if agg_name(f).is_some_and(|(_, s)| s != "in") => {
-            Ast::Call(f.clone(), args.clone(), *p)
-        }
-        Ast::Call(f, args, p) => Ast::Call(
-            f.clone(),
-            args.iter().map(|a| with_owner(a, owner, syms)).collect(),
-            *p,
-        ),
-        other => other.clone(),
     }
 }
 

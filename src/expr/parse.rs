@@ -130,6 +130,19 @@ pub enum StmtAst {
     },
     /// `{ stmt; stmt; ... }`: statements in order.
     Block(Vec<StmtAst>),
+    /// `title var by metric min K [points P] [as source]`.
+    Title {
+        /// Faction variable holding the title's points.
+        var: (String, usize),
+        /// What the title is for.
+        metric: Ast,
+        /// The least metric that may hold it.
+        min: Ast,
+        /// The holder's points (default 1).
+        points: Option<Ast>,
+        /// Points-by-source tag.
+        source: Option<(String, usize)>,
+    },
     /// `race done count if cond by key award var a, b, ... [as source]`.
     Race {
         /// Per-faction flag: already completed.
@@ -215,6 +228,11 @@ impl Parser {
     /// The current token.
     fn peek(&self) -> &Tok {
         &self.toks[self.i].0
+    }
+    /// The token `k` after the current one (`Eof` past the end).
+    fn peek_at(&self, k: usize) -> &Tok {
+        let last = self.toks.len() - 1;
+        &self.toks[(self.i + k).min(last)].0
     }
     /// Byte offset of the current token.
     fn pos(&self) -> usize {

@@ -92,6 +92,9 @@ pub enum Stmt {
     },
     /// A completion race (see [`Race`]).
     Race(Box<Race>),
+    /// A title (`title VAR by METRIC min K [points P] [as SOURCE]`): held by one faction
+    /// at most, whose `lv` is P (the others' 0); see the engine's `title` for who takes it.
+    Title(Box<Title>),
     /// Statements in order.
     Block(Box<[Stmt]>),
     /// `win` or `lose` (the faction in scope), with an end reason.
@@ -169,6 +172,11 @@ impl Stmt {
                 f(&mut r.cond);
                 f(&mut r.key);
             }
+            Stmt::Title(t) => {
+                f(&mut t.metric);
+                f(&mut t.min);
+                f(&mut t.points);
+            }
             Stmt::Block(body) => body.iter_mut().for_each(|s| s.exprs_mut(f)),
             Stmt::If { cond, then, els } => {
                 f(cond);
@@ -242,4 +250,19 @@ impl std::fmt::Debug for NativeRun {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.stmts.iter()).finish()
     }
+}
+
+/// A title such as a longest road or a largest army (see [`Stmt::Title`]).
+#[derive(Debug, Clone)]
+pub struct Title {
+    /// The per-faction variable holding the title's points (0 for the others).
+    pub lv: LValue,
+    /// What the title is for, per faction (higher is better).
+    pub metric: Expr,
+    /// The least metric that may hold it.
+    pub min: Expr,
+    /// The holder's points.
+    pub points: Expr,
+    /// Points-by-source tag.
+    pub source: Option<u8>,
 }

@@ -77,6 +77,24 @@ impl Compiler<'_> {
                     source: self.source(source)?,
                 }
             }
+            StmtAst::Title {
+                var,
+                metric,
+                min,
+                points,
+                source,
+            } => {
+                let lv = self.faction_var(var, ctx, "a title's variable")?;
+                let inner = Ctx { bound: true, ..ctx };
+                let one = Ast::Int(1, var.1);
+                Stmt::Title(Box::new(crate::expr::Title {
+                    lv,
+                    metric: Expr::new(self.code(metric, inner)?, loc),
+                    min: Expr::new(self.code(min, ctx)?, loc),
+                    points: Expr::new(self.code(points.as_ref().unwrap_or(&one), ctx)?, loc),
+                    source: self.source(source)?,
+                }))
+            }
             StmtAst::Block(body) => {
                 let body = body
                     .iter()
@@ -281,5 +299,58 @@ impl Compiler<'_> {
                 }
             }
         })
+    }
+}
+
+impl Compiler<'_> {
+    /// An award's or a race's scale: each a constant formula (numbers and settings, so that
+    /// `--set`, `sweep` and `tune` reach award values) giving a whole number.
+    pub(super) fn scale(&self, scale: &[Ast], ctx: Ctx) -> Result<Box<[i64]>, ParseError> {
+        scale
+            .iter()
+            .map(|a| {
+                let p = a.pos();
+                let e = Expr::new(self.code(a, ctx)?, 0);
+                match e.as_const_num() {
+                    Some(Num::Int(v)) => Ok(v),
+                    Some(Num::Real(v)) if v.fract() == 0.0 && v.abs() < 9.0e18 => Ok(v as i64),
+                    Some(Num::Real(v)) => err(p, format!("awards are whole numbers, not {v}")),
+                    None => err(
+                        p,
+                        "an award is a constant formula: numbers and settings, no variable or dice",
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// The variable an award adds to: a plain per-faction variable, or one element of a
+    /// per-faction variable indexed by a set (`award_vp[landlord]`).
+    pub(super) fn award_target(
+        &self,
+        var: &(String, usize),
+        index: &Option<(String, usize)>,
+        ctx: Ctx,
+    ) -> Result<LValue, ParseError> {
+        let Some(ix) = index else {
+            return self.faction_var(var, ctx, "an award's target");
+        };
+        let name = Ast::Name {
+            owner: None,
+            name: var.0.clone(),
+            index: Some(ix.clone()),
+            pos: var.1,
+        };
+        let (lv, v) = self.var_ref(&name, Ctx { bound: true, ..ctx })?;
+        if !v.faction || !matches!(lv.elem, Elem::Fixed(_)) {
+            return err(
+                var.1,
+                format!(
+                    "an award's target must be a per-faction variable or one named element of one; `{}[{}]` is not",
+                    var.0, ix.0
+                ),
+            );
+        }
+        Ok(lv)
     }
 }

@@ -39,6 +39,8 @@ impl Parser {
             self.stmt_complete()
         } else if self.is_word("award") {
             self.stmt_award()
+        } else if self.is_word("title") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.stmt_title()
         } else if self.is_word("race") {
             self.stmt_race()
         } else if self.is_word("win") {
@@ -189,6 +191,30 @@ impl Parser {
             scale,
             ties,
             chain,
+            source,
+        })
+    }
+
+    /// `title var by metric min K [points P] [as source]`.
+    fn stmt_title(&mut self) -> PResult<StmtAst> {
+        self.bump();
+        let var = self.ident("a faction variable after `title`")?;
+        self.word("by")?;
+        let metric = self.expr()?;
+        self.word("min")?;
+        let min = self.expr()?;
+        let points = if self.is_word("points") {
+            self.bump();
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let source = self.source()?;
+        Ok(StmtAst::Title {
+            var,
+            metric,
+            min,
+            points,
             source,
         })
     }

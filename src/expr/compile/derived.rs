@@ -1,0 +1,116 @@
+//! Derived values read in formulas: a `[[derived]]` name expanded where it is read.
+//!
+//! Owns [`Compiler::derived`] (checks the reading: an owner, a faction in scope) and the
+//! rewriting of a faction's formula for a named faction ([`with_owner`]).
+
+use super::*;
+
+impl Compiler<'_> {
+    /// A derived value read at `ast` (`total_vp`, `A.total_vp`): its formula compiled here.
+    /// A faction's value read without an owner is the bound faction's (the acting one, or
+    /// the one an aggregate visits); with an owner, that faction's variables stand for the
+    /// formula's own.
+    pub(super) fn derived(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
+        let Ast::Name {
+            owner,
+            name,
+            index,
+            pos,
+        } = ast
+        else {
+            unreachable!("derived() on a non-name")
+        };
+        let d = &self.syms.derived[name];
+        if index.is_some() {
+            return err(
+                *pos,
+                format!("`{name}` is a derived value: it takes no `[ ]`"),
+            );
+        }
+        match (d.faction, owner) {
+            (false, Some(_)) => err(
+                *pos,
+                format!("`{name}` is a global derived value: it has no owner"),
+            ),
+            (false, None) => self.emit(&d.ast, ctx, out),
+            (true, None) if !ctx.bound => err(
+                *pos,
+                format!(
+                    "`{name}` is a faction's value and no faction is in scope here: name one (`Faction.{name}`) or use an aggregate such as max_all({name})"
+                ),
+            ),
+            (true, None) => self.emit(&d.ast, ctx, out),
+            (true, Some(_)) if reads_others(&d.ast, self.syms) => err(
+                *pos,
+                format!(
+                    "`{name}` reads an `_others` aggregate, which leaves out the faction in scope: read it for that faction (`{name}`), not for a named one"
+                ),
+            ),
+            (true, Some(o)) => self.emit(&with_owner(&d.ast, o, self.syms), ctx, out),
+        }
+    }
+}
+
+/// Whether `ast` (or a derived value it reads) has an `_others` aggregate, which leaves out
+/// the faction in scope and cannot be moved to a named one.
+fn reads_others(ast: &Ast, syms: &Symbols) -> bool {
+    match ast {
+        Ast::Name { name, .. } => syms
+            .derived
+            .get(name)
+            .is_some_and(|d| reads_others(&d.ast, syms)),
+        Ast::Neg(e, _) | Ast::Not(e, _) => reads_others(e, syms),
+        Ast::Bin(_, l, r, _) => reads_others(l, syms) || reads_others(r, syms),
+        Ast::Call(f, args, _) => {
+            agg_name(f).is_some_and(|(_, s)| s == "others")
+                || args.iter().any(|a| reads_others(a, syms))
+        }
+        _ => false,
+    }
+}
+
+/// `ast` with `owner` for the faction it reads: its unqualified faction variables and
+/// faction derived values, and `me.`, are `owner`'s. An aggregate over factions keeps its
+/// own binding.
+fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
+    let faction_name = |n: &str| {
+        syms.vars.get(n).is_some_and(|v| v.faction)
+            || syms.derived.get(n).is_some_and(|d| d.faction)
+    };
+    match ast {
+        Ast::Name {
+            owner: o,
+            name,
+            index,
+            pos,
+        } => {
+            let mine = match o {
+                None => faction_name(name),
+                Some((w, _)) => w == "me",
+            };
+            Ast::Name {
+                owner: if mine { Some(owner.clone()) } else { o.clone() },
+                name: name.clone(),
+                index: index.clone(),
+                pos: *pos,
+            }
+        }
+        Ast::Neg(e, p) => Ast::Neg(Box::new(with_owner(e, owner, syms)), *p),
+        Ast::Not(e, p) => Ast::Not(Box::new(with_owner(e, owner, syms)), *p),
+        Ast::Bin(op, l, r, p) => Ast::Bin(
+            *op,
+            Box::new(with_owner(l, owner, syms)),
+            Box::new(with_owner(r, owner, syms)),
+            *p,
+        ),
+        Ast::Call(f, args, p) if agg_name(f).is_some_and(|(_, s)| s != "in") => {
+            Ast::Call(f.clone(), args.clone(), *p)
+        }
+        Ast::Call(f, args, p) => Ast::Call(
+            f.clone(),
+            args.iter().map(|a| with_owner(a, owner, syms)).collect(),
+            *p,
+        ),
+        other => other.clone(),
+    }
+}
