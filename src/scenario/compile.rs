@@ -101,6 +101,8 @@ pub fn fnv1a(bytes: &[u8]) -> String {
 struct Cx<'a> {
     src: &'a Source<'a>,
     locs: Vec<Location>,
+    /// The factions sitting out (`[scenario] players` below the factions declared).
+    out: Vec<String>,
 }
 
 impl Cx<'_> {
@@ -239,10 +241,72 @@ pub fn compile(raw: &RawScenario, src: &Source) -> Result<Model> {
 /// variable layout, end reasons) first, then every formula against the symbols they define.
 /// The order decides which error is reported first and the order of `locs`.
 fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> {
+    match players(raw, src)? {
+        Some((playing, out)) => compile_with(&playing, raw, src, variants, out),
+        None => compile_with(raw, raw, src, variants, Vec::new()),
+    }
+}
+
+/// With `[scenario] players` below the factions declared: the scenario the first ones play
+/// (the others' names dropped from actions' `factions` lists) and the names of those that
+/// sit out; `None` when every faction plays.
+fn players(raw: &RawScenario, src: &Source) -> Result<Option<(RawScenario, Vec<String>)>> {
+    let Some(f) = &raw.scenario.players else {
+        return Ok(None);
+    };
+    let mut cx = Cx {
+        src,
+        locs: Vec::new(),
+        out: Vec::new(),
+    };
+    let mut d = declare::Decls::new(raw, src);
+    declare::settings(raw, &mut cx, &mut d)?;
+    let n = cx.constant_num(&Compiler::new(&d.syms, vec![]), f, "players")?;
+    let all = raw.factions.len();
+    let n = match n {
+        Num::Int(n) if (1..=all as i64).contains(&n) => n as usize,
+        _ => {
+            return Err(src.fail(
+                f.span().start,
+                format!("players is {n}: it must be a whole number from 1 to the {all} factions declared"),
+            ));
+        }
+    };
+    if n == all {
+        return Ok(None);
+    }
+    let mut playing = raw.clone();
+    let out: Vec<String> = playing
+        .factions
+        .drain(n..)
+        .map(|f| f.get_ref().name.get_ref().clone())
+        .collect();
+    for a in &mut playing.actions {
+        let a = a.get_mut();
+        let listed = !a.factions.is_empty();
+        a.factions.retain(|f| !out.contains(f.get_ref()));
+        if listed && a.factions.is_empty() {
+            // Only factions that sit out may take it: nobody may.
+            a.when = Some(Spanned::new(a.name.span(), super::raw::Src("false".into())));
+        }
+    }
+    Ok(Some((playing, out)))
+}
+
+/// Compiles `raw` with `out` the factions that sit out; `whole` is the scenario as the file
+/// declares it, from which the examples' variants are compiled.
+fn compile_with(
+    raw: &RawScenario,
+    whole: &RawScenario,
+    src: &Source,
+    variants: bool,
+    out: Vec<String>,
+) -> Result<Model> {
     let nf = raw.factions.len();
     let mut cx = Cx {
         src,
         locs: Vec::new(),
+        out,
     };
     let mut d = declare::Decls::new(raw, src);
     declare::settings(raw, &mut cx, &mut d)?;
@@ -281,6 +345,7 @@ fn compile_at(raw: &RawScenario, src: &Source, variants: bool) -> Result<Model> 
     let teams = ranking::teams(raw, &mut cx, &comp)?;
     let examples = examples::compile(
         raw,
+        whole,
         src,
         &mut cx,
         &mut comp,

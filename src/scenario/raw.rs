@@ -249,6 +249,11 @@ pub struct RawMeta {
     #[serde(default)]
     #[schemars(with = "Option<Src>")]
     pub teams: Option<Formula>,
+    /// How many of the factions play (the first ones in seat order; the rest sit out): a
+    /// constant formula, so a setting can make one file play 2 to N players.
+    #[serde(default)]
+    #[schemars(with = "Option<Src>")]
+    pub players: Option<Formula>,
 }
 
 /// `[[derived]]`.

@@ -440,3 +440,74 @@ fn titles_move_only_when_exceeded_on_both_engines() {
         "{text}"
     );
 }
+
+const PLAYERS: &str = "[scenario]\nname = \"players\"\nrounds = 5\nplayers = \"players\"\n\
+    [settings]\nplayers = 4\n\
+    [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\
+    [[faction]]\nname = \"D\"\n\
+    [[var]]\nname = \"vp\"\n\
+    [[action]]\nname = \"score\"\neffects = [\"vp += d6\"]\n\
+    [[action]]\nname = \"d_only\"\nfactions = [\"D\"]\neffects = [\"vp += 100\"]\n\
+    [[phase]]\nname = \"turns\"\neach = \"faction\"\nactions = 1\n\
+    [ranking]\nscore = \"vp\"\n\
+    [[example]]\nname = \"four players: D's own action\"\nactor = \"D\"\naction = \"d_only\"\n\
+    expect = [\"D.vp == 100\"]\n";
+
+/// One file, 2 to 4 players: the count is a setting; the factions past it sit out, and an
+/// example naming one of them needs the count it assumes.
+#[test]
+fn the_player_count_is_a_setting_on_both_engines() {
+    let path = temp_scenario("players", PLAYERS);
+    vpsim()
+        .args(["test", path.to_str().unwrap()])
+        .assert()
+        .success();
+    for n in [2usize, 3] {
+        let v = same_on_both(&path, &["--set", &format!("settings.players={n}")]);
+        assert_eq!(v["factions"].as_array().unwrap().len(), n);
+    }
+    let out = vpsim_output(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--param",
+        "settings.players=2,3,4",
+        "--games",
+        "200",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Played at 3 by the file itself, the example naming D fails in `test` and says why...
+    let three = PLAYERS.replace("players = 4\n", "players = 3\n");
+    let path3 = temp_scenario("players3", &three);
+    let out = vpsim_output(&["test", path3.to_str().unwrap()]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("names D, who sits out with 3 players"),
+        "{text}"
+    );
+    // ...and passes once it names the count it assumes.
+    let named = three.replace(
+        "action = \"d_only\"\n",
+        "action = \"d_only\"\nsettings = { players = 4 }\n",
+    );
+    let path4 = temp_scenario("players4", &named);
+    vpsim()
+        .args(["test", path4.to_str().unwrap()])
+        .assert()
+        .success();
+    // A count past the factions declared is a located error.
+    let out = vpsim_output(&[
+        "validate",
+        path.to_str().unwrap(),
+        "--set",
+        "settings.players=5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to the 4 factions declared"));
+}

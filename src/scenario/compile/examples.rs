@@ -16,6 +16,7 @@ use crate::scenario::raw::RawScenario;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compile(
     raw: &RawScenario,
+    whole: &RawScenario,
     src: &Source,
     cx: &mut Cx,
     comp: &mut Compiler,
@@ -27,7 +28,37 @@ pub(super) fn compile(
 ) -> Result<Vec<Example>> {
     let mut examples = Vec::new();
     for ex in &raw.examples {
+        let place = ex.span().start;
         let ex = ex.get_ref();
+        // An example naming a faction that sits out assumes more players: kept for `vpsim
+        // test` to report, as one set past the last round is.
+        // An example with settings of its own runs in the scenario compiled with them.
+        if variants && !ex.settings.is_empty() {
+            let mut v = whole.clone();
+            for (k, f) in &ex.settings {
+                if !v.settings.contains_key(k) {
+                    return Err(src.fail(
+                        f.span().start,
+                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
+                    ));
+                }
+                v.settings.insert(k.clone(), f.clone());
+            }
+            let mut e = placeholder(ex);
+            e.variant = Some(Box::new(compile_at(&v, src, false)?));
+            examples.push(e);
+            continue;
+        }
+        if let Some(who) = cx.out.iter().find(|f| names(ex, f)) {
+            let mut e = placeholder(ex);
+            e.skipped = Some(format!(
+                "{}: this example names {who}, who sits out with {} players: give it `settings` with the player count it assumes",
+                src.at(place),
+                raw.factions.len()
+            ));
+            examples.push(e);
+            continue;
+        }
         let given = cx.stmts(comp, &ex.given, Ctx::global())?;
         let fac = |n: &Spanned<String>| -> Result<u8> {
             syms.factions
@@ -208,25 +239,10 @@ pub(super) fn compile(
             )
         });
         let round = round.min(rounds.max(1));
-        let variant = if variants && !ex.settings.is_empty() {
-            let mut v = raw.clone();
-            for (k, f) in &ex.settings {
-                if !v.settings.contains_key(k) {
-                    return Err(src.fail(
-                        f.span().start,
-                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
-                    ));
-                }
-                v.settings.insert(k.clone(), f.clone());
-            }
-            Some(Box::new(compile_at(&v, src, false)?))
-        } else {
-            None
-        };
         examples.push(Example {
             name: ex.name.clone(),
             seed: ex.seed,
-            variant,
+            variant: None,
             round: round as u32,
             given,
             phase,
@@ -260,4 +276,49 @@ fn place_of(
         .split('=')
         .map(|name| fac(&Spanned::new(place.span(), name.trim().to_string())))
         .collect()
+}
+
+/// Whether example `ex` names faction `f`: as its actor or target, in its order or result,
+/// or as a word of one of its formulas.
+fn names(ex: &crate::scenario::raw::RawExample, f: &str) -> bool {
+    let word = |text: &str| {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == f)
+    };
+    [&ex.actor, &ex.target, &ex.result]
+        .into_iter()
+        .flatten()
+        .any(|s| word(s.get_ref()))
+        || ex.order.iter().any(|o| word(o.get_ref()))
+        || ex
+            .given
+            .iter()
+            .chain(&ex.effects)
+            .chain(&ex.expect)
+            .any(|e| word(&e.get_ref().0))
+}
+
+/// An example with its name and seed only: one that runs as its variant, or is skipped.
+fn placeholder(ex: &crate::scenario::raw::RawExample) -> Example {
+    Example {
+        name: ex.name.clone(),
+        seed: ex.seed,
+        variant: None,
+        round: 1,
+        given: Vec::new(),
+        phase: None,
+        effects: Vec::new(),
+        actor: None,
+        action: None,
+        target: None,
+        round_end: false,
+        finish: false,
+        expect: Vec::new(),
+        probes: Vec::new(),
+        result: None,
+        reason: None,
+        order: Vec::new(),
+        available: true,
+        skipped: None,
+    }
 }
