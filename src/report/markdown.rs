@@ -111,6 +111,12 @@ pub fn race_reading(s: &Summary) -> Option<String> {
     ))
 }
 
+/// What else reads as a snowball: the same faction in the same round is compared, so a
+/// faction's fixed strength does not, but an edge that lasts a whole game (drawn at setup,
+/// such as a random skill) does.
+const LASTING: &str =
+    " (or an edge that lasts the whole game, such as one drawn at setup: both read alike)";
+
 /// Snowball, catch-up or neither, from the pooled feedback (see
 /// [`crate::stats::feedback::Estimate::verdict`]).
 fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
@@ -118,9 +124,9 @@ fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
     let share = format!("{}% of a round's typical gain", NEGLIGIBLE * 100.0);
     match f.verdict() {
         Verdict::Snowball if f.low < NEGLIGIBLE * f.typical => {
-            format!("a lead snowballs, beyond noise, perhaps by less than {share}")
+            format!("a lead snowballs, beyond noise, perhaps by less than {share}{LASTING}")
         }
-        Verdict::Snowball => "a lead snowballs, beyond noise".into(),
+        Verdict::Snowball => format!("a lead snowballs, beyond noise{LASTING}"),
         Verdict::CatchUp if f.high > -NEGLIGIBLE * f.typical => format!(
             "the leader is caught up (a catch-up mechanism), beyond noise, perhaps by less than {share}"
         ),

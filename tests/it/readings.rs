@@ -67,7 +67,7 @@ fn the_report_names_the_feedback_it_found() {
         (
             "snowball_md",
             "if(vp == max_all(vp), bernoulli(0.3), 0)",
-            "a lead snowballs, beyond noise.",
+            "a lead snowballs, beyond noise (or an edge that lasts the whole game",
         ),
     ] {
         let dir = crate::util::fresh_temp_path(name);
