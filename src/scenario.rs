@@ -94,6 +94,7 @@ pub fn parse_with(
 /// Compiles scenario text; `file` names it in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Model> {
     let src = Source::new(file, text);
+    too_many_tables(text, &src)?;
     let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
         Error::Scenario {
@@ -102,6 +103,35 @@ pub fn parse(text: &str, file: &str) -> Result<Model> {
         }
     })?;
     compile::compile(&raw, &src)
+}
+
+/// Refuses a file with more tables of a kind than a scenario may hold, before it is parsed:
+/// parsing 64 MiB of `[[var]]` tables would take gigabytes for a scenario refused anyway.
+/// Counts the lines that are exactly a table header (a header inside a multi-line string
+/// would count too; no scenario has 65,534 of those).
+fn too_many_tables(text: &str, src: &Source) -> Result<()> {
+    let limits = [
+        ("[[var]]", crate::state::MAX_VARS, "variables"),
+        ("[[action]]", crate::state::MAX_ACTIONS, "actions"),
+        ("[[deck.cards]]", u16::MAX as usize, "card kinds"),
+    ];
+    let mut counts = [0usize; 3];
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let head = line.split('#').next().unwrap_or("").trim();
+        if let Some(k) = limits.iter().position(|(h, _, _)| *h == head) {
+            counts[k] += 1;
+            let (h, max, what) = limits[k];
+            if counts[k] > max {
+                return Err(src.fail(
+                    at + line.find('[').unwrap_or(0),
+                    format!("too many {what}: a scenario holds at most {max} `{h}` tables (this is one more)"),
+                ));
+            }
+        }
+        at += line.len();
+    }
+    Ok(())
 }
 
 /// TOML and serde messages name Rust-side concepts; say it in the author's terms.

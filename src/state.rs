@@ -12,6 +12,11 @@ pub const MAX_FACTIONS: usize = 16;
 /// The most actions a scenario declares: an action is a 16-bit index in menus and options.
 pub const MAX_ACTIONS: usize = u16::MAX as usize - 1;
 
+/// The most variables a scenario declares (each is at least one slot of every game's
+/// state, copied per game): far beyond any rules, small enough to refuse a generated
+/// 64 MiB file of `[[var]]` tables before it is parsed.
+pub const MAX_VARS: usize = 65_536;
+
 /// The most cards one deck may hold (a take's eligible cards are one bit each in a
 /// fixed-size buffer of the environment).
 pub const MAX_DECK_CARDS: usize = 1024;

@@ -161,3 +161,37 @@ fn merge_refuses_an_impossible_elapsed_time() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Scenario size is bounded where it is cheap to refuse: a file of more `[[var]]` or
+/// `[[action]]` tables than a scenario may hold is refused at the first one too many, before
+/// it is parsed, and a deck of a million cards at the card that overfills it.
+#[test]
+fn oversized_scenarios_are_refused_at_the_table_too_many() {
+    let head = "[scenario]\nname = \"big\"\nrounds = 2\n[[faction]]\nname = \"A\"\n\
+        [[faction]]\nname = \"B\"\n[ranking]\nscore = \"0\"\n";
+    for (table, n, says) in [
+        ("[[var]]\nname = \"v{i}\"\n", 65_537, "too many variables"),
+        ("[[action]]\nname = \"a{i}\"\n", 65_535, "too many actions"),
+    ] {
+        let mut text = head.to_string();
+        for i in 0..n {
+            text.push_str(&table.replace("{i}", &i.to_string()));
+        }
+        let path = crate::util::temp_scenario("oversized", &text);
+        let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        // Line of the first table too many: 9 lines of head, 2 lines a table.
+        let line = 9 + 2 * (n - 1) + 1;
+        assert!(err.contains(says) && err.contains(&format!(":{line}:")), "{err}");
+    }
+    let mut deck = format!("{head}[[deck]]\nname = \"d\"\n");
+    for i in 0..2000 {
+        deck.push_str(&format!("[[deck.cards]]\nname = \"c{i}\"\n"));
+    }
+    let path = crate::util::temp_scenario("big-deck", &deck);
+    let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a deck holds at most 1024") && err.contains("big-deck"), "{err}");
+}

@@ -20,6 +20,16 @@ pub(super) fn layout(raw: &RawScenario, src: &Source, cx: &Cx, d: &mut Decls) ->
     let mut slots = 0u32;
     for (id, v) in raw.vars.iter().enumerate() {
         let v = v.get_ref();
+        // A variable is a 16-bit id.
+        if id == crate::state::MAX_VARS {
+            return Err(src.fail(
+                v.name.span().start,
+                format!(
+                    "too many variables: a scenario declares at most {}",
+                    crate::state::MAX_VARS
+                ),
+            ));
+        }
         d.names.claim(&v.name, "variable")?;
         let faction =
             cx.keyword(&v.scope, &["faction", "global"], "faction", "scope")? == "faction";
