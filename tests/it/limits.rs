@@ -183,7 +183,10 @@ fn oversized_scenarios_are_refused_at_the_table_too_many() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         // Line of the first table too many: 9 lines of head, 2 lines a table.
         let line = 9 + 2 * (n - 1) + 1;
-        assert!(err.contains(says) && err.contains(&format!(":{line}:")), "{err}");
+        assert!(
+            err.contains(says) && err.contains(&format!(":{line}:")),
+            "{err}"
+        );
     }
     let mut deck = format!("{head}[[deck]]\nname = \"d\"\n");
     for i in 0..2000 {
@@ -193,5 +196,8 @@ fn oversized_scenarios_are_refused_at_the_table_too_many() {
     let out = vpsim_output(&["validate", path.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("a deck holds at most 1024") && err.contains("big-deck"), "{err}");
+    assert!(
+        err.contains("a deck holds at most 1024") && err.contains("big-deck"),
+        "{err}"
+    );
 }
