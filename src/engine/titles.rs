@@ -1,6 +1,6 @@
 //! Titles: a largest army, a longest road, custodians.
 //!
-//! Owns [`Game::title`], the one rule for who holds a title: a minimum, a holder that
+//! Owns `Game::title`, the one rule for who holds a title: a minimum, a holder that
 //! changes only when strictly exceeded, and the points its variable holds while held.
 
 use super::{Bind, Game, Step, Tracer};

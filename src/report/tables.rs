@@ -402,7 +402,7 @@ impl GamesWriter {
         })
     }
 
-    /// Appends a batch of games, in game order; every [`ROW_GROUP`] games are written as one
+    /// Appends a batch of games, in game order; every `ROW_GROUP` games are written as one
     /// row group.
     pub fn write(&mut self, rows: &[GameRow]) -> Result<()> {
         self.pending.extend_from_slice(rows);
