@@ -167,7 +167,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let _ = writeln!(m, "| vpsim | {} |", s.vpsim_version);
     let _ = writeln!(
         m,
-        "| scenario | {} (hash `{}`) |",
+        "| scenario | {} (FNV-1a `{}`) |",
         code(&s.scenario.file.replace('|', "\\|")),
         s.scenario.hash
     );

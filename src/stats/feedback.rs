@@ -32,7 +32,13 @@ impl Gains {
     fn add(&mut self, g: i128) {
         self.n += 1;
         self.sum = self.sum.saturating_add(g);
-        self.squares = self.squares.saturating_add(g.saturating_mul(g));
+        // A gain under 2^31 squares in 64 bits (every game's, in practice): a 128-bit
+        // saturating multiply costs a library call per faction and round.
+        let square = match i64::try_from(g) {
+            Ok(x) if x.unsigned_abs() < 1 << 31 => (x * x) as i128,
+            _ => g.saturating_mul(g),
+        };
+        self.squares = self.squares.saturating_add(square);
     }
 
     fn merge(&mut self, o: &Gains) {
@@ -95,7 +101,10 @@ pub fn add_round(cells: &mut [Cell], before: &[i64], after: &[i64]) {
         return;
     };
     for ((c, &b), &a) in cells.iter_mut().zip(before).zip(after) {
-        let g = a as i128 - b as i128;
+        let g = match a.checked_sub(b) {
+            Some(g) => g as i128,
+            None => a as i128 - b as i128,
+        };
         if b == max {
             c.lead.add(g);
         } else {
