@@ -238,11 +238,17 @@ pub fn tweakables(text: &str) -> Vec<(String, String)> {
     if let Ok(doc) = text.parse::<DocumentMut>() {
         walk(doc.as_table(), "", &mut |p, v| {
             let test = p.starts_with("example.") || p.starts_with("assert.");
-            if let Some(v) = v
-                && !test
-                && matches!(v, Value::Integer(_) | Value::Float(_) | Value::Boolean(_))
-            {
-                out.push((p.to_string(), v.clone().decorated("", "").to_string()));
+            // A number, or a formula that is one (`init = { chance = "50" }`): every value
+            // --set, sweep, sensitivity and tune take.
+            let number = |s: &str| s.trim().parse::<f64>().is_ok_and(f64::is_finite);
+            match v {
+                Some(v @ (Value::Integer(_) | Value::Float(_) | Value::Boolean(_))) if !test => {
+                    out.push((p.to_string(), v.clone().decorated("", "").to_string()));
+                }
+                Some(Value::String(s)) if !test && number(s.value()) => {
+                    out.push((p.to_string(), s.value().trim().to_string()));
+                }
+                _ => {}
             }
         });
         // A lookahead agent's playouts are tweakable even when the file leaves the default.

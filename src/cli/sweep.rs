@@ -234,7 +234,8 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         }
         let s = play_point(model, o)?;
         factions = s.factions.iter().map(|f| f.name.clone()).collect();
-        if !o.quiet && !o.json {
+        // Progress for a person watching: nothing on a redirected stderr but errors.
+        if !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             crate::diagnostic::say(&format!(
                 "  {}: done",
                 extra

@@ -626,3 +626,35 @@ fn a_junit_fifo_without_a_reader_yields_to_sigterm() {
     assert_eq!(status.code(), Some(143));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep writes nothing on a redirected stderr but errors, and `validate` lists a
+/// faction's starting value written as a number in a formula string (a path `--set`,
+/// `sweep`, `sensitivity` and `tune` all take).
+#[test]
+fn sweep_is_quiet_off_a_terminal_and_validate_lists_faction_inits() {
+    let out = crate::util::vpsim_output(&[
+        "sweep",
+        "scenarios/race_to_three.toml",
+        "--param",
+        "settings.p=0.3,0.4",
+        "--games",
+        "100",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let text = "[scenario]\nname = \"inits\"\nrounds = 3\n[[faction]]\nname = \"A\"\n\
+        init = { chance = \"50\" }\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"chance\"\n\
+        [ranking]\nscore = \"chance\"\n";
+    let path = crate::util::temp_scenario("inits", text);
+    let out = crate::util::vpsim_output(&["validate", path.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("faction.A.init.chance=50"));
+    let out = crate::util::vpsim_output(&[
+        "sensitivity",
+        path.to_str().unwrap(),
+        "--param",
+        "faction.A.init.chance",
+        "--games",
+        "100",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
