@@ -656,5 +656,9 @@ fn sweep_is_quiet_off_a_terminal_and_validate_lists_faction_inits() {
         "--games",
         "100",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
