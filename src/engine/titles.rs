@@ -12,7 +12,8 @@ impl<T: Tracer> Game<'_, T> {
     /// A title: held by one faction at most, whose variable `t.lv` holds `t.points` (every
     /// other faction's 0), each change credited to the title's source. With a holder, a
     /// faction takes it only by a strictly higher metric (at least `min`; the highest such
-    /// if it is alone there, else the holder keeps it). A holder whose metric falls below
+    /// if it is alone there; challengers tied there leave it with the holder, or with
+    /// `ties nobody` to nobody). A holder whose metric falls below
     /// `min` loses it to the faction alone at the highest metric of at least `min`, or to
     /// nobody. With no holder, that same faction takes it. Factions out of the game neither
     /// take nor keep it.
@@ -50,8 +51,15 @@ impl<T: Tracer> Game<'_, T> {
         let next = match holder {
             Some(h) if !inside(self, h) || key[h] < min => alone_best(self, &mut (0..n)),
             Some(h) => {
-                let above = (0..n).filter(|&f| f != h && key[f] > key[h]);
-                alone_best(self, &mut above.collect::<Vec<_>>().into_iter()).or(Some(h))
+                let above: Vec<usize> = (0..n)
+                    .filter(|&f| f != h && inside(self, f) && key[f] > key[h] && key[f] >= min)
+                    .collect();
+                match alone_best(self, &mut above.iter().copied()) {
+                    Some(f) => Some(f),
+                    // Challengers tied above the holder: `ties nobody` sets it aside.
+                    None if t.tied_nobody && !above.is_empty() => None,
+                    None => Some(h),
+                }
             }
             None => alone_best(self, &mut (0..n)),
         };

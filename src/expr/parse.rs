@@ -140,6 +140,9 @@ pub enum StmtAst {
         min: Ast,
         /// The holder's points (default 1).
         points: Option<Ast>,
+        /// `ties nobody`: challengers tied above the holder take the title from it and
+        /// leave it to nobody (default: the holder keeps it).
+        tied_nobody: bool,
         /// Points-by-source tag.
         source: Option<(String, usize)>,
     },

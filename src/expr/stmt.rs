@@ -263,6 +263,9 @@ pub struct Title {
     pub min: Expr,
     /// The holder's points.
     pub points: Expr,
+    /// Challengers tied above the holder leave the title to nobody (else the holder keeps
+    /// it).
+    pub tied_nobody: bool,
     /// Points-by-source tag.
     pub source: Option<u8>,
 }

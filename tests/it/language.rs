@@ -433,6 +433,28 @@ fn titles_move_only_when_exceeded_on_both_engines() {
         .map(|p| p["total"].as_f64().unwrap())
         .sum();
     assert!(army > 0.0 && army <= 2.0 * 2000.0, "{army}");
+    // Challengers tied above the holder: it keeps the title, or with `ties nobody` nobody
+    // holds it.
+    let tie = "[[example]]\nname = \"tied challengers\"\n\
+        given = [\"A.knights = 3\", \"A.army_vp = 2\", \"B.knights = 4\", \"C.knights = 3\"]\nactor = \"C\"\naction = \"knight\"\n";
+    let keep = format!("{TITLES}{tie}expect = [\"A.army_vp == 2\", \"B.army_vp == 0\"]\n");
+    let path_keep = temp_scenario("titles-keep", &keep);
+    vpsim()
+        .args(["test", path_keep.to_str().unwrap()])
+        .assert()
+        .success();
+    let nobody = format!(
+        "{TITLES}{tie}expect = [\"A.army_vp == 0\", \"B.army_vp == 0\", \"C.army_vp == 0\"]\n"
+    )
+    .replace(
+        "points 2 as largest_army",
+        "points 2 ties nobody as largest_army",
+    );
+    let path_nobody = temp_scenario("titles-nobody", &nobody);
+    vpsim()
+        .args(["test", path_nobody.to_str().unwrap()])
+        .assert()
+        .success();
     let out = vpsim_output(&["trace", path.to_str().unwrap(), "--game", "3"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(

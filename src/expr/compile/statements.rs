@@ -82,6 +82,7 @@ impl Compiler<'_> {
                 metric,
                 min,
                 points,
+                tied_nobody,
                 source,
             } => {
                 let lv = self.faction_var(var, ctx, "a title's variable")?;
@@ -92,6 +93,7 @@ impl Compiler<'_> {
                     metric: Expr::new(self.code(metric, inner)?, loc),
                     min: Expr::new(self.code(min, ctx)?, loc),
                     points: Expr::new(self.code(points.as_ref().unwrap_or(&one), ctx)?, loc),
+                    tied_nobody: *tied_nobody,
                     source: self.source(source)?,
                 }))
             }

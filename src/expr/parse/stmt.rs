@@ -209,12 +209,24 @@ impl Parser {
         } else {
             None
         };
+        let tied_nobody = if self.is_word("ties") {
+            self.bump();
+            let (w, p) = self.ident("`keep` or `nobody` after `ties`")?;
+            match w.as_str() {
+                "keep" => false,
+                "nobody" => true,
+                _ => return err(p, format!("unknown tie rule `{w}`: use keep or nobody")),
+            }
+        } else {
+            false
+        };
         let source = self.source()?;
         Ok(StmtAst::Title {
             var,
             metric,
             min,
             points,
+            tied_nobody,
             source,
         })
     }
