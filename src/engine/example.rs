@@ -190,7 +190,7 @@ impl<T: Tracer> Game<'_, T> {
         match (ex.phase, ex.action) {
             (Some(p), _) => self.phase(&m.phases[p])?,
             (None, Some(a)) => {
-                *unavailable = self.unavailable(a, b, ex.target.is_some())?;
+                *unavailable = self.unavailable(a, b)?;
                 if unavailable.is_none() {
                     self.act(a, b)?;
                 }
@@ -219,9 +219,9 @@ impl<T: Tracer> Game<'_, T> {
 impl<T: Tracer> Game<'_, T> {
     /// Why action `ai` is not available to `b.me` against `b.target` (as an agent's menu
     /// would leave it out), or `None` when it is: its `when` is false, the target is the
-    /// actor or fails `target_when` (with no target named, when no other faction passes
-    /// it), or a cost cannot be paid.
-    fn unavailable(&mut self, ai: usize, b: Bind, named: bool) -> super::Step<Option<String>> {
+    /// actor or fails `target_when`, or a cost cannot be paid. (An example of a targeted
+    /// action names its target: the compiler requires it.)
+    fn unavailable(&mut self, ai: usize, b: Bind) -> super::Step<Option<String>> {
         let m = self.m;
         let a = &m.actions[ai];
         if let Some(w) = &a.when
@@ -230,32 +230,16 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(Some("its `when` is false".into()));
         }
         if a.targeted {
-            let eligible = |g: &mut Self, t: u8| -> super::Step<bool> {
-                if t == b.me {
-                    return Ok(false);
-                }
-                match &a.target_when {
-                    Some(w) => g.test(w, Bind { target: t, ..b }),
-                    None => Ok(true),
-                }
-            };
-            if named {
-                if !eligible(self, b.target)? {
-                    let who = &m.factions[b.target as usize].name;
-                    return Ok(Some(if b.target == b.me {
-                        format!("{who} cannot target itself")
-                    } else {
-                        format!("{who} is not an eligible target (its `target_when` is false)")
-                    }));
-                }
-            } else {
-                let mut any = false;
-                for t in 0..m.nfactions() as u8 {
-                    any |= eligible(self, t)?;
-                }
-                if !any {
-                    return Ok(Some("no faction is an eligible target".into()));
-                }
+            let who = &m.factions[b.target as usize].name;
+            if b.target == b.me {
+                return Ok(Some(format!("{who} cannot target itself")));
+            }
+            if let Some(w) = &a.target_when
+                && !self.test(w, b)?
+            {
+                return Ok(Some(format!(
+                    "{who} is not an eligible target (its `target_when` is false)"
+                )));
             }
         }
         if !a.cost.is_empty() && !self.affordable(ai as u16, b.me, b.target)? {

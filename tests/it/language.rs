@@ -34,6 +34,27 @@ fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     native
 }
 
+/// `vpsim test` passes every worked example of `path` on both engines.
+fn examples_pass_on_both(path: &std::path::Path) {
+    for engine in ["native", "interp"] {
+        vpsim()
+            .args(["test", path.to_str().unwrap(), "--engine", engine])
+            .assert()
+            .success();
+    }
+}
+
+/// The points a run's `--json` credits to `source`, over every faction and game.
+fn source_total(v: &serde_json::Value, source: &str) -> f64 {
+    v["points_by_source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["source"] == source)
+        .map(|p| p["total"].as_f64().unwrap())
+        .sum()
+}
+
 const RACE: &str = "[scenario]\nname = \"credits\"\nrounds = 5\n[[faction]]\nname = \"A\"\n\
     init = { vp = 3 }\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\ninit = 1\n\
     init_as = \"start\"\n[[phase]]\nname = \"play\"\neach = \"faction\"\n\
@@ -246,14 +267,8 @@ const AWARDS: &str = "[scenario]\nname = \"awards\"\nrounds = 3\n[settings]\nfir
 fn awards_go_into_indexed_variables_with_scales_from_settings() {
     let path = temp_scenario("awards", AWARDS);
     let base = same_on_both(&path, &[]);
-    let points = |v: &serde_json::Value| -> f64 {
-        v["points_by_source"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["total"].as_f64().unwrap())
-            .sum()
-    };
+    // Every point in this scenario is an award's.
+    let points = |v: &serde_json::Value| source_total(v, "awards");
     // Split ties aside, each game hands out 5 + 2 for land and at most 5 + 2 for cash.
     let games = 2000.0;
     assert!(
@@ -295,12 +310,7 @@ const DERIVED: &str = "[scenario]\nname = \"derived\"\nrounds = 4\n\
 #[test]
 fn derived_values_are_formulas_read_like_variables_on_both_engines() {
     let path = temp_scenario("derived", DERIVED);
-    for engine in ["native", "interp"] {
-        vpsim()
-            .args(["test", path.to_str().unwrap(), "--engine", engine])
-            .assert()
-            .success();
-    }
+    examples_pass_on_both(&path);
     let v = same_on_both(&path, &[]);
     assert!(v["factions"][0]["score"]["mean"].as_f64().unwrap() > 4.0);
     // A faction's value with no faction in scope, a later value read early, and a name taken
@@ -362,27 +372,13 @@ const TEMPLATES: &str = "[scenario]\nname = \"templates\"\nrounds = 8\n\
 #[test]
 fn templates_declare_an_action_or_a_statement_per_element() {
     let path = temp_scenario("templates", TEMPLATES);
-    for engine in ["native", "interp"] {
-        vpsim()
-            .args(["test", path.to_str().unwrap(), "--engine", engine])
-            .assert()
-            .success();
-    }
+    examples_pass_on_both(&path);
     let v = same_on_both(&path, &[]);
     // Three milestones of 5 points are claimed in every game.
-    let points = v["points_by_source"].as_array().unwrap();
-    let milestones: f64 = points
-        .iter()
-        .filter(|p| p["source"] == "milestones")
-        .map(|p| p["total"].as_f64().unwrap())
-        .sum();
+    let milestones = source_total(&v, "milestones");
     assert_eq!(milestones, 15.0 * 2000.0);
     // The awards give milestone k's holder k points (ties zero): 1 + 2 + ... for those held.
-    let awards: f64 = points
-        .iter()
-        .filter(|p| p["source"] == "awards")
-        .map(|p| p["total"].as_f64().unwrap())
-        .sum();
+    let awards = source_total(&v, "awards");
     assert!(awards > 0.0);
     // The copies are named NAME_ELEMENT: validate lists them.
     let out = vpsim_output(&["validate", path.to_str().unwrap()]);
@@ -416,22 +412,11 @@ const TITLES: &str = "[scenario]\nname = \"titles\"\nrounds = 10\n\
 #[test]
 fn titles_move_only_when_exceeded_on_both_engines() {
     let path = temp_scenario("titles", TITLES);
-    for engine in ["native", "interp"] {
-        vpsim()
-            .args(["test", path.to_str().unwrap(), "--engine", engine])
-            .assert()
-            .success();
-    }
+    examples_pass_on_both(&path);
     let v = same_on_both(&path, &[]);
     // The title's points by source net to what its holders hold at the end: 2 a game when
     // someone reached 3 knights, never negative.
-    let army: f64 = v["points_by_source"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["source"] == "largest_army")
-        .map(|p| p["total"].as_f64().unwrap())
-        .sum();
+    let army = source_total(&v, "largest_army");
     assert!(army > 0.0 && army <= 2.0 * 2000.0, "{army}");
     // Challengers tied above the holder: it keeps the title, or with `ties nobody` nobody
     // holds it.
