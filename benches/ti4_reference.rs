@@ -179,10 +179,9 @@ fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
     if gain == 2 {
         s.s2[f] += 1;
     }
+    // The goal is checked when the faction's status effects end (one moment): its secret
+    // objective is still rolled, though the VP track is capped at the goal.
     s.add_vp(f, gain);
-    if s.ended.is_some() {
-        return;
-    }
     let secret = if s.secrets[f] < 3 {
         bernoulli(rng, 0.30) as i64
     } else {
@@ -190,9 +189,6 @@ fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
     };
     s.secrets[f] = (s.secrets[f] + secret).min(3);
     s.add_vp(f, secret);
-    if s.ended.is_some() {
-        return;
-    }
     if s.initiative[f] == N as i64 && s.mecatol == f as i64 + 1 {
         s.add_vp(f, 1);
     }

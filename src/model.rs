@@ -449,9 +449,12 @@ pub struct Model {
     pub events: Vec<Event>,
     /// End conditions.
     pub checks: Vec<Check>,
-    /// Immediate checks to run after each variable changes (by variable id).
+    /// The immediate checks, by index in `checks`, in the order declared: the `i`-th is
+    /// bit `i` of a [`crate::runtime::Pending`] set.
+    pub immediate: Vec<u16>,
+    /// The immediate checks (their bits) a change to each variable triggers (by variable id).
     pub immediate_by_var: Vec<Vec<u16>>,
-    /// Immediate checks to run after a draw.
+    /// The immediate checks (their bits) a draw triggers.
     pub immediate_on_draw: Vec<u16>,
     /// End reasons.
     pub reasons: Vec<Reason>,

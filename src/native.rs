@@ -9,11 +9,11 @@
 //!   tie-break chain), `order`, `draw`, `take`, `discard`, `complete`, `end` and
 //!   `win`/`lose` marks in an effect list ([`crate::expr::NativeRun`], installed as one [`Stmt::Native`]): the
 //!   stores, with their flooring, overflow checks, bounds and points-by-source credit, run in
-//!   machine code, and so do the immediate end conditions of a variable a store changes
-//!   (the code returns to the engine early only when one of them ends the game); marks go
-//!   to the environment, where the engine settles them when the list ends;
+//!   machine code, which notes the immediate end conditions of a variable a store changes
+//!   as pending; marks and pending conditions go to the environment, where the engine
+//!   settles them when the list ends;
 //! - the end conditions ([`Checks`]): those of each timing checked at one moment in one
-//!   function, each immediate condition in its own (for a change the interpreter makes);
+//!   function, and the pending immediate ones in another (the end of a statement list);
 //! - each agent's turn ([`Menu`]): availability, targets, costs and weights of its whole
 //!   menu in one straight-line function, then the choice among the options (a weighted
 //!   choice inline, its uniform draw too; a priority choice by one
@@ -235,43 +235,43 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
 }
 
 /// Compiles the end conditions: one function for the conditions of each timing checked at
-/// one moment (turn start, round start, round end), one for each immediate condition.
-/// Returns how many functions were made.
+/// one moment (turn start, round start, round end), and one for the immediate conditions
+/// pending at the end of a statement list. Returns how many functions were made.
 fn compile_checks(m: &mut Model) -> Result<usize, String> {
     m.check_fns = CheckFns::default();
     if m.slots == 0 || m.checks.is_empty() {
         return Ok(0);
     }
     let mut unit = Unit::new(&m.tables)?;
-    // Each function's conditions, and where it goes: `Ok(timing)` or `Err(check index)`.
-    let mut lists: Vec<(Vec<&crate::model::Check>, Result<usize, usize>)> = Vec::new();
+    // Each function's conditions, and where it goes: `Some(timing)`, or `None` (pending).
+    let mut lists: Vec<(Vec<&crate::model::Check>, Option<usize>)> = Vec::new();
     for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
         let list: Vec<_> = m.checks.iter().filter(|c| c.timing == t).collect();
         if !list.is_empty() {
-            lists.push((list, Ok(t as usize)));
+            lists.push((list, Some(t as usize)));
         }
     }
-    for (i, c) in m.checks.iter().enumerate() {
-        if c.timing == Timing::Immediate {
-            lists.push((vec![c], Err(i)));
-        }
+    if !m.immediate.is_empty() {
+        let list = m.immediate.iter().map(|&i| &m.checks[i as usize]).collect();
+        lists.push((list, None));
     }
     let mut ids = Vec::new();
-    for (list, _) in &lists {
+    for (list, at) in &lists {
         unit.env_vals();
-        unit.lower(&m.tables, m.slots, 0).finish_checks(list);
+        let lower = unit.lower(&m.tables, m.slots, 0);
+        match at {
+            Some(_) => lower.finish_checks(list),
+            None => lower.finish_pending(list),
+        }
         ids.push(unit.define("end conditions")?);
     }
     let (code, fns) = jit::Code::finish(unit.module, &ids)?;
-    let mut made = CheckFns {
-        immediate: vec![None; m.checks.len()],
-        ..CheckFns::default()
-    };
+    let mut made = CheckFns::default();
     for ((_, at), f) in lists.iter().zip(fns) {
         let c = Some(Checks::new(f, code.clone()));
         match *at {
-            Ok(t) => made.timing[t] = c,
-            Err(i) => made.immediate[i] = c,
+            Some(t) => made.timing[t] = c,
+            None => made.pending = c,
         }
     }
     m.check_fns = made;
@@ -350,10 +350,20 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
             codes.push(code);
         }
     }
+    let pending = match &m.check_fns.pending {
+        Some(c) => {
+            let (f, code) = c.parts();
+            codes.push(code);
+            Some((f, m.immediate.len()))
+        }
+        None if m.immediate.is_empty() => None,
+        None => return Ok(0),
+    };
     let plan = lower::RoundPlan {
         phases,
         events,
         checks,
+        pending,
         menus,
         max_steps: m.max_steps,
     };
@@ -367,13 +377,11 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     Ok(1)
 }
 
-/// The immediate end conditions machine code runs itself, in the order the engine runs
-/// them.
+/// The immediate end conditions machine code notes as pending, as the engine does.
 fn hooks(m: &Model) -> lower::Hooks {
-    let of = |list: &[u16]| list.iter().map(|&c| m.checks[c as usize].clone()).collect();
     lower::Hooks {
-        by_var: m.immediate_by_var.iter().map(|l| of(l)).collect(),
-        on_draw: of(&m.immediate_on_draw),
+        by_var: m.immediate_by_var.clone(),
+        on_draw: m.immediate_on_draw.clone(),
     }
 }
 

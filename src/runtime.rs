@@ -20,6 +20,6 @@ mod outcome;
 mod settle;
 
 pub(crate) use env::{Completers, Marks, Rules};
-pub use env::{Ctx, Env, slot};
+pub use env::{Ctx, Env, MAX_IMMEDIATE, PENDING_WORDS, Pending, slot};
 pub use fault::{Fault, FaultKind};
 pub use outcome::{Decider, LEADER_ROUNDS, NO_LEADER, Outcome, Result};

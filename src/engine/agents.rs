@@ -81,11 +81,8 @@ impl<T: Tracer> Game<'_, T> {
         use crate::runtime::abi::Turn;
         match turn.call(&mut self.env) {
             Turn::Pass => Ok(()),
-            // The chosen action ran in machine code: settle its marks.
-            Turn::Done => {
-                self.resolve();
-                Ok(())
-            }
+            // The chosen action ran in machine code: the end of its moment.
+            Turn::Done => self.moment_end(),
             Turn::Faulted => Err(Halt),
             Turn::Chose { action, target } => self.act(
                 action as usize,
@@ -95,11 +92,10 @@ impl<T: Tracer> Game<'_, T> {
                     target,
                 },
             ),
-            // The chosen action's effects ended the game.
+            // The chosen action's effects ended the game (`end`).
             Turn::Held(r) => {
                 self.end(r);
-                self.resolve();
-                Ok(())
+                self.moment_end()
             }
         }
     }

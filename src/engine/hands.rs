@@ -85,8 +85,8 @@ impl<T: Tracer> Game<'_, T> {
                 }
             }
         }
-        for &c in &m.immediate_on_draw {
-            self.check(c)?;
+        for &bit in &m.immediate_on_draw {
+            self.env.pending.set(bit);
         }
         Ok(())
     }

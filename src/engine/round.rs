@@ -28,6 +28,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.st.reset(&self.m.tables);
         self.ended = None;
         self.env.marks = Default::default();
+        self.env.pending = Default::default();
         self.env.forced = None;
         self.env.steps = 0;
         self.env.points.fill(0);
@@ -211,8 +212,7 @@ impl<T: Tracer> Game<'_, T> {
                 if self.ended.is_none() {
                     self.native(n, b)?;
                 }
-                self.resolve();
-                Ok(())
+                self.moment_end()
             }
             list => self.run(list, b),
         }

@@ -1,7 +1,7 @@
 //! Settling the end of a game: end conditions at their timings, `win` and `lose` marks.
 //!
 //! Owns "what happens when several things hold at once": every condition checked at one
-//! moment (the start of a faction's turn, after a change, the end of a statement list, the
+//! moment (the start of a faction's turn, the end of a statement list, the
 //! start or end of a round) is evaluated first and settled together. A faction that wins and
 //! loses at once loses; losers leave the game; a winner ends it; everyone remaining losing at
 //! once is a draw; with teams the last side standing wins with all its members; otherwise the
@@ -113,48 +113,66 @@ impl<T: Tracer> Game<'_, T> {
         Ok(false)
     }
 
-    /// Immediate check `i`, run after a change to a variable it reads: a game-ending
-    /// condition ends the game at once; win and lose marks wait for the end of the statement
-    /// list being run (one effect is one moment).
-    pub(super) fn check(&mut self, i: u16) -> Step {
-        if self.ended.is_some() {
-            return Ok(());
-        }
-        let m = self.m;
-        if !T::ON
-            && let Some(Some(f)) = m.check_fns.immediate.get(i as usize)
-        {
-            self.bind(Bind::global());
-            match f.call(&mut self.env) {
-                crate::runtime::abi::Held::Faulted => return Err(Halt),
-                crate::runtime::abi::Held::Nothing => {}
-                crate::runtime::abi::Held::End(r) => self.ended = Some(r),
-            }
-            return Ok(());
-        }
-        let c = &m.checks[i as usize];
-        if self.holds(c, Bind::global())? {
-            self.ended = Some(c.reason);
-        }
-        Ok(())
-    }
-
-    /// Runs the immediate checks that read `var` (none while a worked example is set up).
+    /// Notes the immediate conditions that read `var`, which a store just changed (none
+    /// while a worked example is set up): they are checked at the end of the statement list.
     #[inline]
     pub(super) fn after_change(&mut self, var: u16) -> Step {
-        if self.env.quiet || self.m.immediate_by_var[var as usize].is_empty() {
-            return Ok(());
-        }
-        self.immediate_checks(var)
-    }
-
-    #[inline(never)]
-    pub(super) fn immediate_checks(&mut self, var: u16) -> Step {
-        let m = self.m;
-        for &c in &m.immediate_by_var[var as usize] {
-            self.check(c)?;
+        if !self.env.quiet {
+            for &bit in &self.m.immediate_by_var[var as usize] {
+                self.env.pending.set(bit);
+            }
         }
         Ok(())
+    }
+
+    /// The end of a statement list (an action's costs and effects, one turn of a phase, an
+    /// event), one moment: the immediate conditions its changes triggered are evaluated in
+    /// the order declared, the `win` and `lose` marks are settled together, and then, if
+    /// that did not end the game, the first game-ending condition that held ends it.
+    pub(super) fn moment_end(&mut self) -> Step {
+        if self.env.pending.any() {
+            let end = self.pending_checks()?;
+            if let Some(r) = end
+                && self.ended.is_none()
+            {
+                self.ended = Some(r);
+            }
+        }
+        self.resolve();
+        Ok(())
+    }
+
+    /// Evaluates the pending immediate conditions, leaving none: the marks they make, and
+    /// the reason of the first game-ending one that held. Nothing is evaluated once the game
+    /// has ended (an `end` in the list).
+    #[inline(never)]
+    fn pending_checks(&mut self) -> Step<Option<u16>> {
+        let m = self.m;
+        if self.ended.is_some() {
+            self.env.pending = Default::default();
+            return Ok(None);
+        }
+        if !T::ON
+            && let Some(f) = &m.check_fns.pending
+        {
+            self.bind(Bind::global());
+            return match f.call(&mut self.env) {
+                crate::runtime::abi::Held::Faulted => Err(Halt),
+                crate::runtime::abi::Held::Nothing => Ok(None),
+                crate::runtime::abi::Held::End(r) => Ok(Some(r)),
+            };
+        }
+        let mut end = None;
+        for bit in self.env.pending.take() {
+            let c = &m.checks[m.immediate[bit as usize] as usize];
+            if c.kind == CheckKind::End && end.is_some() {
+                continue;
+            }
+            if self.holds(c, Bind::global())? {
+                end = Some(c.reason);
+            }
+        }
+        Ok(end)
     }
 
     /// Settles the `win`/`lose` marks of the statement just run: winning and losing at once

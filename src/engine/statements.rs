@@ -11,8 +11,8 @@ use crate::expr::{AssignOp, BinOp, Fault, FaultKind, LValue, Num, Stmt, simple_a
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
-    /// Runs an effect list. `win` and `lose` marks made anywhere in the list are settled
-    /// together at its end: one effect is one moment.
+    /// Runs an effect list, one moment: the immediate end conditions its changes trigger
+    /// and its `win` and `lose` marks are settled together at its end.
     pub(super) fn run(&mut self, stmts: &[Stmt], b: Bind) -> Step {
         for s in stmts {
             if self.ended.is_some() {
@@ -20,8 +20,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             self.exec(s, b)?;
         }
-        self.resolve();
-        Ok(())
+        self.moment_end()
     }
 
     pub(super) fn slot(&self, lv: &LValue, b: Bind) -> usize {

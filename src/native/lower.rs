@@ -55,6 +55,7 @@ impl Off {
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
     const RET: i32 = std::mem::offset_of!(Env<'static>, ret) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
+    const PENDING: i32 = std::mem::offset_of!(Env<'static>, pending) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
     const RACE_KEYS: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::runtime::Completers, keys)) as i32;
@@ -76,15 +77,15 @@ impl Off {
         (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }
 
-/// The immediate end conditions generated code runs itself, in the order the engine runs
-/// them: those that read each variable (after a store changes it), and those that read
-/// draws (after a `draw` or `take`).
+/// The immediate end conditions generated code notes as pending (their bits, see
+/// [`crate::runtime::Pending`]): those that read each variable (after a store changes it),
+/// and those that read draws (after a `draw` or `take`).
 #[derive(Debug, Default)]
 pub struct Hooks {
     /// Per variable, the conditions that read it.
-    pub by_var: Vec<Vec<Check>>,
+    pub by_var: Vec<Vec<u16>>,
     /// The conditions that read the current card or decks.
-    pub on_draw: Vec<Check>,
+    pub on_draw: Vec<u16>,
 }
 
 /// A deck's table of the card each id names, in the data of [`card_data`]: the entry of id
@@ -264,8 +265,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         self
     }
 
-    /// Runs the immediate end conditions `hooks` inline after a store that changes their
-    /// variable and after a draw (statement lists and agents' turns).
+    /// Notes the immediate end conditions `hooks` as pending after a store that changes
+    /// their variable and after a draw (statement lists and agents' turns).
     pub fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
         self.hooks = Some(hooks);
         self
@@ -294,7 +295,7 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Lowers the statements of a statement-list function `(env, vals) -> i64` and
     /// finishes: it runs `stmts` and returns [`DONE`], [`FAULTED`], or [`HELD`] with the
-    /// reason of an immediate end condition that held after a store.
+    /// reason of an `end` it ran.
     pub fn finish_stmts(mut self, stmts: &[Stmt]) {
         self.know_entry();
         self.stmts(stmts);
@@ -364,7 +365,33 @@ impl<'a, 'f> Lower<'a, 'f> {
             let w = self.b.ins().uextend(I64, g);
             Some(Known::Val(self.proven(w)))
         });
-        let r = self.held(checks, given, known);
+        let r = self.held(checks, given, known, None);
+        self.b.ins().return_(&[r]);
+        self.end();
+    }
+
+    /// Lowers the immediate end conditions `checks` (all of the model's, in declaration
+    /// order) as one function `(env, vals) -> i64` and finishes, as the engine's
+    /// `pending_checks` runs them at the end of a statement list: those pending in the
+    /// environment (bit `i` for `checks[i]`) are evaluated with nothing bound, as
+    /// [`Lower::finish_checks`] does, and none is left pending. Returns what it returns.
+    pub fn finish_pending(mut self, checks: &[&Check]) {
+        let words = checks.len().div_ceil(64);
+        let zero = self.int(0);
+        let pending: Vec<Value> = (0..words)
+            .map(|w| {
+                let at = Off::PENDING + 8 * w as i32;
+                let v = self.env_load(I64, at);
+                self.env_store(zero, at);
+                v
+            })
+            .collect();
+        let guards: Vec<Value> = (0..checks.len())
+            .map(|i| self.b.ins().band_imm_s(pending[i / 64], 1i64 << (i % 64)))
+            .collect();
+        let none = self.b.ins().iconst(types::I8, 0);
+        let known = [Some(Known::Const(0)); 3];
+        let r = self.held(checks, [none; 3], known, Some(&guards));
         self.b.ins().return_(&[r]);
         self.end();
     }
@@ -375,14 +402,26 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Each condition's binding is pending (stored only where a helper or a read of the
     /// binding needs it), so the environment's binding is left as it was or as a condition
     /// stored it: [`Lower::flushed`] says which may have been stored over.
-    fn held(&mut self, checks: &[&Check], given: [Value; 3], known: [Option<Known>; 3]) -> Value {
+    /// With `guards`, condition `i` is evaluated only when `guards[i]` is not 0.
+    fn held(
+        &mut self,
+        checks: &[&Check],
+        given: [Value; 3],
+        known: [Option<Known>; 3],
+        guards: Option<&[Value]>,
+    ) -> Value {
         let n = self.t.nfactions;
         let pending = self.pending;
         let end = self.b.declare_var(I64);
         let zero = self.int(0);
         self.b.def_var(end, zero);
-        for c in checks {
+        for (i, c) in checks.iter().enumerate() {
             let next = self.b.create_block();
+            if let Some(g) = guards {
+                let go = self.b.create_block();
+                self.b.ins().brif(g[i], go, &[], next, &[]);
+                self.b.switch_to_block(go);
+            }
             match c.kind {
                 CheckKind::End => {
                     let go = self.b.create_block();

@@ -32,8 +32,8 @@ pub type MenuFn = for<'a, 'b> extern "C" fn(&'a mut Env<'b>, *mut i64, *mut Opt,
 pub const DONE: u64 = 0;
 /// ... when a fault was recorded (the statement that faulted stored nothing).
 pub const FAULTED: u64 = u64::MAX;
-/// ... `HELD | reason` when a store changed a variable whose immediate end condition with
-/// that reason then held: the game ends there (an agent's turn returns it too).
+/// ... `HELD | reason` when an `end` with that reason ran: the game ends there (an agent's
+/// turn returns it too).
 pub const HELD: u64 = 1 << 59;
 /// What an agent's turn returns when the faction had no option (it passes). A turn also
 /// returns [`DONE`] (the chosen action ran to its end) and [`FAULTED`].
@@ -76,8 +76,7 @@ pub enum Ran {
     Done,
     /// A fault was recorded in the environment.
     Faulted,
-    /// A store changed a variable, and its immediate end condition with this reason held:
-    /// the game ends.
+    /// An `end` with this reason ran: the game ends.
     Held(u16),
 }
 
@@ -166,8 +165,7 @@ pub enum Turn {
         /// The target (the acting faction for an untargeted action).
         target: u8,
     },
-    /// The chosen action's effects ended the game: an immediate end condition with this
-    /// reason held after a store.
+    /// The chosen action's effects ended the game: an `end` with this reason ran.
     Held(u16),
 }
 
@@ -220,7 +218,7 @@ impl std::fmt::Debug for Menu {
     }
 }
 
-/// End conditions compiled together: those of one timing, or one immediate condition.
+/// End conditions compiled together: those of one timing, or the pending immediate ones.
 #[derive(Clone)]
 pub struct Checks {
     f: NativeFn,
@@ -272,8 +270,9 @@ impl std::fmt::Debug for Checks {
 pub struct CheckFns {
     /// The conditions of each timing but `immediate`, by `Timing as usize`.
     pub timing: [Option<Checks>; 4],
-    /// Each immediate condition on its own, by its index in `Model::checks`.
-    pub immediate: Vec<Option<Checks>>,
+    /// The immediate conditions, each evaluated when pending (see
+    /// [`crate::runtime::Pending`]): the end of a statement list.
+    pub pending: Option<Checks>,
 }
 
 /// A whole round in machine code: the round loop of the engine, calling the machine code of

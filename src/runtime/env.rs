@@ -74,8 +74,11 @@ pub struct Env<'a> {
     /// that machine code credits them as the engine does.
     pub(crate) points: Vec<i128>,
     /// Set while a worked example is set up: changes do not trigger immediate checks (kept
-    /// here so that machine code, which runs them inline, skips them as the engine does).
+    /// here so that machine code, which notes them, skips them as the engine does).
     pub(crate) quiet: bool,
+    /// The immediate end conditions a change has triggered in the statement list being
+    /// run, checked together at its end (bit `i` for the `i`-th immediate condition).
+    pub(crate) pending: Pending,
     /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
     /// card, written by either engine's eligibility test).
     pub(crate) eligible: [u64; crate::state::MAX_DECK_CARDS / 64],
@@ -90,6 +93,39 @@ pub struct Env<'a> {
     pub(crate) rules: Rules,
     /// Lookahead decisions: the tape, a playout's branch, the searcher.
     pub look: super::look::Look<'a>,
+}
+
+/// How many immediate end conditions a model may have: one bit each in [`Pending`].
+pub const MAX_IMMEDIATE: usize = 64 * PENDING_WORDS;
+
+/// The words of [`Pending`].
+pub const PENDING_WORDS: usize = 4;
+
+/// A set of immediate end conditions, one bit each, in the order they are declared: those
+/// a change triggered in the statement list being run. Either engine sets bits; the end of
+/// the list takes them (see the engine's `settle`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Pending(pub [u64; PENDING_WORDS]);
+
+impl Pending {
+    /// Adds condition `bit`.
+    #[inline(always)]
+    pub fn set(&mut self, bit: u16) {
+        self.0[bit as usize / 64] |= 1 << (bit % 64);
+    }
+
+    /// Whether any condition is pending.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        self.0.iter().any(|&w| w != 0)
+    }
+
+    /// The pending conditions in declaration order, leaving none.
+    pub fn take(&mut self) -> impl Iterator<Item = u16> + use<> {
+        let words = std::mem::take(&mut self.0);
+        (0..MAX_IMMEDIATE as u16).filter(move |&b| words[b as usize / 64] >> (b % 64) & 1 != 0)
+    }
 }
 
 /// What settling `win` and `lose` marks needs to know of the model (see
@@ -161,6 +197,7 @@ impl<'a> Env<'a> {
             marks: Marks::default(),
             points: Vec::new(),
             quiet: false,
+            pending: Pending::default(),
             eligible: [0; crate::state::MAX_DECK_CARDS / 64],
             race: Completers::default(),
             steps: 0,

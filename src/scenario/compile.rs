@@ -339,7 +339,7 @@ fn compile_with(
     if checks.iter().any(|c| c.kind == CheckKind::Lose) {
         comp.rule_reasons();
     }
-    let (immediate_by_var, immediate_on_draw) = ends::immediate(&vars, &checks);
+    let (immediate, immediate_by_var, immediate_on_draw) = ends::immediate(&vars, &checks);
 
     let ranking = ranking::compile(raw, &mut cx, &comp)?;
     let teams = ranking::teams(raw, &mut cx, &comp)?;
@@ -401,6 +401,7 @@ fn compile_with(
         agents,
         events,
         checks,
+        immediate,
         immediate_by_var,
         immediate_on_draw,
         reasons,

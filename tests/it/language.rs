@@ -1,8 +1,9 @@
 //! Scenario language additions, end to end on both engines: starting values credited to a
 //! points source, worked examples that respect availability and shared places, examples set
-//! past the last round, and a scenario with no phase.
+//! past the last round, a scenario with no phase, and the moment immediate end conditions
+//! are checked.
 
-use crate::util::{temp_scenario, vpsim, vpsim_output};
+use crate::util::{ONE_MOMENT, temp_scenario, vpsim, vpsim_output};
 
 /// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
 fn json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
@@ -95,6 +96,24 @@ fn a_global_cannot_credit_its_start() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(":12:11") && err.contains("is global"), "{err}");
+}
+
+/// Immediate end conditions are checked when a statement list ends (a phase's effects, an
+/// action, an event), not between its stores: a block, or a list, that raises `vp` past the
+/// goal and lowers it again never ends a game, on either engine (the whole round in machine
+/// code included); the examples pin the moment, `end`, and the declared order.
+#[test]
+fn immediate_conditions_are_checked_at_the_end_of_each_statement_list() {
+    let path = temp_scenario("one-moment", ONE_MOMENT);
+    examples_pass_on_both(&path);
+    let v = same_on_both(&path, &[]);
+    let goal = v["end_reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "goal")
+        .unwrap();
+    assert_eq!(goal["count"], 0, "{goal}");
 }
 
 /// A scenario decided at setup needs no phase: its ranking reads the starting values.

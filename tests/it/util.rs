@@ -18,6 +18,8 @@ pub const TI4: &str = "scenarios/twilight_imperium_4.toml";
 /// Leaving the game in the middle of a turn, `discard` of a completed card, a `for held`
 /// inside another and real settings far from 1, as the README states them.
 pub const TURNS_AND_HANDS: &str = include_str!("../data/turns_and_hands.toml");
+/// Immediate end conditions checked at the end of each statement list, with examples.
+pub const ONE_MOMENT: &str = include_str!("../data/one_moment.toml");
 
 /// The `vpsim` binary under test, as an `assert_cmd` command with no arguments yet.
 pub fn vpsim() -> Command {

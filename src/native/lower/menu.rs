@@ -21,8 +21,8 @@ impl Lower<'_, '_> {
     /// With no option it returns [`PASS`]. Otherwise the engine's own choice
     /// ([`h::pick`], the same random draw) picks one, its target is bound, and an action
     /// whose effects are nothing or one statement run ([`Stmt::Native`]) is taken here,
-    /// its costs paid first (returning [`DONE`], or [`HELD`] when an immediate end
-    /// condition held); any other action returns [`CHOSE`] for the engine to take.
+    /// its costs paid first (returning [`DONE`], or [`HELD`] when it ran an `end`); any
+    /// other action returns [`CHOSE`] for the engine to take.
     ///
     /// A faction that decides by lookahead (`searched`) writes its weighted options to
     /// `out` too and has [`h::pick`] choose (replaying, searching or picking by weight,
@@ -385,7 +385,7 @@ impl Lower<'_, '_> {
     }
 
     /// Takes action `a`, the acting faction and target bound, as the engine's `act` does:
-    /// each cost paid (`lv -= amount`, a store like any other, with its immediate end
+    /// each cost paid (`lv -= amount`, a store like any other, noting its immediate end
     /// conditions), then its effects `run`; returns [`DONE`] (or [`HELD`]).
     fn act(&mut self, a: &Action, run: &[Stmt]) {
         for (lv, amount) in &a.cost {

@@ -21,6 +21,8 @@ pub(crate) struct RoundPlan<'m> {
     pub events: Vec<(&'m Event, Option<usize>)>,
     /// The end conditions of each timing (`Timing as usize`), by address.
     pub checks: [Option<usize>; 4],
+    /// The pending immediate end conditions, by address, and how many there are.
+    pub pending: Option<(usize, usize)>,
     /// Each faction's turn, by address (every faction of a phase with actions has one).
     pub menus: Vec<usize>,
     /// The model's `max_steps`.
@@ -58,7 +60,7 @@ impl Lower<'_, '_> {
                 self.turns(plan, p, [before, run], opts, ended, next);
             } else {
                 self.bind_all(None);
-                self.run(run, ended);
+                self.run(plan, run, ended);
                 self.b.ins().jump(next, &[]);
             }
             self.b.switch_to_block(next);
@@ -165,13 +167,46 @@ impl Lower<'_, '_> {
     }
 
     /// The engine's `run` of an effect list that is one statement run (at `run`) or
-    /// nothing, with the binding in place: the run, then its marks settled.
-    fn run(&mut self, run: Option<usize>, ended: Variable) {
+    /// nothing, with the binding in place: the run, then the end of its moment.
+    fn run(&mut self, plan: &RoundPlan<'_>, run: Option<usize>, ended: Variable) {
         if let Some(addr) = run {
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
         }
+        self.pending(plan, ended);
         self.resolve(ended);
+    }
+
+    /// The engine's `pending_checks` at the end of a statement list, before its marks are
+    /// settled: when the game goes on and a change left immediate end conditions pending,
+    /// their function evaluates them (making marks) and the first game-ending one that held
+    /// ends the game, unless the marks settled next end it otherwise ([`h::settle`]).
+    fn pending(&mut self, plan: &RoundPlan<'_>, ended: Variable) {
+        let Some((addr, n)) = plan.pending else {
+            return;
+        };
+        let mut any = self.env_load(I64, Off::PENDING);
+        for w in 1..n.div_ceil(64) {
+            let v = self.env_load(I64, Off::PENDING + 8 * w as i32);
+            any = self.b.ins().bor(any, v);
+        }
+        let r = self.b.use_var(ended);
+        let going = self.b.ins().icmp_imm_s(IntCC::Equal, r, GOING);
+        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, any, 0);
+        let due = self.b.ins().band(going, some);
+        let (eval, go) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(eval);
+        self.b.ins().brif(due, eval, &[], go, &[]);
+        self.b.switch_to_block(eval);
+        let r = self.call_code(addr, &[]);
+        // `r` is the reason plus one, 0 when none held.
+        let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        let reason = self.b.ins().iadd_imm_s(r, -1);
+        let still = self.int(GOING);
+        let v = self.b.ins().select(held, reason, still);
+        self.b.def_var(ended, v);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// The engine's `checks` of `timing` with faction `f` bound (none: the global
@@ -230,7 +265,7 @@ impl Lower<'_, '_> {
             self.b.ins().brif(hit, go, &[], next, &[]);
             self.b.switch_to_block(go);
             self.bind_all(None);
-            self.run(run, ended);
+            self.run(plan, run, ended);
             self.b.ins().jump(next, &[]);
             self.b.switch_to_block(next);
         }
@@ -311,6 +346,7 @@ impl Lower<'_, '_> {
             self.bind_all(Some(f));
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
+            self.pending(plan, ended);
             self.resolve(ended);
             self.unless_ended(ended, next);
             self.skip_if_out(f, cont, i);
@@ -343,6 +379,7 @@ impl Lower<'_, '_> {
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
         }
+        self.pending(plan, ended);
         self.resolve(ended);
         self.b.ins().jump(cont, &[BlockArg::Value(i)]);
         self.b.switch_to_block(cont);
@@ -430,6 +467,7 @@ impl Lower<'_, '_> {
         self.b.ins().brif(pass, cont, &[], took, &[]);
         self.b.switch_to_block(took);
         self.held_ends(r, ended);
+        self.pending(plan, ended);
         // A faction that lost in this decision makes no more of them.
         self.resolve_or_leave(ended, Some((f, ended_to, done)));
         self.unless_ended(ended, ended_to);

@@ -154,10 +154,10 @@ impl Lower<'_, '_> {
     }
 
     /// After a store into `var` that changed its value when `changed` holds: `var`'s
-    /// immediate end conditions, as the engine's `after_change` runs them (none while a
-    /// worked example is set up), then on to `next`.
+    /// immediate end conditions noted as pending, as the engine's `after_change` notes them
+    /// (none while a worked example is set up), then on to `next`.
     pub(super) fn after_change(&mut self, changed: Value, var: u16, next: Block) {
-        let Some(checks) = self
+        let Some(bits) = self
             .hooks
             .and_then(|h| h.by_var.get(var as usize))
             .filter(|c| !c.is_empty())
@@ -172,50 +172,23 @@ impl Lower<'_, '_> {
         let go = self.b.create_block();
         self.b.ins().brif(quiet, next, &[], go, &[]);
         self.b.switch_to_block(go);
-        self.immediate(checks, next);
+        self.note_pending(bits);
+        self.b.ins().jump(next, &[]);
     }
 
-    /// The immediate end conditions `checks`, as the engine's `check` runs them one after
-    /// the other (with nothing bound): the first game-ending one that holds returns
-    /// [`HELD`] with its reason. Otherwise on to `next`, the statement's binding back in
-    /// place.
-    fn immediate(&mut self, checks: &[Check], next: Block) {
-        let at = [Off::ME, Off::BOUND, Off::TARGET];
-        let saved = at.map(|o| self.env_load(types::I8, o));
-        let (known, pending, flushed) = (self.known, self.pending, self.flushed);
-        self.flushed = [false; 3];
-        let zero = self.b.ins().iconst(types::I8, 0);
-        for c in checks {
-            if c.kind != CheckKind::End {
-                // A win or lose condition only marks (the marks are settled after the
-                // decision): each faction is bound in turn, pending.
-                self.held(&[c], [zero; 3], [Some(Known::Const(0)); 3]);
-                continue;
-            }
-            // Nothing bound, pending: stored only where something reads the binding.
-            self.pending = [Some(zero); 3];
-            self.known = [Some(Known::Const(0)); 3];
-            let v = self.value(&c.when);
-            let held = self.truth(v);
-            let (end, cont) = (self.b.create_block(), self.b.create_block());
-            self.b.ins().brif(held, end, &[], cont, &[]);
-            self.b.switch_to_block(end);
-            // The game ends with the binding as the engine leaves it.
-            let kept = self.flushed;
-            self.flush_pending();
-            self.flushed = kept;
-            let code = self.int((HELD | c.reason as u64) as i64);
-            self.b.ins().return_(&[code]);
-            self.b.switch_to_block(cont);
+    /// Adds the immediate end conditions `bits` to the pending set, as
+    /// [`crate::runtime::Pending::set`] does: one `or` into each word they touch.
+    fn note_pending(&mut self, bits: &[u16]) {
+        let mut masks = [0u64; crate::runtime::PENDING_WORDS];
+        for &b in bits {
+            masks[b as usize / 64] |= 1 << (b % 64);
         }
-        // The statement's binding, restored where it was stored over.
-        for ((v, o), stored) in saved.into_iter().zip(at).zip(self.flushed) {
-            if stored {
-                self.env_store(v, o);
-            }
+        for (w, &mask) in masks.iter().enumerate().filter(|(_, m)| **m != 0) {
+            let at = Off::PENDING + 8 * w as i32;
+            let was = self.env_load(I64, at);
+            let now = self.b.ins().bor_imm_s(was, mask as i64);
+            self.env_store(now, at);
         }
-        (self.known, self.pending, self.flushed) = (known, pending, flushed);
-        self.b.ins().jump(next, &[]);
     }
 
     /// `draw DECK [if cond]` (face up) or, with `hand`, `take DECK [if cond]` (into the
@@ -322,12 +295,10 @@ impl Lower<'_, '_> {
                 );
             }
         }
-        match self.hooks.map(|h| &h.on_draw[..]).filter(|c| !c.is_empty()) {
-            Some(checks) => self.immediate(checks, next),
-            None => {
-                self.b.ins().jump(next, &[]);
-            }
+        if let Some(bits) = self.hooks.map(|h| &h.on_draw[..]) {
+            self.note_pending(bits);
         }
+        self.b.ins().jump(next, &[]);
     }
 
     /// `x` as the integer a store into `lv` reads: a real floored, a fault (at `self.loc`)

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::expr::Op;
 use crate::expr::compile::{Compiler, Ctx};
 use crate::model::{Check, CheckKind, Timing, Var};
+use crate::runtime::MAX_IMMEDIATE;
 use crate::scenario::raw::RawScenario;
 
 /// Compiles the conditions of `raw.ends`; `reasons` holds each declared reason's result.
@@ -48,6 +49,16 @@ pub(super) fn checks(
             } else {
                 Ctx::global()
             };
+            let immediate = checks.iter().filter(|c: &&Check| c.timing == Timing::Immediate);
+            if timing == Timing::Immediate && immediate.count() == MAX_IMMEDIATE {
+                return Err(src.fail(
+                    e.name.span().start,
+                    format!(
+                        "more than {MAX_IMMEDIATE} immediate end conditions: give the others \
+                         a timing, or join conditions with `or`"
+                    ),
+                ));
+            }
             checks.push(Check {
                 reason: i as u16,
                 when: cx.expr(comp, w, ctx)?,
@@ -65,36 +76,40 @@ pub(super) fn checks(
     Ok(checks)
 }
 
-/// For each variable, the immediate checks that read it; and the immediate checks that read
-/// what a draw changes.
-pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<Vec<u16>>, Vec<u16>) {
+/// The immediate checks (by index in `checks`, in the order declared); for each variable,
+/// those that read it; and those that read what a draw changes. The last two hold each
+/// check's position in the first (its bit in a pending set).
+pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<u16>, Vec<Vec<u16>>, Vec<u16>) {
     let base_to_var: HashMap<u32, u16> = vars
         .iter()
         .enumerate()
         .map(|(i, v)| (v.base, i as u16))
         .collect();
+    let mut immediate = Vec::new();
     let mut immediate_by_var = vec![Vec::new(); vars.len()];
     let mut immediate_on_draw = Vec::new();
     for (ci, c) in checks.iter().enumerate() {
         if c.timing != Timing::Immediate {
             continue;
         }
+        let bit = immediate.len() as u16;
+        immediate.push(ci as u16);
         for op in c.when.code() {
             match op {
                 Op::Load { base, .. } => {
                     let list = &mut immediate_by_var[base_to_var[base] as usize];
-                    if !list.contains(&(ci as u16)) {
-                        list.push(ci as u16);
+                    if !list.contains(&bit) {
+                        list.push(bit);
                     }
                 }
                 Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_)
-                    if !immediate_on_draw.contains(&(ci as u16)) =>
+                    if !immediate_on_draw.contains(&bit) =>
                 {
-                    immediate_on_draw.push(ci as u16)
+                    immediate_on_draw.push(bit)
                 }
                 _ => {}
             }
         }
     }
-    (immediate_by_var, immediate_on_draw)
+    (immediate, immediate_by_var, immediate_on_draw)
 }
