@@ -318,7 +318,8 @@ fn set_one(doc: &mut DocumentMut, o: &Override) -> Result<()> {
             continue;
         }
         if table.get(key).is_none() && CREATABLE.contains(&key) {
-            // A faction's `init` or `agent`, an action's `cost`: created on first use.
+            // A faction's `init`, `settings` or `agent`, an action's `cost`: created on first
+            // use (a missing `[settings]` is refused below, as any new setting is).
             table.insert(
                 key,
                 Item::Value(Value::InlineTable(toml_edit::InlineTable::new())),
@@ -327,11 +328,8 @@ fn set_one(doc: &mut DocumentMut, o: &Override) -> Result<()> {
         match table.get_mut(key) {
             Some(Item::Table(t)) => table = t,
             Some(Item::Value(Value::InlineTable(t))) if i + 1 == walk.len() => {
-                if FREE_MAPS.contains(&key)
-                    && key != "init"
-                    && key != "cost"
-                    && !t.contains_key(last)
-                {
+                // `[settings]` takes no new key; a faction's own `settings` may.
+                if FREE_MAPS.contains(&key) && i == 0 && !t.contains_key(last) {
                     return Err(unknown_key(o));
                 }
                 // An inline table such as `init = { skill = 3 }`: set or add its key.
@@ -367,7 +365,7 @@ fn set_one(doc: &mut DocumentMut, o: &Override) -> Result<()> {
 }
 
 /// Tables that may be created by `--set` when the scenario leaves them out.
-const CREATABLE: [&str; 3] = ["init", "cost", "agent"];
+const CREATABLE: [&str; 4] = ["init", "cost", "agent", "settings"];
 /// Top-level tables whose keys are the author's names, not a schema.
 const FREE_MAPS: [&str; 1] = ["settings"];
 

@@ -13,6 +13,7 @@ use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 mod calls;
 mod derived;
 mod names;
+mod settings;
 mod statements;
 
 use super::{Agg, Elem, Expr, Func, LValue, Num, Op, RandFn, STACK, Stmt, Who};
@@ -48,6 +49,8 @@ pub struct SetSym {
 pub struct Symbols {
     /// Settings (named constants).
     pub settings: HashMap<String, Num>,
+    /// Settings some faction gives its own value: each faction's value, by faction index.
+    pub faction_settings: HashMap<String, Vec<Num>>,
     /// Variables.
     pub vars: HashMap<String, VarSym>,
     /// Factions by name, to index.
@@ -510,6 +513,12 @@ impl<'s> Compiler<'s> {
                     && owner.as_ref().is_none_or(|(o, _)| o != "card") =>
             {
                 self.derived(ast, ctx, out)?
+            }
+            Ast::Name { name, owner, .. }
+                if self.syms.faction_settings.contains_key(name)
+                    && owner.as_ref().is_none_or(|(o, _)| o != "card") =>
+            {
+                self.faction_setting(ast, ctx, out)?
             }
             Ast::Name { .. } => out.push(self.name(ast, ctx)?),
             Ast::Neg(e, _) => {

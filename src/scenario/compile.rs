@@ -311,6 +311,7 @@ fn compile_with(
     let mut d = declare::Decls::new(raw, src);
     declare::settings(raw, &mut cx, &mut d)?;
     declare::factions(raw, src, &mut d)?;
+    declare::faction_settings(raw, &mut cx, &mut d)?;
     declare::sets(raw, src, &mut d)?;
     decks::decks(raw, src, &mut d)?;
     let slots = vars::layout(raw, src, &cx, &mut d)?;

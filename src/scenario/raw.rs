@@ -305,6 +305,11 @@ pub struct RawFaction {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Src>")]
     pub init: BTreeMap<String, Formula>,
+    /// This faction's own value of settings declared in `[settings]` (constants, real or
+    /// whole): in its formulas the setting's name reads this value.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Src>")]
+    pub settings: BTreeMap<String, Formula>,
     /// Agent overriding the default `[agent]`.
     #[serde(default)]
     pub agent: Option<RawAgent>,

@@ -177,7 +177,7 @@ fn bad_input_exits_2_with_a_location() {
             "unknown key `timming`",
         ),
         (
-            "bernoulli(chance / 100)",
+            "bernoulli(chance)",
             "bernoulli(1.7)",
             "probability 1.7 is outside 0..1",
         ),
@@ -221,18 +221,20 @@ fn a_runtime_fault_names_the_formula_and_the_game() {
     let dir = temp_path("fault");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
-    // A probability that only goes wrong at run time: chance is 30 or 40 percent, not a fraction.
+    // A probability that only goes wrong at run time: each faction's chance is its own (the
+    // worked example, which sets both to 1, would make it a constant refused at compile time).
+    let rules = base.split("[[example]]").next().unwrap();
     let path = dir.join("fault.toml");
     std::fs::write(
         &path,
-        base.replace("bernoulli(chance / 100)", "bernoulli(chance)"),
+        rules.replace("bernoulli(chance)", "bernoulli(chance + 1)"),
     )
     .unwrap();
     let p = path.to_str().unwrap();
     fails_with(
         &["run", p, "--games", "100"],
         1,
-        "in game 0 of seed 1: probability 30 is outside 0..1",
+        "in game 0 of seed 1: probability 1.3 is outside 0..1",
     );
     fails_with(
         &["run", p, "--games", "100"],
@@ -303,8 +305,8 @@ fn likely_typos_get_warnings_and_suggestions() {
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let typo = base.replace(
-        "effects = [\"vp += bernoulli(chance / 100)\"]",
-        "effects = [\"vp += bernoulli(chance / 100)\", \"if vp > 5: end tenpoints\"]",
+        "effects = [\"vp += bernoulli(chance)\"]",
+        "effects = [\"vp += bernoulli(chance)\", \"if vp > 5: end tenpoints\"]",
     );
     let path = dir.join("typo.toml");
     std::fs::write(&path, typo).unwrap();
@@ -325,8 +327,8 @@ fn likely_typos_get_warnings_and_suggestions() {
         "[[deck]]\nname = \"bonus\"\ncards = [{ name = \"b\", count = 2, attrs = { stage = 1 } }]\n\n[[phase]]",
     );
     let cards = cards.replace(
-        "\"vp += bernoulli(chance / 100)\"",
-        "\"vp += bernoulli(chance / 100) + card.stage\"",
+        "\"vp += bernoulli(chance)\"",
+        "\"vp += bernoulli(chance) + card.stage\"",
     );
     let path = dir.join("cards.toml");
     std::fs::write(&path, cards).unwrap();

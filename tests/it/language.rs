@@ -593,7 +593,62 @@ fn points_by_source_add_up_to_the_score_in_the_new_scenarios() {
                 .map(|p| p["mean_per_game"].as_f64().unwrap())
                 .sum();
             let score = f["score"]["mean"].as_f64().unwrap();
-            assert!((sources - score).abs() < 1e-9, "{name} {}: {sources} vs {score}", f["name"]);
+            assert!(
+                (sources - score).abs() < 1e-9,
+                "{name} {}: {sources} vs {score}",
+                f["name"]
+            );
         }
     }
+}
+
+const OWN_SETTINGS: &str = "[scenario]\nname = \"own\"\nrounds = 3\n[settings]\nedge = 0.5\n\
+    [[faction]]\nname = \"A\"\nsettings = { edge = 0.25 }\n[[faction]]\nname = \"B\"\n\
+    [[var]]\nname = \"vp\"\n[[phase]]\nname = \"p\"\n\
+    effects = [\"each: vp += 4 * edge\", \"A.vp += A.edge * 4\"]\n[ranking]\nscore = \"vp\"\n\
+    [[example]]\nname = \"each faction reads its own\"\nphase = \"p\"\n\
+    expect = [\"A.vp == 2\", \"B.vp == 2\"]\n";
+
+/// A faction's own settings: each faction reads its value under the setting's name (`A.edge`
+/// names one), a real is kept whole (not a whole percent), `--set faction.NAME.settings.KEY`
+/// changes one, and `validate` lists them; on both engines.
+#[test]
+fn factions_have_settings_of_their_own_on_both_engines() {
+    let own = temp_scenario("own-settings", OWN_SETTINGS);
+    examples_pass_on_both(&own);
+    let out = vpsim_output(&["validate", own.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("faction.A.settings.edge=0.25"));
+    let race = std::path::Path::new("scenarios/race_to_three.toml");
+    let factions = |set: &str| same_on_both(race, &["--set", set])["factions"].clone();
+    assert_eq!(
+        factions("faction.Second.settings.chance=0.405"),
+        factions("settings.q=0.405")
+    );
+    assert_ne!(
+        factions("faction.Second.settings.chance=0.405"),
+        factions("settings.q=0.4")
+    );
+}
+
+/// A faction's setting needs a value for every faction, and a faction in scope to read it.
+#[test]
+fn a_faction_setting_without_a_value_or_a_faction_is_refused() {
+    let none = OWN_SETTINGS.replace("[settings]\nedge = 0.5\n", "");
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("own-none", &none).to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("faction B gives no value of `edge`"), "{err}");
+    let global = OWN_SETTINGS.replace("\"A.vp += A.edge * 4\"", "\"A.vp += edge\"");
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("own-global", &global).to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a value per faction and no faction is in scope"),
+        "{err}"
+    );
 }

@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::{Cx, Names, Source, check_ident};
 use crate::error::Result;
+use crate::expr::Num;
 use crate::expr::compile::{Compiler, SetSym, Symbols};
 use crate::model::Faction;
 use crate::scenario::raw::RawScenario;
@@ -63,6 +64,56 @@ pub(super) fn settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) -> Result<
         };
         let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
         d.syms.settings.insert(k.clone(), v);
+    }
+    Ok(())
+}
+
+/// Settings a faction gives its own value (`[[faction]] settings = { chance = 0.55 }`), after
+/// the factions. A faction that gives none takes the `[settings]` value; without one, every
+/// faction must give its own. A faction's value is a constant formula of numbers and settings.
+pub(super) fn faction_settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) -> Result<()> {
+    let consts = Symbols {
+        settings: d.syms.settings.clone(),
+        rounds: d.syms.rounds,
+        ..Symbols::default()
+    };
+    let mut given: HashMap<String, Vec<Option<Num>>> = HashMap::new();
+    let mut first: Vec<(String, usize)> = Vec::new();
+    for (i, f) in raw.factions.iter().enumerate() {
+        for (k, v) in &f.get_ref().settings {
+            if !given.contains_key(k) {
+                if !d.syms.settings.contains_key(k) {
+                    check_ident(cx.src, k, v.span().start)?;
+                    d.names
+                        .claim(&Spanned::new(v.span(), k.clone()), "setting")?;
+                }
+                first.push((k.clone(), v.span().start));
+            }
+            let x = cx.constant_num(&Compiler::new(&consts, vec![]), v, "a faction's setting")?;
+            given
+                .entry(k.clone())
+                .or_insert_with(|| vec![None; raw.factions.len()])[i] = Some(x);
+        }
+    }
+    for (k, at) in first {
+        let shared = d.syms.settings.get(&k).copied();
+        let mut values = Vec::new();
+        for (f, v) in raw.factions.iter().zip(&given[&k]) {
+            match v.or(shared) {
+                Some(v) => values.push(v),
+                None => {
+                    return Err(cx.src.fail(
+                        at,
+                        format!(
+                            "faction {} gives no value of `{k}`: give every faction one, or \
+                             declare `{k}` in [settings] for the factions that give none",
+                            f.get_ref().name.get_ref()
+                        ),
+                    ));
+                }
+            }
+        }
+        d.syms.faction_settings.insert(k, values);
     }
     Ok(())
 }

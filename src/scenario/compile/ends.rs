@@ -49,7 +49,9 @@ pub(super) fn checks(
             } else {
                 Ctx::global()
             };
-            let immediate = checks.iter().filter(|c: &&Check| c.timing == Timing::Immediate);
+            let immediate = checks
+                .iter()
+                .filter(|c: &&Check| c.timing == Timing::Immediate);
             if timing == Timing::Immediate && immediate.count() == MAX_IMMEDIATE {
                 return Err(src.fail(
                     e.name.span().start,
