@@ -354,7 +354,10 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         Some(c) => {
             let (f, code) = c.parts();
             codes.push(code);
-            Some((f, m.immediate.len()))
+            Some((
+                f,
+                m.immediate.iter().map(|&i| &m.checks[i as usize]).collect(),
+            ))
         }
         None if m.immediate.is_empty() => None,
         None => return Ok(0),

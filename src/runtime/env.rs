@@ -121,10 +121,16 @@ impl Pending {
         self.0.iter().any(|&w| w != 0)
     }
 
-    /// The pending conditions in declaration order, leaving none.
+    /// The pending conditions in declaration order, leaving none (one step a condition).
     pub fn take(&mut self) -> impl Iterator<Item = u16> + use<> {
         let words = std::mem::take(&mut self.0);
-        (0..MAX_IMMEDIATE as u16).filter(move |&b| words[b as usize / 64] >> (b % 64) & 1 != 0)
+        words.into_iter().enumerate().flat_map(|(w, mut bits)| {
+            std::iter::from_fn(move || {
+                let b = (bits != 0).then(|| bits.trailing_zeros() as u16)?;
+                bits &= bits - 1;
+                Some(w as u16 * 64 + b)
+            })
+        })
     }
 }
 
@@ -265,4 +271,22 @@ impl<'a> Env<'a> {
 #[inline]
 pub fn slot(env_who: usize, base: u32, fstride: u32, elem: usize) -> usize {
     base as usize + env_who * fstride as usize + elem
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pending_takes_each_condition_once_in_declaration_order() {
+        let mut p = Pending::default();
+        assert!(!p.any());
+        for b in [200, 3, 64, 3, 63, 255, 0] {
+            p.set(b);
+        }
+        assert!(p.any());
+        assert_eq!(p.take().collect::<Vec<_>>(), vec![0, 3, 63, 64, 200, 255]);
+        assert!(!p.any());
+        assert_eq!(p.take().count(), 0);
+    }
 }

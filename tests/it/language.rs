@@ -104,16 +104,27 @@ fn a_global_cannot_credit_its_start() {
 /// code included); the examples pin the moment, `end`, and the declared order.
 #[test]
 fn immediate_conditions_are_checked_at_the_end_of_each_statement_list() {
-    let path = temp_scenario("one-moment", ONE_MOMENT);
-    examples_pass_on_both(&path);
-    let v = same_on_both(&path, &[]);
-    let goal = v["end_reasons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "goal")
-        .unwrap();
-    assert_eq!(goal["count"], 0, "{goal}");
+    let far = ONE_MOMENT.find("# Two conditions that never hold").unwrap();
+    let few = format!(
+        "{}[ranking]{}",
+        &ONE_MOMENT[..far],
+        ONE_MOMENT.split("[ranking]").nth(1).unwrap()
+    );
+    for (name, text) in [("one-moment", ONE_MOMENT), ("one-moment-few", few.as_str())] {
+        let path = temp_scenario(name, text);
+        examples_pass_on_both(&path);
+        let v = same_on_both(&path, &[]);
+        let count = |reason: &str| {
+            let r = v["end_reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == reason);
+            r.map(|r| r["count"].as_u64().unwrap())
+        };
+        assert_eq!(count("goal"), Some(0), "{name}");
+        assert!(count("six").unwrap() > 0, "{name}");
+    }
 }
 
 /// A scenario decided at setup needs no phase: its ranking reads the starting values.

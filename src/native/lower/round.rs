@@ -21,8 +21,8 @@ pub(crate) struct RoundPlan<'m> {
     pub events: Vec<(&'m Event, Option<usize>)>,
     /// The end conditions of each timing (`Timing as usize`), by address.
     pub checks: [Option<usize>; 4],
-    /// The pending immediate end conditions, by address, and how many there are.
-    pub pending: Option<(usize, usize)>,
+    /// The pending immediate end conditions' function, by address, and the conditions.
+    pub pending: Option<(usize, Vec<&'m crate::model::Check>)>,
     /// Each faction's turn, by address (every faction of a phase with actions has one).
     pub menus: Vec<usize>,
     /// The model's `max_steps`.
@@ -31,6 +31,10 @@ pub(crate) struct RoundPlan<'m> {
 
 /// No reason yet: the game goes on.
 const GOING: i64 = -1;
+
+/// Up to this many immediate end conditions are evaluated inline at the end of a statement
+/// list (each list's end a copy); more are one call to their function.
+const INLINE_PENDING: usize = 4;
 
 impl Lower<'_, '_> {
     /// Lowers one round as a function `(env, vals) -> i64` and finishes: it returns
@@ -179,17 +183,22 @@ impl Lower<'_, '_> {
 
     /// The engine's `pending_checks` at the end of a statement list, before its marks are
     /// settled: when the game goes on and a change left immediate end conditions pending,
-    /// their function evaluates them (making marks) and the first game-ending one that held
-    /// ends the game, unless the marks settled next end it otherwise ([`h::settle`]).
+    /// they are evaluated (making marks) and the first game-ending one that held ends the
+    /// game, unless the marks settled next end it otherwise ([`h::settle`]). A few
+    /// conditions are evaluated here, more by a call to their function.
     fn pending(&mut self, plan: &RoundPlan<'_>, ended: Variable) {
-        let Some((addr, n)) = plan.pending else {
+        let Some((addr, checks)) = &plan.pending else {
             return;
         };
-        let mut any = self.env_load(I64, Off::PENDING);
-        for w in 1..n.div_ceil(64) {
-            let v = self.env_load(I64, Off::PENDING + 8 * w as i32);
-            any = self.b.ins().bor(any, v);
-        }
+        let words: Vec<(i32, Value)> = (0..checks.len().div_ceil(64))
+            .map(|w| {
+                let at = Off::PENDING + 8 * w as i32;
+                (at, self.env_load(I64, at))
+            })
+            .collect();
+        let any = words[1..]
+            .iter()
+            .fold(words[0].1, |a, &(_, v)| self.b.ins().bor(a, v));
         let r = self.b.use_var(ended);
         let going = self.b.ins().icmp_imm_s(IntCC::Equal, r, GOING);
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, any, 0);
@@ -198,8 +207,23 @@ impl Lower<'_, '_> {
         self.b.set_cold_block(eval);
         self.b.ins().brif(due, eval, &[], go, &[]);
         self.b.switch_to_block(eval);
-        let r = self.call_code(addr, &[]);
         // `r` is the reason plus one, 0 when none held.
+        let r = if checks.len() <= INLINE_PENDING {
+            let zero = self.int(0);
+            for &(at, _) in &words {
+                self.env_store(zero, at);
+            }
+            let guards: Vec<Value> = (0..checks.len())
+                .map(|i| self.b.ins().band_imm_s(words[i / 64].1, 1i64 << (i % 64)))
+                .collect();
+            let none = self.b.ins().iconst(types::I8, 0);
+            let r = self.held(checks, [none; 3], [Some(Known::Const(0)); 3], Some(&guards));
+            // A condition may have stored its binding: nothing is known of it afterwards.
+            self.known = [None; 3];
+            r
+        } else {
+            self.call_code(*addr, &[])
+        };
         let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
         let reason = self.b.ins().iadd_imm_s(r, -1);
         let still = self.int(GOING);
