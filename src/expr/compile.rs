@@ -335,16 +335,7 @@ impl<'s> Compiler<'s> {
     }
 
     fn name(&self, ast: &Ast, ctx: Ctx) -> Result<Op, ParseError> {
-        let Ast::Name {
-            owner,
-            name,
-            index,
-            pos,
-        } = ast
-        else {
-            unreachable!("name() on a non-name")
-        };
-        let pos = *pos;
+        let (owner, name, index, pos) = name_parts(ast);
         if let Some((o, op)) = owner
             && o == "card"
         {
@@ -672,6 +663,23 @@ fn visits(code: &[Op], nf: u128) -> u128 {
         i += 1;
     }
     most
+}
+
+/// A name's owner (`me`, `target`, a faction, `card`) or index, and where it is written.
+type Part = Option<(String, usize)>;
+
+/// The parts of a name (`[owner.]name[[index]]`): owner, name, index and position.
+fn name_parts(ast: &Ast) -> (&Part, &String, &Part, usize) {
+    let Ast::Name {
+        owner,
+        name,
+        index,
+        pos,
+    } = ast
+    else {
+        unreachable!("a name's parts asked of a {ast:?}")
+    };
+    (owner, name, index, *pos)
 }
 
 #[cfg(test)]

@@ -11,37 +11,29 @@ impl Compiler<'_> {
     /// the one an aggregate visits); with an owner, that faction's variables stand for the
     /// formula's own.
     pub(super) fn derived(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
-        let Ast::Name {
-            owner,
-            name,
-            index,
-            pos,
-        } = ast
-        else {
-            unreachable!("derived() on a non-name")
-        };
+        let (owner, name, index, pos) = name_parts(ast);
         let d = &self.syms.derived[name];
         if index.is_some() {
             return err(
-                *pos,
+                pos,
                 format!("`{name}` is a derived value: it takes no `[ ]`"),
             );
         }
         match (d.faction, owner) {
             (false, Some(_)) => err(
-                *pos,
+                pos,
                 format!("`{name}` is a global derived value: it has no owner"),
             ),
             (false, None) => self.emit(&d.ast, ctx, out),
             (true, None) if !ctx.bound => err(
-                *pos,
+                pos,
                 format!(
                     "`{name}` is a faction's value and no faction is in scope here: name one (`Faction.{name}`) or use an aggregate such as max_all({name})"
                 ),
             ),
             (true, None) => self.emit(&d.ast, ctx, out),
             (true, Some(_)) if reads_others(&d.ast, self.syms) => err(
-                *pos,
+                pos,
                 format!(
                     "`{name}` reads an `_others` aggregate, which leaves out the faction in scope: read it for that faction (`{name}`), not for a named one"
                 ),

@@ -15,18 +15,10 @@ impl Compiler<'_> {
         ctx: Ctx,
         out: &mut Vec<Op>,
     ) -> Result<(), ParseError> {
-        let Ast::Name {
-            owner,
-            name,
-            index,
-            pos,
-        } = ast
-        else {
-            unreachable!("faction_setting() on a non-name")
-        };
+        let (owner, name, index, pos) = name_parts(ast);
         let values = &self.syms.faction_settings[name];
         if index.is_some() {
-            return err(*pos, format!("`{name}` is a setting: it takes no `[ ]`"));
+            return err(pos, format!("`{name}` is a setting: it takes no `[ ]`"));
         }
         let constant = |v: Num| match v {
             Num::Int(i) => Op::Int(i),
@@ -44,14 +36,14 @@ impl Compiler<'_> {
         }
         if owner.is_none() && !ctx.bound {
             return err(
-                *pos,
+                pos,
                 format!(
                     "`{name}` is a setting with a value per faction and no faction is in scope \
                      here: name one (`Faction.{name}`)"
                 ),
             );
         }
-        self.emit(&by_seat(owner, values, *pos), ctx, out)
+        self.emit(&by_seat(owner, values, pos), ctx, out)
     }
 }
 
