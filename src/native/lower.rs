@@ -176,7 +176,7 @@ pub(super) struct Lower<'a, 'f> {
     fourth: Option<Value>,
     /// In a statement-list function: the block that returns [`FAULTED`].
     fault_ret: Option<Block>,
-    /// The immediate end conditions run inline (none when not given).
+    /// The immediate end conditions a store or a draw notes as pending (none when not given).
     hooks: Option<&'a Hooks>,
     /// The card attribute table (`Tables::card_attrs`) as data of the module, when the model
     /// has one: `card.ATTR` reads it inline.

@@ -11,7 +11,7 @@ use crate::runtime::abi::Run;
 
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
-/// immediate end conditions run inline), a `win` or `lose` mark, `end`, `race`, an `award`
+/// immediate end conditions noted as pending), a `win` or `lose` mark, `end`, `race`, an `award`
 /// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
 /// `complete`, a condition over such statements, or an `each` or `for held` over them.
 fn lowerable(s: &Stmt) -> bool {

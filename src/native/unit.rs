@@ -106,8 +106,8 @@ impl Unit {
 /// nothing uses, until none is left.
 ///
 /// Cranelift's optimizer drops an unused pure value but lowers every load that is not
-/// read-only. The lowering reads the binding at a function's entry, and saves it before
-/// immediate end checks, whether or not a path then uses it; marking those loads read-only
+/// read-only. The lowering reads the binding at a function's entry, whether or not a path
+/// then uses it; marking those loads read-only
 /// instead would let the optimizer merge them across the stores that rebind a faction.
 /// A store's read of the old value, where nothing uses it, goes too. With the one-compare
 /// bounds of `Lower::fminmax`, TI4 ran 2% fewer instructions a game (46.5k to 45.5k).

@@ -14,7 +14,7 @@ impl Lower<'_, '_> {
     /// which only a NaN makes, earns 0), `high` pays the best tied place, `low` the worst
     /// (0 for an empty tie) and `zero` nothing (an empty tie its place). Then every faction's `lv` gains its amount
     /// (stored, clamped and credited as an assignment), and the variable's immediate end
-    /// conditions run if any value changed.
+    /// conditions are noted as pending if any value changed.
     pub(super) fn award(
         &mut self,
         lv: &LValue,
@@ -131,7 +131,7 @@ impl Lower<'_, '_> {
     /// completers by key, ties by seat ([`h::sort_completers`], the engine's own order);
     /// then, in that order, each is marked done, gains the scale's reward for the place the
     /// count says, and the count goes up. With any completer, the immediate conditions of
-    /// the three variables run after every store.
+    /// the three variables are noted after every store.
     pub(super) fn race(&mut self, r: &Race, next: Block) {
         let (done, count, lv) = (&r.done, &r.count, &r.lv);
         let (cond, key, scale, source) = (&r.cond, &r.key, &r.scale[..], r.source);
@@ -368,7 +368,7 @@ impl Lower<'_, '_> {
     /// `order VAR by KEYS` as the engine's `order_stmt` runs it: the factions sorted by
     /// [`Lower::sort_factions`], then each one's place (1 first) stored into its `VAR` in
     /// that order, with the statement's own binding but for the bound faction; then the
-    /// variable's immediate end conditions, whether or not a value changed.
+    /// variable's immediate end conditions are noted, whether or not a value changed.
     pub(super) fn order(&mut self, lv: &LValue, keys: &[Expr], next: Block) {
         let at = [Off::ME, Off::BOUND, Off::TARGET];
         let saved = at.map(|o| self.env_load(types::I8, o));

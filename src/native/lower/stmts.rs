@@ -1,5 +1,5 @@
 //! Lowering statements: stores with their flooring, overflow checks, bounds, points-by-source
-//! credit and immediate end checks, `if`, `each` (planned, or faction by faction), `for
+//! credit and the immediate end conditions they note, `if`, `each` (planned, or faction by faction), `for
 //! held`, `draw` and `take`, `discard`, `complete`, `end` and `win`/`lose` marks, each as the
 //! engine runs it (awards, races and orders are in `places`).
 
@@ -82,8 +82,8 @@ impl Lower<'_, '_> {
     }
 
     /// `lv op value` as the engine stores it (a change credited to `source`, if tagged),
-    /// then, when the value changed, the variable's immediate end conditions; then on to
-    /// `next`.
+    /// then, when the value changed, the variable's immediate end conditions noted as
+    /// pending; then on to `next`.
     pub(super) fn assign(
         &mut self,
         lv: &LValue,
@@ -484,7 +484,7 @@ impl Lower<'_, '_> {
     /// [`crate::expr::simple_assign`]), as the engine runs it: first every
     /// faction's value is planned (its conditions and value read against the state before
     /// any store), then the planned values are stored in seat order; `others` skips the
-    /// faction bound on entry. A change to a variable with immediate checks runs them once,
+    /// faction bound on entry. A change to a variable with immediate checks notes them once,
     /// after every store.
     pub(super) fn each(&mut self, others: bool, body: &Stmt, next: Block) {
         let Some((lv, op, first, source)) = crate::expr::simple_assign(body) else {
