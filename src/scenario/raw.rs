@@ -305,8 +305,9 @@ pub struct RawFaction {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Src>")]
     pub init: BTreeMap<String, Formula>,
-    /// This faction's own value of settings declared in `[settings]` (constants, real or
-    /// whole): in its formulas the setting's name reads this value.
+    /// This faction's own settings (constants, real or whole, or formulas of settings): a
+    /// formula reads the value of the faction in scope; factions that give none take the
+    /// `[settings]` value.
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Src>")]
     pub settings: BTreeMap<String, Formula>,
