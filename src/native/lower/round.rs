@@ -176,8 +176,8 @@ impl Lower<'_, '_> {
         if let Some(addr) = run {
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
+            self.pending(plan, ended);
         }
-        self.pending(plan, ended);
         self.resolve(ended);
     }
 
@@ -398,12 +398,13 @@ impl Lower<'_, '_> {
         }
         // The game goes on here: tested as the body began and after each decision that
         // took an action (nothing else in between ends it).
+        // With no effects nothing ran since the last decision's conditions were checked.
         if let Some(addr) = run {
             self.bind_all(Some(f));
             let r = self.call_code(addr, &[]);
             self.held_ends(r, ended);
+            self.pending(plan, ended);
         }
-        self.pending(plan, ended);
         self.resolve(ended);
         self.b.ins().jump(cont, &[BlockArg::Value(i)]);
         self.b.switch_to_block(cont);
