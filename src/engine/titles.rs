@@ -35,33 +35,34 @@ impl<T: Tracer> Game<'_, T> {
             let slot = self.slot(&t.lv, at(f));
             self.env.st.vals[slot] != 0
         });
-        // The faction alone at the highest metric among `from` (at least `min`), if any.
-        let alone_best = |g: &Self, from: &mut dyn Iterator<Item = usize>| {
-            let c: Vec<usize> = from.filter(|&f| inside(g, f) && key[f] >= min).collect();
-            let best = c
-                .iter()
-                .map(|&f| key[f])
-                .fold(None, |m: Option<Num>, k| match m {
-                    Some(m) if m >= k => Some(m),
-                    _ => Some(k),
-                })?;
-            let top: Vec<usize> = c.into_iter().filter(|&f| key[f] == best).collect();
-            (top.len() == 1).then(|| top[0])
+        // The faction alone at the highest metric among those `from` picks (at least `min`),
+        // if any: two passes over the factions, nothing allocated.
+        let alone_best = |g: &Self, from: &dyn Fn(usize) -> bool| {
+            let picked = |f: &usize| from(*f) && inside(g, *f) && key[*f] >= min;
+            let best =
+                (0..n)
+                    .filter(picked)
+                    .map(|f| key[f])
+                    .fold(None, |m: Option<Num>, k| match m {
+                        Some(m) if m >= k => Some(m),
+                        _ => Some(k),
+                    })?;
+            let mut top = (0..n).filter(picked).filter(|&f| key[f] == best);
+            let first = top.next()?;
+            top.next().is_none().then_some(first)
         };
         let next = match holder {
-            Some(h) if !inside(self, h) || key[h] < min => alone_best(self, &mut (0..n)),
+            Some(h) if !inside(self, h) || key[h] < min => alone_best(self, &|_| true),
             Some(h) => {
-                let above: Vec<usize> = (0..n)
-                    .filter(|&f| f != h && inside(self, f) && key[f] > key[h] && key[f] >= min)
-                    .collect();
-                match alone_best(self, &mut above.iter().copied()) {
+                let above = |f: usize| f != h && inside(self, f) && key[f] > key[h];
+                match alone_best(self, &above) {
                     Some(f) => Some(f),
                     // Challengers tied above the holder: `ties nobody` sets it aside.
-                    None if t.tied_nobody && !above.is_empty() => None,
+                    None if t.tied_nobody && (0..n).any(|f| above(f) && key[f] >= min) => None,
                     None => Some(h),
                 }
             }
-            None => alone_best(self, &mut (0..n)),
+            None => alone_best(self, &|_| true),
         };
         if next == holder {
             return Ok(());

@@ -35,13 +35,15 @@ fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     native
 }
 
+/// `vpsim test` passes every worked example of `path` (with `extra` flags).
+fn examples_pass(path: &std::path::Path, extra: &[&str]) {
+    vpsim().arg("test").arg(path).args(extra).assert().success();
+}
+
 /// `vpsim test` passes every worked example of `path` on both engines.
 fn examples_pass_on_both(path: &std::path::Path) {
     for engine in ["native", "interp"] {
-        vpsim()
-            .args(["test", path.to_str().unwrap(), "--engine", engine])
-            .assert()
-            .success();
+        examples_pass(path, &["--engine", engine]);
     }
 }
 
@@ -186,10 +188,7 @@ fn an_example_of_an_unavailable_action_fails_and_says_why() {
             &format!("unavailable-ok-{name}"),
             &format!("[[example]]\nname = \"{name}\"\n{example}available = false\n"),
         );
-        vpsim()
-            .args(["test", path.to_str().unwrap()])
-            .assert()
-            .success();
+        examples_pass(&path, &[]);
     }
     // An available action asserted unavailable fails.
     let path = with_examples(
@@ -208,10 +207,7 @@ fn an_example_order_can_share_places_and_shows_ties_as_ties() {
     let tie = "[[example]]\nname = \"tie\"\ngiven = [\"A.vp = 5\", \"B.vp = 5\", \"C.vp = 2\"]\n\
         finish = true\n";
     let path = with_examples("order-tie", &format!("{tie}order = [\"A = B\", \"C\"]\n"));
-    vpsim()
-        .args(["test", path.to_str().unwrap()])
-        .assert()
-        .success();
+    examples_pass(&path, &[]);
     // A strict order where two factions share first place fails, showing the tie.
     let path = with_examples(
         "order-strict",
@@ -454,10 +450,7 @@ fn titles_move_only_when_exceeded_on_both_engines() {
         given = [\"A.knights = 3\", \"A.army_vp = 2\", \"B.knights = 4\", \"C.knights = 3\"]\nactor = \"C\"\naction = \"knight\"\n";
     let keep = format!("{TITLES}{tie}expect = [\"A.army_vp == 2\", \"B.army_vp == 0\"]\n");
     let path_keep = temp_scenario("titles-keep", &keep);
-    vpsim()
-        .args(["test", path_keep.to_str().unwrap()])
-        .assert()
-        .success();
+    examples_pass(&path_keep, &[]);
     let nobody = format!(
         "{TITLES}{tie}expect = [\"A.army_vp == 0\", \"B.army_vp == 0\", \"C.army_vp == 0\"]\n"
     )
@@ -466,10 +459,7 @@ fn titles_move_only_when_exceeded_on_both_engines() {
         "points 2 ties nobody as largest_army",
     );
     let path_nobody = temp_scenario("titles-nobody", &nobody);
-    vpsim()
-        .args(["test", path_nobody.to_str().unwrap()])
-        .assert()
-        .success();
+    examples_pass(&path_nobody, &[]);
     let out = vpsim_output(&["trace", path.to_str().unwrap(), "--game", "3"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -495,10 +485,7 @@ const PLAYERS: &str = "[scenario]\nname = \"players\"\nrounds = 5\nplayers = \"p
 #[test]
 fn the_player_count_is_a_setting_on_both_engines() {
     let path = temp_scenario("players", PLAYERS);
-    vpsim()
-        .args(["test", path.to_str().unwrap()])
-        .assert()
-        .success();
+    examples_pass(&path, &[]);
     for n in [2usize, 3] {
         let v = same_on_both(&path, &["--set", &format!("settings.players={n}")]);
         assert_eq!(v["factions"].as_array().unwrap().len(), n);
@@ -534,10 +521,7 @@ fn the_player_count_is_a_setting_on_both_engines() {
         "action = \"d_only\"\nsettings = { players = 4 }\n",
     );
     let path4 = temp_scenario("players4", &named);
-    vpsim()
-        .args(["test", path4.to_str().unwrap()])
-        .assert()
-        .success();
+    examples_pass(&path4, &[]);
     // A count past the factions declared is a located error.
     let out = vpsim_output(&[
         "validate",
