@@ -103,6 +103,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// over every game it played (only those the engine makes: a machine-code turn does not
     /// count; see [`crate::model::Agent::counted`]).
     choices: Vec<u64>,
+    /// Whether it records what the reports read besides the outcome (each round's leader);
+    /// a searcher's playouts do not.
+    records: bool,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -119,9 +122,9 @@ impl<'m, T: Tracer> Game<'m, T> {
         Game::build(m, tracer, true)
     }
 
-    /// A game player; one that `searches` plays the playouts of its lookahead factions'
-    /// decisions on a game player of its own (which does not search: its lookahead
-    /// factions play their rollout policy past the decisions it replays).
+    /// A game player; one that `searches` plays the playouts of its searching factions'
+    /// decisions on a game player of its own (which does not search: in a playout,
+    /// searching factions play their rollout policy, or walk the tree of a tree search).
     fn build(m: &'m Model, tracer: T, searches: bool) -> Self {
         let (mut menu, mut menu_at) = (Vec::new(), vec![0u32]);
         for f in 0..m.nfactions() {
@@ -158,6 +161,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             ),
             init: crate::model::InitPlan::new(m),
             choices: vec![0; m.nfactions() * m.actions.len()],
+            records: searches,
             tracer,
         }
     }

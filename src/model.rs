@@ -51,6 +51,32 @@ pub struct Var {
     pub flip: Option<i64>,
     /// The points source credited with each faction's starting value (`init_as`).
     pub init_as: Option<u8>,
+    /// Who sees its value (what a searching faction's playouts redraw).
+    pub visible: Visible,
+    /// What a faction that cannot see it assumes it is, drawn afresh for each playout.
+    pub prior: Option<Expr>,
+}
+
+/// Who sees a variable's value (`visible`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visible {
+    /// Every faction.
+    All,
+    /// Each faction its own value (a faction variable).
+    Owner,
+    /// No faction (a face-down card, a hidden draw).
+    None,
+}
+
+impl Visible {
+    /// The keyword of the scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Visible::All => "all",
+            Visible::Owner => "owner",
+            Visible::None => "none",
+        }
+    }
 }
 
 impl Var {
@@ -83,11 +109,13 @@ pub struct Agent {
     pub counted: bool,
 }
 
-/// A lookahead agent's settings (`policy = "lookahead"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A searching agent's settings (`policy = "lookahead"` or `"mcts"`).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lookahead {
-    /// Playouts per option.
+    /// Playouts per option (flat lookahead), or iterations per decision (a tree search).
     pub rollouts: u32,
+    /// A tree search (`mcts`) with this UCT exploration constant (`None`: flat lookahead).
+    pub tree: Option<f64>,
     /// Rounds a playout plays, the decision's own included (`None`: to the game's end).
     pub horizon: Option<u32>,
     /// What a playout's result is worth to the deciding faction.
@@ -117,8 +145,9 @@ impl Objective {
 }
 
 impl Agent {
-    /// How results name this agent: `weighted`, `greedy`, `priority`, `mix` or
-    /// `lookahead(R)` (with its horizon and objective when they are not the defaults).
+    /// How results name this agent: `weighted`, `greedy`, `priority`, `mix`,
+    /// `lookahead(R)` or `mcts(N)` (with its exploration constant, horizon and objective
+    /// when they are not the defaults).
     pub fn label(&self) -> String {
         let base = match (self.policy, &self.mix) {
             (Policy::Weighted, Some(_)) => "mix",
@@ -129,7 +158,15 @@ impl Agent {
         match self.look {
             None => base.to_string(),
             Some(l) => {
-                let mut s = format!("lookahead({}", l.rollouts);
+                let kind = if l.tree.is_some() {
+                    "mcts"
+                } else {
+                    "lookahead"
+                };
+                let mut s = format!("{kind}({}", l.rollouts);
+                if let Some(c) = l.tree.filter(|&c| c != std::f64::consts::SQRT_2) {
+                    s.push_str(&format!(", c {c}"));
+                }
                 if let Some(h) = l.horizon {
                     s.push_str(&format!(", horizon {h}"));
                 }
@@ -428,6 +465,11 @@ pub struct Model {
     pub sets: Vec<(String, Vec<String>)>,
     /// Decks: name and card names.
     pub decks: Vec<(String, Vec<String>)>,
+    /// Whether each deck's held cards are seen by every faction (`public`); otherwise a
+    /// faction sees only its own hand. No faction sees a deck's order.
+    pub deck_public: Vec<bool>,
+    /// The variables some faction cannot see (`visible` not `"all"`), in declaration order.
+    pub hidden: Vec<u16>,
     /// Phases.
     pub phases: Vec<Phase>,
     /// Actions.

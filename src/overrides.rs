@@ -38,10 +38,11 @@ impl fmt::Display for Override {
 }
 
 /// The policies `--agent` takes.
-const POLICIES: [&str; 4] = ["weighted", "greedy", "priority", "lookahead"];
+const POLICIES: [&str; 5] = ["weighted", "greedy", "priority", "lookahead", "mcts"];
 
 /// Parses `--agent [FACTION=]POLICY` (the clap value parser): POLICY is `weighted`,
-/// `greedy`, `priority`, `lookahead` or `lookahead:N` (N playouts an option).
+/// `greedy`, `priority`, `lookahead`, `lookahead:N` (N playouts an option), `mcts` or
+/// `mcts:N` (N iterations a decision).
 pub fn parse_agent(s: &str) -> std::result::Result<Override, String> {
     let s = s.trim();
     agent_parts(s)?;
@@ -68,38 +69,56 @@ fn agent_parts(s: &str) -> std::result::Result<AgentParts<'_>, String> {
     };
     if !POLICIES.contains(&name) {
         return Err(format!(
-            "`{policy}` is not a policy: give one of {}, or lookahead:N",
+            "`{policy}` is not a policy: give one of {}, or lookahead:N or mcts:N",
             POLICIES.join(", ")
         ));
     }
     let rollouts = match count {
         None => None,
-        Some(_) if name != "lookahead" => {
+        Some(_) if name != "lookahead" && name != "mcts" => {
             return Err(format!(
-                "`{policy}`: only lookahead takes a count (lookahead:N playouts an option)"
+                "`{policy}`: only lookahead and mcts take a count (lookahead:N playouts an option, mcts:N iterations a decision)"
             ));
         }
-        Some(n) => match n.replace('_', "").parse::<u32>() {
-            Ok(k) if (1..=100_000).contains(&k) => Some(k),
-            _ => {
-                return Err(format!(
-                    "`{policy}`: the playout count must be a whole number from 1 to 100000"
-                ));
+        Some(n) => {
+            let max = if name == "mcts" { 1_000_000 } else { 100_000 };
+            match n.replace('_', "").parse::<u32>() {
+                Ok(k) if (1..=max).contains(&k) => Some(k),
+                _ => {
+                    return Err(format!(
+                        "`{policy}`: the count must be a whole number from 1 to {max}"
+                    ));
+                }
             }
-        },
+        }
     };
     Ok((faction, (name, rollouts)))
 }
 
 /// Applies one `--agent` choice: every faction (the default `[agent]` and each faction's
 /// own), or one faction (its own agent, started from a copy of the default when it has
-/// none). The policy is set, and `rollouts` with `lookahead:N`.
+/// none). The policy is set, `rollouts` with `lookahead:N` and `iterations` with `mcts:N`;
+/// the other search's settings are dropped (mcts takes no `rollouts`, lookahead no
+/// `iterations` or `c`).
 fn set_agent(doc: &mut DocumentMut, o: &Override) -> Result<()> {
-    let (faction, (policy, rollouts)) = agent_parts(&o.value).map_err(Error::Usage)?;
+    let (faction, (policy, count)) = agent_parts(&o.value).map_err(Error::Usage)?;
     let choose = |t: &mut dyn toml_edit::TableLike| {
         t.insert("policy", Item::Value(Value::from(policy)));
-        if let Some(n) = rollouts {
-            t.insert("rollouts", Item::Value(Value::from(n as i64)));
+        let dropped: &[&str] = match policy {
+            "mcts" => &["rollouts"],
+            "lookahead" => &["iterations", "c"],
+            _ => &[],
+        };
+        for k in dropped {
+            t.remove(k);
+        }
+        if let Some(n) = count {
+            let key = if policy == "mcts" {
+                "iterations"
+            } else {
+                "rollouts"
+            };
+            t.insert(key, Item::Value(Value::from(n as i64)));
         }
     };
     let default = doc.get("agent").and_then(Item::as_table_like).map(|t| {
@@ -265,9 +284,12 @@ pub fn tweakables(text: &str) -> Vec<(String, String)> {
             }
         }
         for (path, t) in agents {
-            let lookahead = t.get("policy").and_then(|p| p.as_str()) == Some("lookahead");
-            if lookahead && !t.contains_key("rollouts") {
+            let policy = t.get("policy").and_then(|p| p.as_str());
+            if policy == Some("lookahead") && !t.contains_key("rollouts") {
                 out.push((format!("{path}.rollouts"), "32".into()));
+            }
+            if policy == Some("mcts") && !t.contains_key("iterations") {
+                out.push((format!("{path}.iterations"), "1000".into()));
             }
         }
     }

@@ -6,7 +6,8 @@
 //! [`Outcome`], the machine-code ABI ([`abi`]: function-pointer types, return codes and the
 //! handles that keep compiled code alive), and the mechanisms both backends call so that a
 //! rule has one definition: drawing cards ([`hands`]), sorting factions ([`order`]) and the
-//! agents' choice ([`choice`], and [`look`] for the decisions a lookahead agent searches). It knows nothing of how a scenario is written or compiled:
+//! agents' choice ([`choice`], and [`look`] and [`tree`] for the decisions a searching agent
+//! makes). It knows nothing of how a scenario is written or compiled:
 //! it imports only the base layer (`state`, `rng`, `ir`).
 
 pub mod abi;
@@ -18,6 +19,7 @@ pub mod look;
 pub mod order;
 mod outcome;
 mod settle;
+pub mod tree;
 
 pub(crate) use env::{Completers, Marks, Rules};
 pub use env::{Ctx, Env, MAX_IMMEDIATE, PENDING_WORDS, Pending, slot};

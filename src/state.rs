@@ -256,6 +256,22 @@ impl State {
         }
     }
 
+    /// Makes this state a copy of `o`, a state of the same model (a playout's start),
+    /// allocating nothing.
+    pub fn copy_from(&mut self, o: &State) {
+        self.vals.copy_from_slice(&o.vals);
+        self.round = o.round;
+        self.age = o.age;
+        self.age_round = o.age_round;
+        self.out = o.out;
+        self.card = o.card;
+        self.deck_left.copy_from_slice(&o.deck_left);
+        self.pool.copy_from_slice(&o.pool);
+        self.owner.copy_from_slice(&o.owner);
+        self.owned.copy_from_slice(&o.owned);
+        self.hands.copy_from_slice(&o.hands);
+    }
+
     /// Puts every deck back to its full template order and clears the clock. Variables are
     /// set by the engine's setup, which evaluates their initial values.
     pub fn reset(&mut self, t: &Tables) {

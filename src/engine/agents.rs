@@ -3,8 +3,8 @@
 //! Owns an agent decision: the options (every action the faction may take, with each
 //! eligible target, that it can afford), each scored by the faction's policy (weight, noisy
 //! value or priority), and the choice among them: weighted random, the best value, or a random
-//! pick among the top priority, or a lookahead search ([`crate::runtime::look`], the
-//! playouts played by [`super::lookahead`]). Then the chosen action's costs are paid and its
+//! pick among the top priority, or a search ([`crate::runtime::look`], the playouts
+//! played by [`super::lookahead`]). Then the chosen action's costs are paid and its
 //! effects run.
 
 use super::{Bind, Game, Halt, Step, Tracer};
@@ -209,19 +209,25 @@ impl<T: Tracer> Game<'_, T> {
         Some((opts[i].action, opts[i].target))
     }
 
-    /// Traces the option scores of a lookahead decision just searched, best first.
+    /// Traces what the search of a decision just made found, best first: each option's
+    /// mean objective, and for a tree search its visits at the root.
     fn trace_search(&mut self, f: u8) {
-        let scores = &self.env.look.scores;
-        if scores.is_empty() || self.env.look.lookers >> f & 1 == 0 {
+        let seen = &self.env.look.seen;
+        if seen.scores.is_empty() || self.env.look.lookers >> f & 1 == 0 {
             return;
         }
         let m = self.m;
-        let mut rows: Vec<(usize, f64)> = scores.iter().copied().enumerate().collect();
-        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let look = m.agents[f as usize].look.expect("a lookahead faction");
+        let visits = |i: usize| seen.visits.get(i).copied().unwrap_or(0);
+        let mut rows: Vec<usize> = (0..seen.scores.len()).collect();
+        rows.sort_by(|&a, &b| {
+            (visits(b).cmp(&visits(a)))
+                .then(seen.scores[b].total_cmp(&seen.scores[a]))
+                .then(a.cmp(&b))
+        });
+        let look = m.agents[f as usize].look.expect("a searching faction");
         let text: Vec<String> = rows
             .iter()
-            .map(|&(i, v)| {
+            .map(|&i| {
                 let o = self.opts[i];
                 let a = &m.actions[o.action as usize];
                 let tgt = if a.targeted {
@@ -229,12 +235,19 @@ impl<T: Tracer> Game<'_, T> {
                 } else {
                     String::new()
                 };
-                format!("{}{tgt} {v:.3}", a.name)
+                let v = seen.scores[i];
+                match look.tree {
+                    None => format!("{}{tgt} {v:.3}", a.name),
+                    Some(_) => format!("{}{tgt} {} visits {v:.3}", a.name, visits(i)),
+                }
             })
             .collect();
+        let how = match look.tree {
+            None => format!("lookahead ({} playouts an option", look.rollouts),
+            Some(_) => format!("mcts ({} iterations", look.rollouts),
+        };
         self.tracer.line(format_args!(
-            "    lookahead ({} playouts an option, {}): {}",
-            look.rollouts,
+            "    {how}, {}): {}",
             look.objective.name(),
             text.join(", ")
         ));

@@ -188,7 +188,7 @@ impl<T: Tracer> Game<'_, T> {
             target: ex.target.unwrap_or(actor),
         };
         match (ex.phase, ex.action) {
-            (Some(p), _) => self.phase(&m.phases[p])?,
+            (Some(p), _) => self.phase(p)?,
             (None, Some(a)) => {
                 *unavailable = self.unavailable(a, b)?;
                 if unavailable.is_none() {

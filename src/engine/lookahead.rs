@@ -1,20 +1,47 @@
-//! The playouts of lookahead decisions.
+//! The playouts of searched decisions.
 //!
 //! Owns the searcher a game that searches keeps (`Searcher`, the
-//! [`crate::runtime::look::Scout`] of its environment): for each option of a decision, its
-//! playouts, each a replay of the game's prefix on a game player of its own with the option
-//! forced, then the rest of the game (or `horizon` rounds) on the playout's own stream,
-//! every faction playing its own policy and the lookahead factions their rollout policy;
-//! and what a playout's result is worth to the deciding faction ([`worth`]).
+//! [`crate::runtime::look::Scout`] of its environment) and what a playout is:
+//! - the game is copied at the decision onto the searcher's own game player (no replay:
+//!   the state, marks, points and step count, and where the decision sits in its round);
+//! - the copy is *determinized* for the deciding faction: every variable it cannot see is
+//!   redrawn from its `prior`, and the cards it cannot see (each deck's undrawn cards and,
+//!   unless the deck is public, the cards other factions hold) are reshuffled into the
+//!   same places and counts;
+//! - the option under test is taken and the rest of the game is played (or `horizon`
+//!   rounds) on the playout's own stream, every faction by its own policy, searching ones
+//!   by their rollout policy.
+//!
+//! Playout `j` of a decision is stream `j` of the decision's key, the same for every
+//! option (common random numbers: the same determinization, the same dice). Flat
+//! lookahead scores each option by its mean over `rollouts` playouts; the tree search
+//! (`mcts`) spends `iterations` playouts, each from a fresh determinization, walking
+//! [`crate::runtime::tree::Tree`] with the faction's later decisions. Ties between
+//! options are broken by a draw from the decision's own stream, never by their order.
 
-use super::{Game, NoTrace, Outcome};
-use crate::model::{Model, Objective};
-use crate::runtime::look::{Branch, Scout};
-use crate::runtime::{Fault, Result as GameResult};
+use rand::RngExt;
 
-/// Plays the playouts of a searching game's lookahead decisions.
+use super::{Bind, Game, Halt, NoTrace, Outcome, Step};
+use crate::expr::AssignOp;
+use crate::model::{Lookahead, Model, Objective, Visible};
+use crate::rng::Rng;
+use crate::runtime::abi::Opt;
+use crate::runtime::choice::best;
+use crate::runtime::look::{Scout, Seen};
+use crate::runtime::{Env, Fault, Result as GameResult};
+use crate::state::{IN_POOL, MAX_FACTIONS, held_by};
+
+/// The stream of a decision's key its ties are broken on (playouts use streams from 0).
+const TIE_STREAM: u64 = u64::MAX;
+
+/// Plays the playouts of a searching game's decisions.
 pub(super) struct Searcher<'m> {
     game: Game<'m, NoTrace>,
+    /// The decision's own stream, for its ties.
+    tie: Rng,
+    /// Scratch for reshuffling a deck: the unseen cards, and the hands holding them.
+    cards: Vec<u16>,
+    holders: Vec<u8>,
 }
 
 impl<'m> Searcher<'m> {
@@ -22,6 +49,140 @@ impl<'m> Searcher<'m> {
     pub(super) fn new(m: &'m Model) -> Self {
         Searcher {
             game: Game::build(m, NoTrace, false),
+            tie: crate::rng::game_rng(0, 0),
+            cards: Vec::new(),
+            holders: Vec::new(),
+        }
+    }
+
+    /// Flat Monte Carlo: each option's mean over `look.rollouts` playouts.
+    fn flat(
+        &mut self,
+        env: &Env<'_>,
+        key: u64,
+        f: u8,
+        opts: &[Opt],
+        look: Lookahead,
+        seen: &mut Seen,
+    ) -> Result<usize, Fault> {
+        let n = self.game.m.nfactions();
+        for &o in opts {
+            let mut sum = 0.0;
+            for j in 0..look.rollouts {
+                self.start(env, f, key, j as u64, look.horizon)?;
+                let out = self.game.resume_with(env, o)?;
+                sum += worth(&out, f, n, look.objective);
+            }
+            seen.scores.push(sum / look.rollouts as f64);
+        }
+        self.tie.select(key, TIE_STREAM);
+        Ok(best(&mut self.tie, opts.len(), |i| seen.scores[i]))
+    }
+
+    /// Information-set MCTS: `look.rollouts` iterations, each a fresh determinization and
+    /// one walk of the tree from the root; the most visited option (then the best mean).
+    fn tree(
+        &mut self,
+        env: &Env<'_>,
+        key: u64,
+        f: u8,
+        opts: &[Opt],
+        look: Lookahead,
+        c: f64,
+        seen: &mut Seen,
+    ) -> Result<usize, Fault> {
+        let n = self.game.m.nfactions();
+        let range = match look.objective {
+            Objective::Win => Some((0.0, 1.0)),
+            Objective::Rank => Some((-(n as f64), -1.0)),
+            Objective::Margin => None,
+        };
+        self.game.env.look.tree.reset(c, range);
+        for t in 0..look.rollouts {
+            self.start(env, f, key, t as u64, look.horizon)?;
+            let g = &mut self.game;
+            g.env.look.tree.enter(f);
+            let i = g.env.look.tree.step(&mut g.env.rng, opts);
+            let out = g.resume_with(env, opts[i]);
+            g.env.look.tree.walker = None;
+            let reward = worth(&out?, f, n, look.objective);
+            self.game.env.look.tree.back_up(reward);
+        }
+        let tree = &self.game.env.look.tree;
+        tree.root(opts, &mut seen.visits, &mut seen.scores);
+        let top = seen.visits.iter().copied().max().unwrap_or(0);
+        self.tie.select(key, TIE_STREAM);
+        let (visits, means) = (&seen.visits, &seen.scores);
+        Ok(best(&mut self.tie, opts.len(), |i| {
+            if visits[i] == top {
+                means[i]
+            } else {
+                f64::NEG_INFINITY
+            }
+        }))
+    }
+
+    /// Prepares a playout: the game at the decision copied from `env`, on stream `stream`
+    /// of `key`, determinized for faction `f`, stopping after `horizon` rounds.
+    fn start(
+        &mut self,
+        env: &Env<'_>,
+        f: u8,
+        key: u64,
+        stream: u64,
+        horizon: Option<u32>,
+    ) -> Result<(), Fault> {
+        self.game.load(env);
+        self.game.env.rng.select(key, stream);
+        if let Some(h) = horizon {
+            let round = env.st.round.max(0) as u32;
+            self.game.env.look.stop = round.saturating_add(h.max(1) - 1);
+        }
+        if self.game.determinize_vars(f).is_err() {
+            return Err(self.game.take_fault());
+        }
+        for d in 0..self.game.m.tables.deck_start.len() {
+            self.shuffle_unseen(d, f);
+        }
+        Ok(())
+    }
+
+    /// Reshuffles what faction `f` cannot see of deck `d` into the same places: its
+    /// undrawn cards, and unless the deck is public the cards the other factions hold
+    /// (each hand keeps its count).
+    fn shuffle_unseen(&mut self, d: usize, f: u8) {
+        let m = self.game.m;
+        let t = &m.tables;
+        let st = &mut self.game.env.st;
+        let start = t.deck_start[d] as usize;
+        let left = st.deck_left[d] as usize;
+        self.cards.clear();
+        self.holders.clear();
+        self.cards.extend_from_slice(&st.pool[start..start + left]);
+        if !m.deck_public[d] {
+            for c in t.deck_cards(d as u16) {
+                let o = st.owner[c];
+                if (1..=MAX_FACTIONS as u8).contains(&o) && o != held_by(f) {
+                    self.cards.push(c as u16);
+                    self.holders.push(o);
+                }
+            }
+        }
+        let rng = &mut self.game.env.rng;
+        for i in (1..self.cards.len()).rev() {
+            let j = rng.random_range(0..=i);
+            self.cards.swap(i, j);
+        }
+        if self.holders.is_empty() {
+            st.pool[start..start + left].copy_from_slice(&self.cards);
+            return;
+        }
+        for &c in &self.cards {
+            st.set_owner(d, c as usize, IN_POOL);
+        }
+        st.pool[start..start + left].copy_from_slice(&self.cards[..left]);
+        for (&c, &o) in self.cards[left..].iter().zip(&self.holders) {
+            st.set_owner(d, c as usize, o);
         }
     }
 }
@@ -29,51 +190,71 @@ impl<'m> Searcher<'m> {
 impl Scout for Searcher<'_> {
     fn search(
         &mut self,
-        seed: u64,
-        game: u64,
-        tape: &[u16],
+        env: &Env<'_>,
+        d: u64,
         f: u8,
-        n: usize,
-        scores: &mut Vec<f64>,
-    ) -> std::result::Result<(), Fault> {
+        opts: &[Opt],
+        seen: &mut Seen,
+    ) -> Result<usize, Fault> {
         let look = self.game.m.agents[f as usize]
             .look
-            .expect("only a lookahead faction is searched");
-        scores.clear();
-        for i in 0..n {
-            let mut sum = 0.0;
-            for j in 0..look.rollouts {
-                let branch = Branch {
-                    playout: j,
-                    horizon: look.horizon,
-                };
-                let out = self.game.playout(seed, game, tape, i as u16, branch)?;
-                sum += worth(&out, f, self.game.m.nfactions(), look.objective);
-            }
-            scores.push(sum / look.rollouts as f64);
+            .expect("only a searching faction is searched");
+        let key = crate::rng::playout_seed(env.look.seed, env.look.game, d);
+        match look.tree {
+            None => self.flat(env, key, f, opts, look, seen),
+            Some(c) => self.tree(env, key, f, opts, look, c, seen),
         }
-        Ok(())
     }
 }
 
 impl Game<'_, NoTrace> {
-    /// One playout of game `game` of seed `seed`: its lookahead decisions replayed from
-    /// `tape`, then `option` at the next one, then on `branch`'s stream.
-    fn playout(
-        &mut self,
-        seed: u64,
-        game: u64,
-        tape: &[u16],
-        option: u16,
-        branch: Branch,
-    ) -> std::result::Result<Outcome, Fault> {
-        self.reset(seed, game);
-        let look = &mut self.env.look;
-        look.tape.extend_from_slice(tape);
-        look.tape.push(option);
-        look.branch = Some(branch);
-        let out = self.play_steps_from_reset();
-        out.map_err(|super::Halt| self.take_fault())
+    /// Copies the game `env` is playing, at a decision, into this player: the state, the
+    /// marks and pending conditions, points and steps; nothing ended, no limit, no fault.
+    fn load(&mut self, env: &Env<'_>) {
+        self.env.cx.take_fault();
+        self.env.st.copy_from(&env.st);
+        self.env.marks = env.marks;
+        self.env.pending = env.pending;
+        self.env.forced = env.forced;
+        self.env.steps = env.steps;
+        self.env.points.copy_from_slice(&env.points);
+        self.env.look.stop = u32::MAX;
+        self.env.look.tree.walker = None;
+        self.ended = None;
+        self.leaders.clear();
+        self.round_scores.clear();
+    }
+
+    /// Redraws every variable faction `f` cannot see from its prior (in declaration order,
+    /// owner by owner, on the playout's stream). A variable without a prior keeps its
+    /// value: the compiler refuses one a searching faction would have to guess.
+    fn determinize_vars(&mut self, f: u8) -> Step {
+        let m = self.m;
+        for &vi in &m.hidden {
+            let v = &m.vars[vi as usize];
+            let Some(prior) = &v.prior else { continue };
+            let owners = if v.faction { m.nfactions() } else { 1 };
+            for g in 0..owners {
+                if v.visible == Visible::Owner && g == f as usize {
+                    continue;
+                }
+                for e in 0..v.width {
+                    let x = self.num(prior, Bind::faction(g as u8))?;
+                    let slot = (v.base + g as u32 * v.fstride + e) as usize;
+                    self.env.st.vals[slot] = self.store(vi, AssignOp::Set, 0, x, prior.loc)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rest of the game `env` is playing, from its decision with option `chosen` taken,
+    /// on this player's copy.
+    fn resume_with(&mut self, env: &Env<'_>, chosen: Opt) -> Result<Outcome, Fault> {
+        let round = env.st.round.max(0) as u32;
+        let out = self.finish_round(env.look.pos, chosen);
+        let out = out.and_then(|()| self.rounds_after(round));
+        out.map_err(|Halt| self.take_fault())
     }
 }
 

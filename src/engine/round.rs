@@ -10,6 +10,8 @@
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num};
 use crate::model::{EventAt, Timing};
+use crate::runtime::abi::Opt;
+use crate::runtime::look::Pos;
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
@@ -46,12 +48,19 @@ impl<T: Tracer> Game<'_, T> {
         self.play_steps_from_reset()
     }
 
-    /// Plays the game [`Game::reset`] prepared (a playout's tape and branch set since).
+    /// Plays the game [`Game::reset`] prepared.
     pub(super) fn play_steps_from_reset(&mut self) -> Step<Outcome> {
         self.setup()?;
         self.checks(Timing::Immediate, Bind::global())?;
+        self.rounds_after(0)
+    }
+
+    /// Plays the rounds after round `round` until the game ends, then ranks it. A game
+    /// with a searcher plays its rounds in the engine, which knows where each decision sits
+    /// in its round ([`crate::runtime::look::Pos`]); a playout resumed mid-round plays the
+    /// rest of that round in the engine and the later ones in machine code.
+    pub(super) fn rounds_after(&mut self, mut round: u32) -> Step<Outcome> {
         let m = self.m;
-        let mut round = 0;
         // A playout with a horizon stops after its last round (`look.stop`).
         while round < m.rounds && round < self.env.look.stop && self.ended.is_none() {
             // A game may run long (up to 100,000 rounds): Ctrl-C is honoured within a round.
@@ -71,18 +80,15 @@ impl<T: Tracer> Game<'_, T> {
                     .line(format_args!("round {round} (age {})", self.env.st.age));
             }
             match &m.round_fn {
-                // The whole round in machine code (no trace to write).
-                Some(r) if !T::ON => match r.call(&mut self.env) {
+                // The whole round in machine code (no trace to write, no search to place).
+                Some(r) if !T::ON && self.env.look.scout.is_none() => match r.call(&mut self.env) {
                     crate::runtime::abi::Ran::Done => {}
                     crate::runtime::abi::Ran::Faulted => return Err(Halt),
                     crate::runtime::abi::Ran::Held(r) => self.ended = Some(r),
                 },
                 _ => self.round()?,
             }
-            if self.leaders.len() < LEADER_ROUNDS {
-                let leader = self.leader()?;
-                self.leaders.push(leader);
-            }
+            self.after_round()?;
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
         if T::ON {
@@ -100,6 +106,16 @@ impl<T: Tracer> Game<'_, T> {
         let mut out = self.rank(reason)?;
         out.rounds = round;
         Ok(out)
+    }
+
+    /// What is recorded after each round for the reports: the leader of the early rounds
+    /// (not in a playout, whose rounds no report reads).
+    fn after_round(&mut self) -> Step {
+        if self.records && self.leaders.len() < LEADER_ROUNDS {
+            let leader = self.leader()?;
+            self.leaders.push(leader);
+        }
+        Ok(())
     }
 
     /// Setup: every variable gets its initial value, in declaration order. Constant values
@@ -178,10 +194,16 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     pub(super) fn round(&mut self) -> Step {
-        let m = self.m;
         self.events(EventAt::RoundStart)?;
         self.checks(Timing::RoundStart, Bind::global())?;
-        for p in &m.phases {
+        self.phases_from(0)
+    }
+
+    /// The phases from the `first`-th on (each when its `when` holds), then the round's
+    /// end, unless the game ends first.
+    fn phases_from(&mut self, first: usize) -> Step {
+        let m = self.m;
+        for (i, p) in m.phases.iter().enumerate().skip(first) {
             if self.ended.is_some() {
                 return Ok(());
             }
@@ -190,12 +212,35 @@ impl<T: Tracer> Game<'_, T> {
             {
                 continue;
             }
-            self.phase(p)?;
+            self.phase(i)?;
         }
         if self.ended.is_none() {
             self.round_end()?;
         }
         Ok(())
+    }
+
+    /// The rest of a round from a decision at `at` whose option `chosen` was taken: the
+    /// option's action, the turn's later decisions and effects, the phase's later turns,
+    /// the later phases and the round's end, exactly as [`Game::round`] plays them.
+    pub(super) fn finish_round(&mut self, at: Pos, chosen: Opt) -> Step {
+        let f = at.faction();
+        let b = Bind::faction(f);
+        self.act(
+            chosen.action as usize,
+            Bind {
+                target: chosen.target,
+                ..b
+            },
+        )?;
+        let next = Pos { k: at.k + 1, ..at };
+        if !self.decisions(next)? {
+            return Ok(());
+        }
+        let pi = at.phase as usize;
+        self.turn_list(&self.m.phases[pi].effects, b)?;
+        self.turns_from(pi, at.order, at.seat as usize + 1)?;
+        self.phases_from(pi + 1)
     }
 
     /// The round-end step: round-end events, then round-end checks.
@@ -218,8 +263,10 @@ impl<T: Tracer> Game<'_, T> {
         }
     }
 
-    /// Runs one phase: its effects once, or a turn for every faction still in the game.
-    pub(super) fn phase(&mut self, p: &crate::model::Phase) -> Step {
+    /// Runs the `pi`-th phase: its effects once, or a turn for every faction still in the
+    /// game.
+    pub(super) fn phase(&mut self, pi: usize) -> Step {
+        let p = &self.m.phases[pi];
         if T::ON {
             self.tracer.line(format_args!(" phase {}", p.name));
         }
@@ -229,7 +276,13 @@ impl<T: Tracer> Game<'_, T> {
         let mut order = [0u8; MAX_FACTIONS];
         let n = self.m.nfactions();
         self.sorted_order(&p.order, &mut order[..n])?;
-        for &f in &order[..n] {
+        self.turns_from(pi, order, 0)
+    }
+
+    /// The turns of faction phase `pi` in turn `order`, from the `from`-th seat on.
+    fn turns_from(&mut self, pi: usize, order: [u8; MAX_FACTIONS], from: usize) -> Step {
+        let p = &self.m.phases[pi];
+        for (seat, &f) in order[..self.m.nfactions()].iter().enumerate().skip(from) {
             if self.ended.is_some() {
                 return Ok(());
             }
@@ -261,28 +314,53 @@ impl<T: Tracer> Game<'_, T> {
                     Num::Int(i) => i.clamp(0, u32::MAX as i64) as u32,
                     Num::Real(r) => r.max(0.0) as u32,
                 };
-                for _ in 0..count {
-                    if self.ended.is_some() {
-                        return Ok(());
-                    }
-                    // A faction that lost in one of these decisions makes no more of them
-                    // (the phase's effects still run for it, as after every turn).
-                    if (self.env.st.out >> f) & 1 != 0 {
-                        break;
-                    }
-                    self.env.steps += 1;
-                    if self.env.steps > self.m.max_steps {
-                        return Err(self.halt(Fault {
-                            loc: k.loc,
-                            kind: FaultKind::StepBudget(self.m.max_steps),
-                        }));
-                    }
-                    self.decide(f)?;
+                let at = Pos {
+                    phase: pi as u16,
+                    seat: seat as u8,
+                    k: 0,
+                    count,
+                    order,
+                };
+                if !self.decisions(at)? {
+                    return Ok(());
                 }
             }
             self.turn_list(&p.effects, b)?;
         }
         Ok(())
+    }
+
+    /// The decisions of the turn at `at`, from its `k`-th on; false when the game ended
+    /// among them (the turn's effects and the rest of the round are skipped then).
+    fn decisions(&mut self, mut at: Pos) -> Step<bool> {
+        let f = at.faction();
+        let loc = self.m.phases[at.phase as usize]
+            .actions
+            .as_ref()
+            .map_or(0, |k| k.loc);
+        while at.k < at.count {
+            if self.ended.is_some() {
+                return Ok(false);
+            }
+            // A faction that lost in one of these decisions makes no more of them (the
+            // phase's effects still run for it, as after every turn).
+            if (self.env.st.out >> f) & 1 != 0 {
+                break;
+            }
+            self.env.steps += 1;
+            if self.env.steps > self.m.max_steps {
+                return Err(self.halt(Fault {
+                    loc,
+                    kind: FaultKind::StepBudget(self.m.max_steps),
+                }));
+            }
+            if self.env.look.lookers != 0 {
+                self.env.look.pos = at;
+            }
+            self.decide(f)?;
+            at.k += 1;
+        }
+        Ok(true)
     }
 
     pub(super) fn events(&mut self, at: EventAt) -> Step {

@@ -1,166 +1,164 @@
-//! Lookahead decisions, shared by both backends: which decisions are searched, which are
-//! replayed, and where a playout leaves the game's own random stream.
+//! Searched decisions, shared by both backends: which decisions a search makes, where in
+//! the round a decision sits, and the tree a tree search walks in its playouts.
 //!
-//! Owns [`Look`], the part of [`Env`] a lookahead agent needs, and `decide`, the one
-//! place an agent's choice is made (machine-code turns call it too, through their `pick`
-//! helper). A playout starts from the middle of a game by *replaying its prefix*: the game
-//! is played again from its first round on its own stream, every earlier lookahead decision
-//! forced from the tape, the option under test forced at the decision being searched; right
-//! after that decision the stream switches to the playout's own, derived from (seed, game,
-//! decision, playout). Replay needs no snapshot of a round in flight (a round may be one
-//! machine-code function) and keeps both engines on one definition; a playout costs about
-//! one whole game (the prefix replays what the playout would otherwise copy).
+//! Owns [`Look`], the part of [`Env`] a searching agent needs, and `decide`, the one place
+//! an agent's choice is made (machine-code turns call it too, through their `pick`
+//! helper). A searched decision hands the game's environment to the [`Scout`] (the
+//! engine's searcher), which copies it at the decision ([`Pos`] says where in the round
+//! that is), redraws what the deciding faction cannot see, and plays the rest of the game
+//! from the copy on a stream of its own: the game's own stream never moves for a search.
+//! In a playout of a tree search, the searching faction's decisions walk the [`Tree`]
+//! until it leaves it; every other decision is made by the faction's own policy.
 
 use super::abi::Opt;
+use super::tree::Tree;
 use super::{Env, Fault};
 use crate::ir::Policy;
+use crate::state::MAX_FACTIONS;
 
-/// What searches a lookahead decision: the engine's searcher, which plays the playouts on
-/// a game player of its own.
+/// Where a decision sits in its round: the faction phase, the turn order the phase sorted,
+/// the seat whose turn it is, and which of the turn's decisions it is. A playout resumes
+/// the round here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pos {
+    /// The phase's index in the model.
+    pub phase: u16,
+    /// The seat's index in `order`.
+    pub seat: u8,
+    /// The decision's index in the turn (0 for the first).
+    pub k: u32,
+    /// Decisions in this turn.
+    pub count: u32,
+    /// The phase's turn order (the first `nfactions` entries).
+    pub order: [u8; MAX_FACTIONS],
+}
+
+impl Pos {
+    /// The faction whose turn it is.
+    pub fn faction(&self) -> u8 {
+        self.order[self.seat as usize]
+    }
+}
+
+/// What searches a decision: the engine's searcher, which plays the playouts on a game
+/// player of its own.
 pub trait Scout {
-    /// Scores each of the `n` options of the lookahead decision numbered `tape.len()` of
-    /// game `game` of seed `seed`, made by faction `f`, the earlier ones being `tape`:
-    /// writes each option's mean objective into `scores`, in option order. A playout's
-    /// fault is the game's fault.
+    /// Searches decision number `d` of the game `env` is playing, made by faction `f` among
+    /// `opts` at `env.look.pos`; writes what it found into `seen` and returns the index of
+    /// the option to take. A playout's fault is the game's fault.
     fn search(
         &mut self,
-        seed: u64,
-        game: u64,
-        tape: &[u16],
+        env: &Env<'_>,
+        d: u64,
         f: u8,
-        n: usize,
-        scores: &mut Vec<f64>,
-    ) -> std::result::Result<(), Fault>;
+        opts: &[Opt],
+        seen: &mut Seen,
+    ) -> std::result::Result<usize, Fault>;
 }
 
-/// A playout's branch: where it leaves the game's stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Branch {
-    /// The playout's number among the decision's playouts (common to every option).
-    pub playout: u32,
-    /// Rounds the playout plays, the decision's own included (`None`: to the end).
-    pub horizon: Option<u32>,
+/// What the last searched decision found, for the trace: each option's mean objective,
+/// and for a tree search each option's visits (empty for flat playouts).
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    /// Each option's mean objective, in option order (empty: the decision was not searched).
+    pub scores: Vec<f64>,
+    /// Each option's visits at the root of a tree search.
+    pub visits: Vec<u32>,
 }
 
-/// A game's lookahead state (see the module's doc).
+impl Seen {
+    /// Forgets the last decision.
+    pub fn clear(&mut self) {
+        self.scores.clear();
+        self.visits.clear();
+    }
+}
+
+/// A game's search state (see the module's doc).
 pub struct Look<'a> {
-    /// Bit `f` set when faction `f` decides by lookahead.
+    /// Bit `f` set when faction `f` decides by a search.
     pub lookers: u32,
-    /// The option each lookahead decision of this game chose so far, in order (forced when
-    /// the game is replayed).
-    pub tape: Vec<u16>,
-    /// The next lookahead decision's number in this game.
-    pub at: usize,
-    /// In a playout: where it leaves the game's stream (after the tape's last decision).
-    pub branch: Option<Branch>,
+    /// The next searched decision's number in this game.
+    pub at: u64,
+    /// Where the decision being made sits (set by the engine before each decision of a
+    /// game with searching factions).
+    pub pos: Pos,
     /// The last round a playout with a horizon plays (`u32::MAX`: no limit).
     pub stop: u32,
     /// The game's seed and index (the playouts' streams derive from them).
     pub seed: u64,
     /// See `seed`.
     pub game: u64,
-    /// The searcher, in a game that searches (none in a playout: a playout's lookahead
-    /// factions play their rollout policy once the tape is spent).
+    /// The searcher, in a game that searches (none in a playout: a playout's searching
+    /// factions play their rollout policy).
     pub scout: Option<Box<dyn Scout + Send + 'a>>,
-    /// The option scores of the last searched decision (empty when the last decision was
-    /// not searched), for the trace.
-    pub scores: Vec<f64>,
+    /// What the last searched decision found, for the trace.
+    pub seen: Seen,
+    /// In a playout of a tree search: the tree, walked by its faction's decisions.
+    pub tree: Tree,
 }
 
 impl Default for Look<'_> {
-    /// No lookahead faction, nothing on the tape, no limit on the rounds.
+    /// No searching faction, no limit on the rounds.
     fn default() -> Self {
         Look {
             lookers: 0,
-            tape: Vec::new(),
             at: 0,
-            branch: None,
+            pos: Pos::default(),
             stop: u32::MAX,
             seed: 0,
             game: 0,
             scout: None,
-            scores: Vec::new(),
+            seen: Seen::default(),
+            tree: Tree::default(),
         }
     }
 }
 
 impl Look<'_> {
-    /// Starts game `game` of seed `seed`: an empty tape, no branch, no limit.
+    /// Starts game `game` of seed `seed`: no decision searched yet, no limit.
     pub fn start(&mut self, seed: u64, game: u64) {
-        self.tape.clear();
         self.at = 0;
-        self.branch = None;
         self.stop = u32::MAX;
         self.seed = seed;
         self.game = game;
-        self.scores.clear();
+        self.seen.clear();
+        self.tree.walker = None;
     }
 }
 
 /// The index of the option faction `f` chooses among `opts` (`None` when there is none).
-/// A faction that decides by lookahead replays its decision from the tape, or has it
-/// searched, or (in a playout, past the tape) picks by `policy`, its rollout policy; any
-/// other faction picks by `policy` ([`super::choice::pick`]). A search that faults records
-/// the fault in `env` and returns the first option.
+/// A searching faction has its decision searched; in a tree search's playout its
+/// decisions walk the tree while they are in it; anywhere else (a playout past the tree)
+/// it picks by `policy`, its rollout policy, as every other faction picks by its own
+/// ([`super::choice::pick`]). A search that faults records the fault in `env` and returns
+/// the first option.
 pub(crate) fn decide(env: &mut Env<'_>, policy: Policy, f: u8, opts: &[Opt]) -> Option<usize> {
     if env.look.lookers >> f & 1 == 0 || opts.is_empty() {
         return super::choice::pick(policy, &mut env.rng, opts);
     }
-    let look = &mut env.look;
-    let d = look.at;
-    look.at += 1;
-    look.scores.clear();
-    if let Some(&i) = look.tape.get(d) {
-        if d + 1 == look.tape.len()
-            && let Some(b) = look.branch
-        {
-            // The decision under test: from here on the playout's own stream.
-            let key = crate::rng::playout_seed(look.seed, look.game, d as u64);
-            env.rng.select(key, b.playout as u64);
-            if let Some(h) = b.horizon {
-                look.stop = (env.st.round.max(0) as u32).saturating_add(h.max(1) - 1);
-            }
-        }
-        return Some((i as usize).min(opts.len() - 1));
+    if env.look.tree.walker == Some(f) {
+        return Some(env.look.tree.step(&mut env.rng, opts));
     }
-    let Some(scout) = look.scout.as_mut() else {
+    let Some(mut scout) = env.look.scout.take() else {
         return super::choice::pick(policy, &mut env.rng, opts);
     };
+    let d = env.look.at;
+    env.look.at += 1;
+    let mut seen = std::mem::take(&mut env.look.seen);
+    seen.clear();
     let i = if opts.len() == 1 {
-        0
+        Ok(0)
     } else {
-        let mut scores = std::mem::take(&mut look.scores);
-        let searched = scout.search(look.seed, look.game, &look.tape, f, opts.len(), &mut scores);
-        look.scores = scores;
-        if let Err(fault) = searched {
-            env.cx.raise(fault);
-            look.tape.push(0);
-            return Some(0);
-        }
-        best(&look.scores)
+        scout.search(env, d, f, opts, &mut seen)
     };
-    look.tape.push(i as u16);
-    Some(i)
-}
-
-/// The first option with the best score.
-fn best(scores: &[f64]) -> usize {
-    let mut b = 0;
-    for (i, &s) in scores.iter().enumerate() {
-        if s > scores[b] {
-            b = i;
+    env.look.seen = seen;
+    env.look.scout = Some(scout);
+    match i {
+        Ok(i) => Some(i.min(opts.len() - 1)),
+        Err(fault) => {
+            env.cx.raise(fault);
+            Some(0)
         }
-    }
-    b
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ties_go_to_the_option_listed_first() {
-        assert_eq!(best(&[0.5, 0.7, 0.7, 0.1]), 1);
-        assert_eq!(best(&[0.2, 0.2]), 0);
     }
 }

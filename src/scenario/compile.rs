@@ -332,6 +332,8 @@ fn compile_with(
     let clock = clock::compile(raw, src)?;
     let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;
     let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
+    let hidden = vars::hidden(raw, src, &vars, &agents)?;
+    let deck_public = raw.decks.iter().map(|d| d.get_ref().public).collect();
     let phases = phases::compile(raw, src, &mut cx, &mut comp)?;
     let events = events::compile(raw, src, &mut cx, &mut comp)?;
 
@@ -397,6 +399,8 @@ fn compile_with(
         sources,
         sets,
         decks,
+        deck_public,
+        hidden,
         phases,
         actions,
         agents,

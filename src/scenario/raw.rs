@@ -359,6 +359,18 @@ pub struct RawVar {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub init_as: Option<Spanned<String>>,
+    /// Who sees its value: `all` (default), `owner` (each faction its own value of a faction
+    /// variable) or `none` (a face-down card, a hidden draw). Searching agents (lookahead,
+    /// mcts) redraw what they cannot see from `prior` in each playout.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub visible: Option<Spanned<String>>,
+    /// What a faction that cannot see the value assumes it is (a formula, drawn afresh
+    /// for each playout, e.g. `d6` or `uniform(1, 2)`); required when a searching faction
+    /// cannot see it.
+    #[serde(default)]
+    #[schemars(with = "Option<Src>")]
+    pub prior: Option<Formula>,
 }
 
 /// `[[deck]]`.
@@ -370,6 +382,10 @@ pub struct RawDeck {
     pub name: Spanned<String>,
     /// Card kinds.
     pub cards: Vec<RawCard>,
+    /// Cards held from this deck are seen by every faction (default: only by the holder).
+    /// No faction sees the order of the undrawn cards either way.
+    #[serde(default)]
+    pub public: bool,
 }
 
 /// A card kind in a deck.
@@ -395,23 +411,32 @@ fn one() -> Spanned<i64> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
-    /// `weighted`, `greedy`, `priority` or `lookahead`.
+    /// `weighted`, `greedy`, `priority`, `lookahead` or `mcts`.
     #[schemars(with = "String")]
     pub policy: Spanned<String>,
     /// Lookahead: playouts per option (default 32).
     #[serde(default)]
     #[schemars(with = "Option<i64>")]
     pub rollouts: Option<Spanned<i64>>,
-    /// Lookahead: the policy the deciding faction plays in its playouts (`weighted`,
-    /// `greedy` or `priority`; default `weighted`).
+    /// Mcts: playouts per decision, each from a fresh determinization (default 1000).
+    #[serde(default)]
+    #[schemars(with = "Option<i64>")]
+    pub iterations: Option<Spanned<i64>>,
+    /// Mcts: the UCT exploration constant (default sqrt(2), for rewards scaled to 0..1).
+    #[serde(default)]
+    #[schemars(with = "Option<f64>")]
+    pub c: Option<Spanned<f64>>,
+    /// Lookahead and mcts: the policy the deciding faction plays in its playouts outside
+    /// the search (`weighted`, `greedy` or `priority`; default `weighted`).
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub rollout_policy: Option<Spanned<String>>,
-    /// Lookahead: rounds a playout plays, the decision's own included (default: to the end).
+    /// Lookahead and mcts: rounds a playout plays, the decision's own included (default:
+    /// to the end).
     #[serde(default)]
     #[schemars(with = "Option<i64>")]
     pub horizon: Option<Spanned<i64>>,
-    /// Lookahead: `win` (default), `rank` or `margin`.
+    /// Lookahead and mcts: `win` (default), `rank` or `margin`.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub objective: Option<Spanned<String>>,

@@ -186,17 +186,16 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
     };
     let kind = cx.keyword(
         &Some(ra.policy.clone()),
-        &["weighted", "greedy", "priority", "lookahead"],
+        &["weighted", "greedy", "priority", "lookahead", "mcts"],
         "weighted",
         "policy",
     )?;
-    let look = if kind == "lookahead" {
-        Some(lookahead(cx, ra)?)
-    } else {
-        None
+    let look = match kind {
+        "lookahead" | "mcts" => Some(lookahead(cx, ra, kind == "mcts")?),
+        _ => None,
     };
     let played = match kind {
-        "lookahead" => cx.keyword(
+        "lookahead" | "mcts" => cx.keyword(
             &ra.rollout_policy,
             &["weighted", "greedy", "priority"],
             "weighted",
@@ -259,8 +258,9 @@ fn action_named(cx: &Cx, actions: &[Action], name: &Spanned<String>) -> Result<u
         })
 }
 
-/// A lookahead agent's settings, each checked with a located error.
-fn lookahead(cx: &Cx, ra: &RawAgent) -> Result<Lookahead> {
+/// A searching agent's settings (a tree search when `tree`), each checked with a located
+/// error; a key of the other search is refused where it is written.
+fn lookahead(cx: &Cx, ra: &RawAgent, tree: bool) -> Result<Lookahead> {
     let count = |v: &Option<Spanned<i64>>, key: &str, max: i64| -> Result<Option<u32>> {
         match v {
             None => Ok(None),
@@ -281,8 +281,45 @@ fn lookahead(cx: &Cx, ra: &RawAgent) -> Result<Lookahead> {
         "margin" => Objective::Margin,
         _ => Objective::Win,
     };
+    let misplaced = |at: Option<usize>, key: &str, other: &str| match at {
+        Some(at) => Err(cx.src.fail(
+            at,
+            format!("`{key}` is a setting of {other}, not of this policy"),
+        )),
+        None => Ok(()),
+    };
+    let start = |s: &Option<Spanned<i64>>| s.as_ref().map(|s| s.span().start);
+    if tree {
+        misplaced(
+            start(&ra.rollouts),
+            "rollouts",
+            "lookahead (mcts takes `iterations`)",
+        )?;
+        let c = match &ra.c {
+            None => std::f64::consts::SQRT_2,
+            Some(c) if c.get_ref().is_finite() && *c.get_ref() >= 0.0 => *c.get_ref(),
+            Some(c) => {
+                return Err(cx
+                    .src
+                    .fail(c.span().start, "`c` must be a number 0 or more"));
+            }
+        };
+        return Ok(Lookahead {
+            rollouts: count(&ra.iterations, "iterations", 1_000_000)?.unwrap_or(1000),
+            tree: Some(c),
+            horizon: count(&ra.horizon, "horizon", 100_000)?,
+            objective,
+        });
+    }
+    misplaced(
+        start(&ra.iterations),
+        "iterations",
+        "mcts (lookahead takes `rollouts`)",
+    )?;
+    misplaced(ra.c.as_ref().map(|c| c.span().start), "c", "mcts")?;
     Ok(Lookahead {
         rollouts: count(&ra.rollouts, "rollouts", 100_000)?.unwrap_or(32),
+        tree: None,
         horizon: count(&ra.horizon, "horizon", 100_000)?,
         objective,
     })

@@ -1,15 +1,16 @@
 //! Variables: `[[var]]` tables compiled into the state's slot layout and [`Var`]s.
 //!
 //! Owns where each variable lives in the state (its first slot, its width over a set, its
-//! stride per faction), its bounds (a flag is 0..1, min above max is an error) and its
-//! initial values, global or set by a faction's `init` table.
+//! stride per faction), its bounds (a flag is 0..1, min above max is an error), its
+//! initial values, global or set by a faction's `init` table, and who sees it (`visible`,
+//! with the `prior` a faction that cannot see it assumes).
 
 use super::declare::Decls;
 use super::{Cx, Source};
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::expr::compile::{Compiler, Ctx, VarSym, suggest};
-use crate::model::Var;
+use crate::model::{Var, Visible};
 use crate::scenario::raw::RawScenario;
 use crate::state::Tables;
 
@@ -115,6 +116,28 @@ pub(super) fn compile(
             None => Expr::int(0),
         };
         let width = sym.set.map_or(1, |s| sets[s as usize].1.len() as u32);
+        let visible = match cx.keyword(&rv.visible, &["all", "owner", "none"], "all", "visible")? {
+            "owner" => Visible::Owner,
+            "none" => Visible::None,
+            _ => Visible::All,
+        };
+        if visible == Visible::Owner && !sym.faction {
+            let at = rv
+                .visible
+                .as_ref()
+                .map_or(rv.name.span().start, |v| v.span().start);
+            return Err(src.fail(
+                at,
+                format!(
+                    "`{}` is global, so no faction owns it: give visible = \"all\" or \"none\"",
+                    rv.name.get_ref()
+                ),
+            ));
+        }
+        let prior = match &rv.prior {
+            Some(f) => Some(cx.expr(comp, f, ctx)?),
+            None => None,
+        };
         vars.push(Var {
             name: rv.name.get_ref().clone(),
             faction: sym.faction,
@@ -127,6 +150,8 @@ pub(super) fn compile(
             flag: rv.flag,
             flip,
             init_as: None,
+            visible,
+            prior,
         });
     }
     faction_inits(raw, src, cx, comp, &mut vars)?;
@@ -192,4 +217,48 @@ pub(super) fn credits(
         );
     }
     Ok(())
+}
+
+/// The variables some faction cannot see, in declaration order; an error for one a
+/// searching faction (lookahead, mcts) would have to guess without a `prior`, naming the
+/// variable where it is declared.
+pub(super) fn hidden(
+    raw: &RawScenario,
+    src: &Source,
+    vars: &[Var],
+    agents: &[crate::model::Agent],
+) -> Result<Vec<u16>> {
+    let searcher = agents
+        .iter()
+        .position(|a| a.look.is_some())
+        .map(|f| raw.factions[f].get_ref().name.get_ref().clone());
+    let mut hidden = Vec::new();
+    for (i, (rv, v)) in raw.vars.iter().zip(vars).enumerate() {
+        let guessed = match v.visible {
+            Visible::All => continue,
+            Visible::None => true,
+            // A faction sees its own value: others' are guessed only with two or more.
+            Visible::Owner => raw.factions.len() > 1,
+        };
+        if guessed
+            && v.prior.is_none()
+            && let Some(who) = &searcher
+        {
+            let rv = rv.get_ref();
+            let at = rv
+                .visible
+                .as_ref()
+                .map_or(rv.name.span().start, |s| s.span().start);
+            return Err(src.fail(
+                at,
+                format!(
+                    "`{}` is hidden (visible = \"{}\") and `{who}` searches, so its playouts must guess it: add `prior = FORMULA` to the variable (what a player who cannot see it assumes, e.g. prior = \"d6\")",
+                    v.name,
+                    v.visible.name()
+                ),
+            ));
+        }
+        hidden.push(i as u16);
+    }
+    Ok(hidden)
 }
