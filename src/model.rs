@@ -55,6 +55,8 @@ pub struct Var {
     pub visible: Visible,
     /// What a faction that cannot see it assumes it is, drawn afresh for each playout.
     pub prior: Option<Expr>,
+    /// The prior as written, for `validate`.
+    pub prior_text: Option<String>,
 }
 
 /// Who sees a variable's value (`visible`).

@@ -61,6 +61,49 @@ pub fn run(a: Args) -> Result<()> {
     super::out(&text)
 }
 
+/// What each faction cannot see (what a searching agent's playouts redraw): hidden
+/// variables with their priors, and the cards of each deck it cannot see.
+fn hidden_lines(m: &Model, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "hidden from each faction (searching agents redraw it in their playouts):"
+    );
+    let prior = |v: &crate::model::Var| match &v.prior_text {
+        Some(p) => format!("prior {p}"),
+        None => "no prior".to_string(),
+    };
+    for (f, faction) in m.factions.iter().enumerate() {
+        let mut parts: Vec<String> = Vec::new();
+        for &vi in &m.hidden {
+            let v = &m.vars[vi as usize];
+            match v.visible {
+                crate::model::Visible::None => {
+                    parts.push(format!("{} ({})", v.name, prior(v)));
+                }
+                crate::model::Visible::Owner if m.nfactions() > 1 => {
+                    let others: Vec<&str> = (m.factions.iter().enumerate())
+                        .filter(|&(g, _)| g != f)
+                        .map(|(_, x)| x.name.as_str())
+                        .collect();
+                    parts.push(format!("{}'s {} ({})", others.join("/"), v.name, prior(v)));
+                }
+                _ => {}
+            }
+        }
+        for (d, (name, _)) in m.decks.iter().enumerate() {
+            parts.push(if m.deck_public[d] {
+                format!("{name}'s order")
+            } else {
+                format!("{name}'s order and others' hands")
+            });
+        }
+        if parts.is_empty() {
+            parts.push("nothing".into());
+        }
+        let _ = writeln!(s, "  {}: {}", faction.name, parts.join(", "));
+    }
+}
+
 /// A plain-text summary of a compiled model.
 pub fn describe(m: &Model) -> String {
     let mut s = String::new();
@@ -109,6 +152,7 @@ pub fn describe(m: &Model) -> String {
     for (d, cards) in &m.decks {
         let _ = writeln!(s, "deck {d}: {} cards", cards.len());
     }
+    hidden_lines(m, &mut s);
     let phases: Vec<String> = m
         .phases
         .iter()

@@ -247,9 +247,11 @@ impl<T: Tracer> Game<'_, T> {
             Some(_) => format!("mcts ({} iterations", look.rollouts),
         };
         self.tracer.line(format_args!(
-            "    {how}, {}): {}",
+            "    {how}, {}): {} [{} playouts, {} rounds played]",
             look.objective.name(),
-            text.join(", ")
+            text.join(", "),
+            seen.playouts,
+            seen.rounds
         ));
     }
 }

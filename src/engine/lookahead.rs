@@ -34,6 +34,14 @@ use crate::state::{IN_POOL, MAX_FACTIONS, held_by};
 /// The stream of a decision's key its ties are broken on (playouts use streams from 0).
 const TIE_STREAM: u64 = u64::MAX;
 
+/// A decision being searched: the game at it, its key, the deciding faction, its options.
+struct Decision<'e, 'a> {
+    env: &'e Env<'a>,
+    key: u64,
+    f: u8,
+    opts: &'e [Opt],
+}
+
 /// Plays the playouts of a searching game's decisions.
 pub(super) struct Searcher<'m> {
     game: Game<'m, NoTrace>,
@@ -58,19 +66,18 @@ impl<'m> Searcher<'m> {
     /// Flat Monte Carlo: each option's mean over `look.rollouts` playouts.
     fn flat(
         &mut self,
-        env: &Env<'_>,
-        key: u64,
-        f: u8,
-        opts: &[Opt],
+        d: &Decision<'_, '_>,
         look: Lookahead,
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
+        let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         for &o in opts {
             let mut sum = 0.0;
             for j in 0..look.rollouts {
                 self.start(env, f, key, j as u64, look.horizon)?;
                 let out = self.game.resume_with(env, o)?;
+                seen.count(env.st.round, out.rounds);
                 sum += worth(&out, f, n, look.objective);
             }
             seen.scores.push(sum / look.rollouts as f64);
@@ -83,14 +90,12 @@ impl<'m> Searcher<'m> {
     /// one walk of the tree from the root; the most visited option (then the best mean).
     fn tree(
         &mut self,
-        env: &Env<'_>,
-        key: u64,
-        f: u8,
-        opts: &[Opt],
+        d: &Decision<'_, '_>,
         look: Lookahead,
         c: f64,
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
+        let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         let range = match look.objective {
             Objective::Win => Some((0.0, 1.0)),
@@ -105,7 +110,9 @@ impl<'m> Searcher<'m> {
             let i = g.env.look.tree.step(&mut g.env.rng, opts);
             let out = g.resume_with(env, opts[i]);
             g.env.look.tree.walker = None;
-            let reward = worth(&out?, f, n, look.objective);
+            let out = out?;
+            seen.count(env.st.round, out.rounds);
+            let reward = worth(&out, f, n, look.objective);
             self.game.env.look.tree.back_up(reward);
         }
         let tree = &self.game.env.look.tree;
@@ -200,9 +207,10 @@ impl Scout for Searcher<'_> {
             .look
             .expect("only a searching faction is searched");
         let key = crate::rng::playout_seed(env.look.seed, env.look.game, d);
+        let d = Decision { env, key, f, opts };
         match look.tree {
-            None => self.flat(env, key, f, opts, look, seen),
-            Some(c) => self.tree(env, key, f, opts, look, c, seen),
+            None => self.flat(&d, look, seen),
+            Some(c) => self.tree(&d, look, c, seen),
         }
     }
 }

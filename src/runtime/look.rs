@@ -64,6 +64,11 @@ pub struct Seen {
     pub scores: Vec<f64>,
     /// Each option's visits at the root of a tree search.
     pub visits: Vec<u32>,
+    /// Playouts played for the decision.
+    pub playouts: u64,
+    /// Rounds those playouts played, each counting the decision's own round: the search's
+    /// work, which `trace` prints.
+    pub rounds: u64,
 }
 
 impl Seen {
@@ -71,6 +76,14 @@ impl Seen {
     pub fn clear(&mut self) {
         self.scores.clear();
         self.visits.clear();
+        self.playouts = 0;
+        self.rounds = 0;
+    }
+
+    /// Counts a playout from a decision in round `from` that ended after round `to`.
+    pub fn count(&mut self, from: i64, to: u32) {
+        self.playouts += 1;
+        self.rounds += u64::from(to).saturating_sub(from.max(0) as u64) + 1;
     }
 }
 

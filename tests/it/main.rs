@@ -30,6 +30,7 @@ mod readings;
 mod readme;
 mod reference;
 mod reports;
+mod search;
 mod sensitivity;
 mod shards;
 mod skill;

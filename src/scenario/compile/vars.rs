@@ -152,6 +152,7 @@ pub(super) fn compile(
             init_as: None,
             visible,
             prior,
+            prior_text: rv.prior.as_ref().map(|f| f.get_ref().0.clone()),
         });
     }
     faction_inits(raw, src, cx, comp, &mut vars)?;
