@@ -185,7 +185,8 @@ pub struct RunOpts {
     pub set: Vec<crate::overrides::Override>,
     /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
     /// one (repeatable, applied in order before --set). POLICY is weighted, greedy, priority,
-    /// lookahead or lookahead:N (N playouts an option), e.g. --agent Red=lookahead:64.
+    /// lookahead, lookahead:N (flat Monte Carlo, N playouts an option), mcts or mcts:N (a tree
+    /// search, N iterations a decision), e.g. --agent Red=lookahead:64 --agent Blue=mcts:500.
     #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
     pub agent: Vec<crate::overrides::Override>,
     /// Write this command's report folder into DIR (its files are listed in the README under

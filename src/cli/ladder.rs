@@ -22,7 +22,7 @@ use crate::report::{RunInfo, Summary};
   vpsim ladder scenarios/race_to_three.toml --levels weighted,lookahead:4 --games 100 --out
 
 Each level is a policy as --agent takes it (weighted, greedy, priority, lookahead,
-lookahead:N) and is given to every faction; --agent and --set apply after it, so
+lookahead:N, mcts, mcts:N) and is given to every faction; --agent and --set apply after it, so
 --agent FACTION=weighted keeps one faction at random play on every level. Every level plays the
 same games 0..N of the seed. The reading compares each faction's win rate at the last level
 with the first (Newcombe interval, simultaneous at 95% over the factions): it rises, falls, or
@@ -120,7 +120,8 @@ pub fn run(a: Args) -> Result<()> {
             "![Win rate at each skill level](ladder.svg)\n\n{}\n\
              Each level gives every faction the same agent. The agents are a model of play, not \
              people: a lookahead agent scores each option by playouts of the rest of the game, so its \
-             strength grows with its playouts but it never plans beyond them.\n",
+             strength grows with its playouts but it never plans beyond them; an mcts agent also \
+             plans its own later moves. Both see only what their faction can see.\n",
             super::text_then_list(&text, "readings")
         );
         super::write_report(dir, &md, &title)?;

@@ -16,7 +16,7 @@ pub struct Args {
     pub set: Vec<crate::overrides::Override>,
     /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
     /// one (repeatable, applied before --set); POLICY is weighted, greedy, priority,
-    /// lookahead or lookahead:N.
+    /// lookahead, lookahead:N, mcts or mcts:N.
     #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
     pub agent: Vec<crate::overrides::Override>,
     /// Master seed (as given to `run`).

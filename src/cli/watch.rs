@@ -50,7 +50,7 @@ pub struct Args {
     pub set: Vec<Override>,
     /// Choose the agents: `--agent POLICY` for every faction, `--agent FACTION=POLICY` for
     /// one (repeatable, applied before --set); POLICY is weighted, greedy, priority,
-    /// lookahead or lookahead:N.
+    /// lookahead, lookahead:N, mcts or mcts:N.
     #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
     pub agent: Vec<crate::overrides::Override>,
     /// Family-wise error rate: the chance that any printed change is noise.

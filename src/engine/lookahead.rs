@@ -86,8 +86,12 @@ impl<'m> Searcher<'m> {
         Ok(best(&mut self.tie, opts.len(), |i| seen.scores[i]))
     }
 
-    /// Information-set MCTS: `look.rollouts` iterations, each a fresh determinization and
-    /// one walk of the tree from the root; the most visited option (then the best mean).
+    /// Information-set MCTS: `look.rollouts` iterations, each one walk of the tree from the
+    /// root on a fresh determinization; the most visited option (then the best mean). The
+    /// root's option is chosen first (on the decision's own stream: every option is
+    /// available there whatever is hidden), and the `k`-th playout through an option is
+    /// playout `k` of the decision (its determinization and its dice), so options are
+    /// compared on common random numbers as flat lookahead compares them.
     fn tree(
         &mut self,
         d: &Decision<'_, '_>,
@@ -103,22 +107,26 @@ impl<'m> Searcher<'m> {
             Objective::Margin => None,
         };
         self.game.env.look.tree.reset(c, range);
-        for t in 0..look.rollouts {
-            self.start(env, f, key, t as u64, look.horizon)?;
-            let g = &mut self.game;
-            g.env.look.tree.enter(f);
-            let i = g.env.look.tree.step(&mut g.env.rng, opts);
-            let out = g.resume_with(env, opts[i]);
-            g.env.look.tree.walker = None;
+        self.tie.select(key, TIE_STREAM);
+        for _ in 0..look.rollouts {
+            let tree = &mut self.game.env.look.tree;
+            tree.enter(f);
+            let i = tree.step(&mut self.tie, opts);
+            let k = tree.visits_here();
+            if let Err(fault) = self.start(env, f, key, u64::from(k), look.horizon) {
+                self.game.env.look.tree.walker = None;
+                return Err(fault);
+            }
+            let out = self.game.resume_with(env, opts[i]);
+            let tree = &mut self.game.env.look.tree;
+            tree.walker = None;
             let out = out?;
             seen.count(env.st.round, out.rounds);
-            let reward = worth(&out, f, n, look.objective);
-            self.game.env.look.tree.back_up(reward);
+            tree.back_up(worth(&out, f, n, look.objective));
         }
         let tree = &self.game.env.look.tree;
         tree.root(opts, &mut seen.visits, &mut seen.scores);
         let top = seen.visits.iter().copied().max().unwrap_or(0);
-        self.tie.select(key, TIE_STREAM);
         let (visits, means) = (&seen.visits, &seen.scores);
         Ok(best(&mut self.tie, opts.len(), |i| {
             if visits[i] == top {
@@ -227,7 +235,6 @@ impl Game<'_, NoTrace> {
         self.env.steps = env.steps;
         self.env.points.copy_from_slice(&env.points);
         self.env.look.stop = u32::MAX;
-        self.env.look.tree.walker = None;
         self.ended = None;
         self.leaders.clear();
         self.round_scores.clear();

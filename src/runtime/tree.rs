@@ -154,6 +154,13 @@ impl Tree {
         i
     }
 
+    /// The playouts that went through the node the walk is at, before this one.
+    pub fn visits_here(&self) -> u32 {
+        self.path
+            .last()
+            .map_or(0, |&n| self.nodes[n as usize].visits)
+    }
+
     /// Backs a playout's `reward` up the nodes it walked; the walk ends.
     pub fn back_up(&mut self, reward: f64) {
         for &n in &self.path {

@@ -7,24 +7,10 @@
 //! length with a horizon; identical results across threads, shards and engines for both
 //! searches; and what `validate` says a faction cannot see.
 
-use crate::util::{fresh_temp_dir, temp_scenario, vpsim, vpsim_output, without_performance};
-
-/// Runs vpsim with `args` (which end in `--json`), expecting success.
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = vpsim_output(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Faction `f`'s win rate and the number of games of a `run --json` report.
-fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
-    let w = &v["factions"][f]["win"];
-    (w["rate"].as_f64().unwrap(), w["n"].as_u64().unwrap())
-}
+use crate::util::{
+    SAFE_OR_RISKY, fresh_temp_dir, json_of, temp_scenario, vpsim, vpsim_output, win_rate,
+    without_performance,
+};
 
 /// Faction `f`'s win rate over `games` games of `text` with `agents`.
 fn rate_of(name: &str, text: &str, agents: &[&str], games: &str, f: usize) -> (f64, u64) {
@@ -381,40 +367,6 @@ fn the_tree_search_escapes_a_planning_trap_that_flat_monte_carlo_falls_into() {
     assert!(flat_rate < best_mix - 2.0 * se, "flat won {flat_rate}");
 }
 
-/// Two factions choosing between `safe` (+1) and `risky` (+4 with chance 1/4); a tie goes
-/// to the first seat.
-const SAFE_OR_RISKY: &str = r#"
-[scenario]
-name = "safe_or_risky"
-rounds = 3
-
-[[faction]]
-name = "A"
-
-[[faction]]
-name = "B"
-
-[[var]]
-name = "vp"
-
-[[action]]
-name = "safe"
-effects = ["vp += 1"]
-
-[[action]]
-name = "risky"
-effects = ["vp += 4 * bernoulli(0.25)"]
-
-[[phase]]
-name = "turn"
-each = "faction"
-actions = "1"
-
-[ranking]
-score = "vp"
-tiebreak = ["-seat"]
-"#;
-
 #[test]
 fn results_do_not_depend_on_the_order_actions_are_declared_in() {
     let safe = "[[action]]\nname = \"safe\"\neffects = [\"vp += 1\"]\n";
@@ -527,11 +479,14 @@ fn both_searches_give_identical_results_across_threads_shards_and_engines() {
 #[test]
 fn trace_shows_the_root_of_a_tree_search() {
     let path = temp_scenario("search-trace", SAFE_OR_RISKY);
+    // The iterations set after the policy, as every command takes them.
     let out = vpsim_output(&[
         "trace",
         path.to_str().unwrap(),
         "--agent",
-        "A=mcts:50",
+        "A=mcts",
+        "--set",
+        "faction.A.agent.iterations=50",
         "--game",
         "1",
     ]);

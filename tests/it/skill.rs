@@ -3,44 +3,13 @@
 //! finding a planted dominant action and never claiming more than the exact optimum, and
 //! `ladder`.
 
-use crate::util::{fresh_temp_dir, temp_scenario, vpsim, vpsim_output, without_performance};
+use crate::util::{
+    SAFE_OR_RISKY, fresh_temp_dir, json_of, temp_scenario, vpsim, vpsim_output, win_rate,
+    without_performance,
+};
 
 /// Rounds of the safe-or-risky race.
 const ROUNDS: usize = 3;
-
-/// Two factions; each round A then B takes `safe` (+1) or `risky` (+4 with chance 1/4).
-/// The higher score wins; a tie goes to the first seat (A).
-const SAFE_OR_RISKY: &str = r#"
-[scenario]
-name = "safe_or_risky"
-rounds = 3
-
-[[faction]]
-name = "A"
-
-[[faction]]
-name = "B"
-
-[[var]]
-name = "vp"
-
-[[action]]
-name = "safe"
-effects = ["vp += 1"]
-
-[[action]]
-name = "risky"
-effects = ["vp += 4 * bernoulli(0.25)"]
-
-[[phase]]
-name = "turn"
-each = "faction"
-actions = "1"
-
-[ranking]
-score = "vp"
-tiebreak = ["-seat"]
-"#;
 
 /// A's score after an option: (probability, gain).
 fn gains(safe: bool) -> [(f64, usize); 2] {
@@ -98,28 +67,18 @@ fn optimum(r: usize, a: usize, b: usize) -> f64 {
     after(a, b, true, &next).max(after(a, b, false, &next))
 }
 
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = vpsim_output(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
-    let w = &v["factions"][f]["win"];
-    (w["rate"].as_f64().unwrap(), w["n"].as_u64().unwrap())
-}
-
 #[test]
 fn lookahead_wins_as_often_as_exact_flat_monte_carlo_predicts() {
     let path = temp_scenario("safe-or-risky", SAFE_OR_RISKY);
     // Flat Monte Carlo with many playouts takes the option of the better rollout value
-    // (the first on a tie) at each decision.
+    // (either at random on a tie) at each decision.
     let flat = |r: usize, a: usize, b: usize| {
-        (rollout_value(r, a, b, true) >= rollout_value(r, a, b, false)) as u8 as f64
+        let (safe, risky) = (rollout_value(r, a, b, true), rollout_value(r, a, b, false));
+        if safe == risky {
+            0.5
+        } else {
+            (safe > risky) as u8 as f64
+        }
     };
     let exact = value(0, 0, 0, &flat);
     let random = value(0, 0, 0, &|_, _, _| 0.5);

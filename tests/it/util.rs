@@ -21,6 +21,27 @@ pub const TURNS_AND_HANDS: &str = include_str!("../data/turns_and_hands.toml");
 /// Immediate end conditions checked at the end of each statement list, with examples.
 pub const ONE_MOMENT: &str = include_str!("../data/one_moment.toml");
 
+/// Two factions; each round A then B takes `safe` (+1) or `risky` (+4 with chance 1/4); the
+/// higher score wins, a tie goes to the first seat (the skilled-play tests' small game).
+pub const SAFE_OR_RISKY: &str = include_str!("../data/safe_or_risky.toml");
+
+/// Runs vpsim with `args` (a command ending in `--json`), expecting success; its JSON.
+pub fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = vpsim_output(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Faction `f`'s win rate and the number of games of a `run --json` report.
+pub fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
+    let w = &v["factions"][f]["win"];
+    (w["rate"].as_f64().unwrap(), w["n"].as_u64().unwrap())
+}
+
 /// The `vpsim` binary under test, as an `assert_cmd` command with no arguments yet.
 pub fn vpsim() -> Command {
     Command::cargo_bin("vpsim").unwrap()
