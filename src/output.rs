@@ -34,10 +34,22 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
         what: dir.display().to_string(),
         source,
     })?;
-    let tmp = temp_path(dir);
-    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    let (result, tmp) = match create_temp(dir) {
+        Ok((mut file, tmp)) => {
+            use std::io::Write;
+            let written = file.write_all(bytes);
+            drop(file);
+            (
+                written.and_then(|()| std::fs::rename(&tmp, path)),
+                Some(tmp),
+            )
+        }
+        Err(e) => (Err(e), None),
+    };
     if let Err(source) = result {
-        let _ = std::fs::remove_file(&tmp);
+        if let Some(tmp) = tmp {
+            let _ = std::fs::remove_file(&tmp);
+        }
         return Err(Error::Write {
             what: what(),
             source,
@@ -54,6 +66,27 @@ pub fn temp_path(dir: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     dir.join(format!(".vpsim-{}-{n}.tmp", std::process::id()))
+}
+
+/// Creates a new temporary file in `dir` ([`temp_path`]) with exclusive create: a name that
+/// is taken (by a file, a link or a hard link someone planted) is never opened, the next
+/// name is tried instead. Returns the open file and its path.
+pub fn create_temp(dir: &Path) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let mut tries = 0;
+    loop {
+        let tmp = temp_path(dir);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 10_000 => {
+                tries += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// The process id in the name of a temporary file vpsim wrote (`.vpsim-PID-N.tmp`), if
@@ -77,8 +110,7 @@ fn alive(pid: u32) -> bool {
 /// Checks that files can be created in `dir` by writing and removing an empty temporary
 /// file; `what` names the target in the error.
 fn probe(dir: &Path, what: impl Fn() -> String) -> Result<()> {
-    let file = temp_path(dir);
-    std::fs::write(&file, b"").map_err(|source| Error::Write {
+    let (_, file) = create_temp(dir).map_err(|source| Error::Write {
         what: what(),
         source,
     })?;
@@ -252,6 +284,29 @@ pub fn read_limited(path: &Path, max: u64) -> std::result::Result<Vec<u8>, Refus
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_temporary_name_already_taken_is_never_opened() {
+        let dir = std::env::temp_dir().join(format!("vpsim-unit-temp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // The next name temp_path gives is taken by someone else's file: it must survive.
+        let last = temp_path(&dir);
+        let name = last.file_name().unwrap().to_str().unwrap();
+        let n: u64 = name
+            .rsplit('-')
+            .next()
+            .unwrap()
+            .trim_end_matches(".tmp")
+            .parse()
+            .unwrap();
+        let planted = dir.join(format!(".vpsim-{}-{}.tmp", std::process::id(), n + 1));
+        std::fs::write(&planted, "theirs").unwrap();
+        let (file, made) = create_temp(&dir).unwrap();
+        drop(file);
+        assert_ne!(made, planted);
+        assert_eq!(std::fs::read_to_string(&planted).unwrap(), "theirs");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn only_vpsims_own_temporary_names_carry_a_process() {

@@ -44,13 +44,19 @@ pub fn lock(dir: &Path, made: Vec<PathBuf>) -> Result<()> {
         source,
     };
     loop {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(cannot)?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Never through a link: a planted `.vpsim-lock` symbolic link (dangling or not) is
+        // refused by the open itself, a hard link by its link count below.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW);
+        }
+        let mut file = options.open(&path).map_err(|e| not_a_lock(&path, e))?;
+        if !plain_file(&file) {
+            return Err(not_a_lock(&path, std::io::ErrorKind::InvalidInput.into()));
+        }
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -82,6 +88,37 @@ pub fn lock(dir: &Path, made: Vec<PathBuf>) -> Result<()> {
         held.push(Held { path, file, made });
         return Ok(());
     }
+}
+
+/// The error for a lock file vpsim will not write: a link, or not a plain file.
+fn not_a_lock(path: &Path, e: std::io::Error) -> Error {
+    #[cfg(unix)]
+    let link = e.raw_os_error() == Some(libc::ELOOP);
+    #[cfg(not(unix))]
+    let link = false;
+    if link || e.kind() == std::io::ErrorKind::InvalidInput {
+        return Error::Usage(format!(
+            "{} is a link or not a plain file, so vpsim will not write it: remove it (vpsim makes its own lock file there), or name another folder",
+            path.display()
+        ));
+    }
+    Error::Write {
+        what: path.display().to_string(),
+        source: e,
+    }
+}
+
+/// Whether `file` is a plain file with one name (not a hard link to a file elsewhere).
+#[cfg(unix)]
+fn plain_file(file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1)
+}
+
+/// Whether `file` is a plain file.
+#[cfg(not(unix))]
+fn plain_file(file: &File) -> bool {
+    file.metadata().is_ok_and(|m| m.is_file())
 }
 
 /// This run's command line, shown to a run that finds the folder locked (its first 200

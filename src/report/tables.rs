@@ -276,12 +276,10 @@ fn create_temp(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
         what: dir.display().to_string(),
         source,
     })?;
-    let tmp = crate::output::temp_path(dir);
-    let file = std::fs::File::create(&tmp).map_err(|source| Error::Write {
-        what: tmp.display().to_string(),
+    crate::output::create_temp(dir).map_err(|source| Error::Write {
+        what: dir.display().to_string(),
         source,
-    })?;
-    Ok((file, tmp))
+    })
 }
 
 /// Moves a finished streamed table from `tmp` into place at `path` and lists it in the

@@ -308,3 +308,49 @@ fn a_second_run_into_a_folder_being_written_stops_naming_the_first() {
     assert!(!lock.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_lock_file_planted_as_a_link_is_never_written_through() {
+    let root = fresh_temp_dir("lock-links");
+    let victim = root.join("victim.txt");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    let run = |dir: &std::path::Path, force: bool| {
+        let mut cmd = vpsim();
+        cmd.args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "10",
+            "--quiet",
+        ]);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.arg("--out").arg(dir).output().unwrap()
+    };
+    // A symbolic link, to a file and dangling; then a hard link, with and without --force.
+    let links = root.join("links");
+    std::fs::create_dir_all(&links).unwrap();
+    std::os::unix::fs::symlink(&victim, links.join(".vpsim-lock")).unwrap();
+    let dangling = root.join("dangling");
+    std::fs::create_dir_all(&dangling).unwrap();
+    let target = root.join("made-by-the-lock");
+    std::os::unix::fs::symlink(&target, dangling.join(".vpsim-lock")).unwrap();
+    let hard = root.join("hard");
+    std::fs::create_dir_all(&hard).unwrap();
+    std::fs::hard_link(&victim, hard.join(".vpsim-lock")).unwrap();
+    for (dir, force) in [
+        (&links, false),
+        (&dangling, false),
+        (&hard, false),
+        (&hard, true),
+    ] {
+        let out = run(dir, force);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("is a link or not a plain file"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+        assert!(!target.exists(), "a dangling link's target was created");
+    }
+}
