@@ -14,3 +14,7 @@ cargo build --release --quiet
 target/release/vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:8,lookahead:32 \
   --games 1000 --seed 1 --quiet --force --out reports/twilight_imperium_4-ladder > /dev/null
 echo "reports/twilight_imperium_4-ladder"
+# Best responses: each TI4 faction's best mix against the others' agents, its own agent a candidate.
+target/release/vpsim exploit scenarios/twilight_imperium_4.toml --seed 1 --quiet --force \
+  --out reports/twilight_imperium_4-exploit > /dev/null
+echo "reports/twilight_imperium_4-exploit"
