@@ -28,6 +28,17 @@ pub struct Override {
 /// given, so `--agent lookahead --set agent.rollouts=64` sets the count after the policy.
 pub const AGENT: &str = "--agent";
 
+impl Override {
+    /// The override as the flag that gave it: `--agent A=mcts:10` or `--set PATH=VALUE`.
+    pub fn flag(&self) -> String {
+        if self.path == AGENT {
+            self.to_string()
+        } else {
+            format!("--set {self}")
+        }
+    }
+}
+
 impl fmt::Display for Override {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path == AGENT {
@@ -82,8 +93,12 @@ fn agent_parts(s: &str) -> std::result::Result<AgentParts<'_>, String> {
         }
         Some(n) => {
             let max = if name == "mcts" { 1_000_000 } else { 100_000 };
+            // Digits, in groups joined by single underscores (`1_000`); no sign.
+            let digits = !n.is_empty()
+                && n.split('_')
+                    .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
             match n.replace('_', "").parse::<u32>() {
-                Ok(k) if (1..=max).contains(&k) => Some(k),
+                Ok(k) if digits && (1..=max).contains(&k) => Some(k),
                 _ => {
                     return Err(format!(
                         "`{policy}`: the count must be a whole number from 1 to {max}"
@@ -522,6 +537,24 @@ fn as_number(item: &Item, path: &str) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_counts_are_plain_whole_numbers() {
+        for ok in ["lookahead:3", "mcts:1_000", "A=mcts:2000", "lookahead"] {
+            assert!(parse_agent(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "lookahead:+3",
+            "lookahead:___1",
+            "lookahead:1__0",
+            "mcts:_5",
+            "mcts:0",
+        ] {
+            assert!(parse_agent(bad).is_err(), "{bad}");
+        }
+        let o = parse_agent("B=mcts:9").unwrap();
+        assert_eq!(o.flag(), "--agent B=mcts:9");
+    }
 
     #[test]
     fn tweakables_list_numbers_with_paths_ready_for_set() {

@@ -83,7 +83,7 @@ pub fn parse_with(
             for k in 1..=overrides.len() {
                 let t = crate::overrides::apply(text, &overrides[..k])?;
                 if let Err(Error::Scenario { msg, .. }) = parse(&t, file) {
-                    return Err(Error::Usage(format!("--set {}: {msg}", overrides[k - 1])));
+                    return Err(Error::Usage(format!("{}: {msg}", overrides[k - 1].flag())));
                 }
             }
             Err(e)
