@@ -122,6 +122,10 @@ pub fn load(
 ) -> Result<crate::Model> {
     let mut m = crate::scenario::load_with(path, sets)?;
     crate::native::prepare(&mut m, engine);
+    // Ctrl-C or SIGTERM while loading or compiling: stop before any game.
+    if crate::signal::stopped() {
+        return Err(crate::error::Error::Interrupted);
+    }
     Ok(m)
 }
 

@@ -78,6 +78,8 @@ pub fn prepare(m: &mut Model, engine: Engine) -> Engine {
     }
     match compile_model(m) {
         Ok(_) => Engine::Native,
+        // Stopped by a signal: the caller exits (see `crate::signal`); nothing to warn of.
+        Err(_) if crate::signal::stopped() => Engine::Interp,
         Err(why) => {
             unavailable(&why);
             Engine::Interp
@@ -95,7 +97,9 @@ pub fn prepare_examples(m: &mut Model, engine: Engine) {
         if let Some(v) = &mut ex.variant
             && let Err(why) = compile_one(v)
         {
-            unavailable(&why);
+            if !crate::signal::stopped() {
+                unavailable(&why);
+            }
             return;
         }
     }

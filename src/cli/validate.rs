@@ -31,7 +31,11 @@ pub fn run(a: Args) -> Result<()> {
     super::check::check_names(&model, &info, &asserts)?;
     let mut text = describe(&model);
     // What the native engine makes of it (and how long that takes).
-    match crate::native::compile_model(&mut model) {
+    let compiled = crate::native::compile_model(&mut model);
+    if crate::signal::stopped() {
+        return Err(crate::error::Error::Interrupted);
+    }
+    match compiled {
         Ok(r) => {
             let _ = writeln!(
                 text,

@@ -13,6 +13,9 @@ use cranelift_module::{DataId, FuncId, Module};
 use super::lower::{self, Cold, IdTable, Lower, Trampolines};
 use crate::state::Tables;
 
+/// The reason a compile stopped at a signal (not a failure to report).
+pub(crate) const INTERRUPTED: &str = "interrupted";
+
 /// A module being filled with functions.
 pub(super) struct Unit {
     pub module: JITModule,
@@ -80,6 +83,10 @@ impl Unit {
     /// Defines the function just lowered, and the trampolines it declared, and clears the
     /// context for the next one; `what` names it in the error.
     pub fn define(&mut self, what: &str) -> Result<FuncId, String> {
+        // Ctrl-C or SIGTERM stops a long compile between functions (the caller exits).
+        if crate::signal::stopped() {
+            return Err(INTERRUPTED.to_string());
+        }
         drop_unused(&mut self.ctx.func);
         let id = self
             .module

@@ -331,6 +331,9 @@ fn compile_with(
     check_name(raw, src)?;
     let clock = clock::compile(raw, src)?;
     let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;
+    if crate::signal::stopped() {
+        return Err(crate::error::Error::Interrupted);
+    }
     let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
     let hidden = vars::hidden(raw, src, &vars, &agents)?;
     let deck_public = raw.decks.iter().map(|d| d.get_ref().public).collect();

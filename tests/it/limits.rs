@@ -201,3 +201,36 @@ fn oversized_scenarios_are_refused_at_the_table_too_many() {
         "{err}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_loading_and_compiling() {
+    // 65,534 actions: seconds of compiling, which a signal must cut short.
+    let mut text = String::from(
+        "[scenario]\nname = \"many\"\nrounds = 2\n[[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\n",
+    );
+    for i in 0..65_534 {
+        text.push_str(&format!(
+            "[[action]]\nname = \"a{i}\"\neffects = [\"vp += {}\"]\n",
+            i % 7
+        ));
+    }
+    text.push_str(
+        "[[phase]]\nname = \"t\"\neach = \"faction\"\nactions = 1\n[ranking]\nscore = \"vp\"\n",
+    );
+    let path = temp_scenario("limits-ctrl-c", &text);
+    for (command, signal, code) in [("validate", "-INT", 130), ("run", "-TERM", 143)] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+            .args([command, path.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(code), "{command}");
+    }
+}

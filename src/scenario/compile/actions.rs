@@ -60,6 +60,10 @@ pub(super) fn compile(
             None => (a.name.get_ref().clone(), None),
         };
         comp.template = template;
+        // Ctrl-C or SIGTERM stops a long compile (tens of thousands of actions).
+        if i % 256 == 0 && crate::signal::stopped() {
+            return Err(crate::error::Error::Interrupted);
+        }
         if i == crate::state::MAX_ACTIONS {
             return Err(src.fail(
                 a.name.span().start,
