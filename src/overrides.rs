@@ -199,6 +199,17 @@ fn set_agent(doc: &mut DocumentMut, o: &Override) -> Result<()> {
 
 /// Parses `PATH=VALUE` (the clap value parser of `--set`).
 pub fn parse_override(s: &str) -> std::result::Result<Override, String> {
+    // One line of plain text: a line break or control character would add lines to every
+    // report and message that repeats the override.
+    if s.trim()
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(format!(
+            "{}: a --set is one line of text: remove the line break or control character",
+            s.escape_debug()
+        ));
+    }
     let (path, value) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}` is not PATH=VALUE (for example settings.goal=14)"))?;
@@ -552,6 +563,8 @@ mod tests {
         ] {
             assert!(parse_agent(bad).is_err(), "{bad}");
         }
+        assert!(parse_override("faction.A.label=Al\nice").is_err());
+        assert!(parse_override("settings.goal=14\n").is_ok());
         let o = parse_agent("B=mcts:9").unwrap();
         assert_eq!(o.flag(), "--agent B=mcts:9");
     }

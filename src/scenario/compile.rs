@@ -386,7 +386,8 @@ fn compile_with(
         title: raw
             .scenario
             .title
-            .clone()
+            .as_ref()
+            .map(|t| t.0.clone())
             .unwrap_or_else(|| raw.scenario.name.get_ref().clone()),
         file: src.file.to_string(),
         overrides: Vec::new(),
@@ -450,7 +451,7 @@ fn asserts(raw: &RawScenario, src: &Source) -> Vec<(String, String, Location)> {
         .map(|a| {
             let text = a.expr.get_ref().0.clone();
             (
-                a.name.clone().unwrap_or_else(|| text.clone()),
+                (a.name.as_ref().map(|n| n.0.clone())).unwrap_or_else(|| text.clone()),
                 text,
                 src.at(src.inner_start(&a.expr.span())),
             )

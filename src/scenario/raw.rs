@@ -10,6 +10,65 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+/// A text shown on one line (a title, a label, a description, a name): a TOML string without
+/// a line break or any other control character, refused where it is written otherwise, so
+/// that no text of a scenario adds lines, headings or table rows to a report or the terminal.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Line(pub String);
+
+impl TryFrom<String> for Line {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s
+            .chars()
+            .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+        {
+            Some(c) => Err(format!(
+                "this text is shown on one line: remove the {} in it",
+                if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}') {
+                    "line break".to_string()
+                } else {
+                    format!("control character U+{:04X}", c as u32)
+                }
+            )),
+            None => Ok(Line(s)),
+        }
+    }
+}
+
+impl serde::Serialize for Line {
+    /// As the string it is (the schema's defaults are written with it).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl std::ops::Deref for Line {
+    type Target = String;
+    fn deref(&self) -> &String {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl JsonSchema for Line {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Line".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(g)
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
 /// A formula as written: a TOML string, or a bare number or boolean (kept as its text).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Src(pub String);
@@ -138,7 +197,7 @@ pub struct RawScenario {
 pub struct RawAssert {
     /// A name for reports (default: the formula).
     #[serde(default)]
-    pub name: Option<String>,
+    pub name: Option<Line>,
     /// The assertion over run metrics, e.g. `max(win_rate) - min(win_rate) < 0.1`.
     #[schemars(with = "Src")]
     pub expr: Formula,
@@ -149,7 +208,7 @@ pub struct RawAssert {
 #[serde(deny_unknown_fields)]
 pub struct RawExample {
     /// Name (cite the rulebook section).
-    pub name: String,
+    pub name: Line,
     /// Seed of the setup (default 0).
     #[serde(default)]
     pub seed: u64,
@@ -225,10 +284,10 @@ pub struct RawMeta {
     pub name: Spanned<String>,
     /// Human title.
     #[serde(default)]
-    pub title: Option<String>,
+    pub title: Option<Line>,
     /// Free text.
     #[serde(default)]
-    pub description: Option<String>,
+    pub description: Option<Line>,
     /// The last round.
     #[schemars(with = "i64")]
     pub rounds: Spanned<i64>,
@@ -293,7 +352,7 @@ pub struct RawFaction {
     pub name: Spanned<String>,
     /// Display name.
     #[serde(default)]
-    pub label: Option<String>,
+    pub label: Option<Line>,
     /// Side or team.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -393,7 +452,7 @@ pub struct RawDeck {
 #[serde(deny_unknown_fields)]
 pub struct RawCard {
     /// Card name.
-    pub name: String,
+    pub name: Line,
     /// Copies.
     #[serde(default = "one")]
     #[schemars(with = "i64")]
@@ -460,7 +519,7 @@ pub struct RawAgent {
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Name.
-    pub name: String,
+    pub name: Line,
     /// `global` (default) or `faction`.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -539,7 +598,7 @@ pub struct RawAction {
 #[serde(deny_unknown_fields)]
 pub struct RawEvent {
     /// Name.
-    pub name: String,
+    pub name: Line,
     /// `round_start` (default) or `round_end`.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -583,7 +642,7 @@ pub struct RawEnd {
     pub who: Option<Spanned<String>>,
     /// Free text.
     #[serde(default)]
-    pub description: Option<String>,
+    pub description: Option<Line>,
 }
 
 /// `[ranking]`.

@@ -494,49 +494,60 @@ fn a_refused_sweep_value_names_param() {
 #[test]
 fn control_characters_from_a_file_never_reach_the_terminal() {
     let raw = "\u{1b}]52;c;aGk=\u{7}\u{8}\r\u{202e}";
-    let escaped = r"\u001b]52;c;aGk=\u0007\u0008\u000d\u202e";
-    let text = std::fs::read_to_string("scenarios/race_to_three.toml")
-        .unwrap()
-        .replace(
-            "name = \"race_to_three\"",
-            "name = \"race_to_three\"\ntitle = \"Race \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
-        )
-        .replace(
-            "name = \"First\"",
-            "name = \"First\"\nlabel = \"First \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
-        );
-    let file = crate::util::temp_scenario("control-chars", &text);
-    let file = file.to_str().unwrap();
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
     let shown = |args: &[&str]| {
         let out = vpsim().args(args).output().unwrap();
         let all = [out.stdout, out.stderr].concat();
-        String::from_utf8(all).unwrap()
+        (out.status.code(), String::from_utf8(all).unwrap())
     };
-    for args in [
-        &["run", file, "--games", "200", "--quiet"][..],
-        &["validate", file],
-        &["trace", file, "--seed", "1", "--game", "0"],
-        &[
-            "run",
-            file,
-            "--games",
-            "200",
-            "--set",
-            &format!("faction.First{raw}.init=1"),
-        ],
-    ] {
-        let text = shown(args);
+    let clean = |args: &[&str], text: &str| {
         assert!(!text.contains(raw), "{args:?} printed the raw characters");
         let bad = text
             .chars()
             .find(|&c| c.is_control() && c != '\n' && c != '\t');
         assert_eq!(bad, None, "{args:?}: {text}");
+    };
+    // In a file, a one-line text holding them (a title, a label) is refused where it is
+    // written, and the source line shown is escaped.
+    for (from, to) in [
+        (
+            "name = \"race_to_three\"",
+            "name = \"race_to_three\"\ntitle = \"Race \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
+        ),
+        (
+            "name = \"First\"",
+            "name = \"First\"\nlabel = \"First \\u001b]52;c;aGk=\\u0007\\u0008\\r\\u202e\"",
+        ),
+    ] {
+        let file = crate::util::temp_scenario("control-chars", &base.replace(from, to));
+        let file = file.to_str().unwrap();
+        for args in [
+            &["run", file, "--games", "200", "--quiet"][..],
+            &["validate", file],
+            &["trace", file, "--seed", "1", "--game", "0"],
+        ] {
+            let (code, text) = shown(args);
+            clean(args, &text);
+            assert_eq!(code, Some(2), "{args:?}: {text}");
+            assert!(text.contains("shown on one line"), "{args:?}: {text}");
+        }
+        let _ = std::fs::remove_file(file);
+    }
+    // On the command line: a --set and a file name holding them are refused, escaped.
+    let set = format!("faction.First{raw}.init=1");
+    let path = format!("/tmp/vpsim-no-such{raw}.toml");
+    for args in [
+        &["run", "scenarios/race_to_three.toml", "--set", &set][..],
+        &["run", &path],
+    ] {
+        let (code, text) = shown(args);
+        clean(args, &text);
+        assert_eq!(code, Some(2), "{args:?}: {text}");
         assert!(
-            text.contains(escaped),
-            "{args:?} shows the text escaped: {text}"
+            text.contains("]52;c;aGk="),
+            "{args:?} names what it refused: {text}"
         );
     }
-    let _ = std::fs::remove_file(file);
 }
 
 /// An error written to a stderr that cannot take it (here `/dev/full`; a closed pipe fails

@@ -57,9 +57,9 @@ pub(super) fn decks(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()
             }
             for _ in 0..n {
                 d.tables.pool.push(cards.len() as u16);
-                card_names.push(c.name.clone());
+                card_names.push(c.name.0.clone());
                 cards.push((
-                    c.name.clone(),
+                    c.name.0.clone(),
                     c.attrs.iter().map(|(k, v)| (k.clone(), *v)).collect(),
                 ));
             }

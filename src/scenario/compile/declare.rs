@@ -154,7 +154,8 @@ pub(super) fn factions(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result
         d.tables.player.push(f.player as i64);
         d.factions.push(Faction {
             name: f.name.get_ref().clone(),
-            label: f.label.clone().unwrap_or_else(|| f.name.get_ref().clone()),
+            label: (f.label.as_ref().map(|l| l.0.clone()))
+                .unwrap_or_else(|| f.name.get_ref().clone()),
             side: f.side.as_ref().map(|s| s.get_ref().clone()),
             player: f.player,
         });

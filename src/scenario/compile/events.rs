@@ -38,7 +38,7 @@ pub(super) fn compile(
             ));
         }
         events.push(Event {
-            name: e.name.clone(),
+            name: e.name.0.clone(),
             at,
             when: cx.opt(comp, &e.when, Ctx::global())?,
             probability,

@@ -240,7 +240,7 @@ pub(super) fn compile(
         });
         let round = round.min(rounds.max(1));
         examples.push(Example {
-            name: ex.name.clone(),
+            name: ex.name.0.clone(),
             seed: ex.seed,
             variant: None,
             round: round as u32,
@@ -301,7 +301,7 @@ fn names(ex: &crate::scenario::raw::RawExample, f: &str) -> bool {
 /// An example with its name and seed only: one that runs as its variant, or is skipped.
 fn placeholder(ex: &crate::scenario::raw::RawExample) -> Example {
     Example {
-        name: ex.name.clone(),
+        name: ex.name.0.clone(),
         seed: ex.seed,
         variant: None,
         round: 1,

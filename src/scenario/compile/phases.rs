@@ -44,7 +44,7 @@ pub(super) fn compile(
             ));
         }
         phases.push(Phase {
-            name: p.name.clone(),
+            name: p.name.0.clone(),
             faction,
             when: cx.opt(comp, &p.when, Ctx::global())?,
             order: p

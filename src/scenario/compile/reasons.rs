@@ -72,7 +72,10 @@ pub(super) fn declare(raw: &RawScenario, src: &Source, cx: &Cx) -> Result<Declar
         meta.push((
             e.name.get_ref().clone(),
             result,
-            e.description.clone().unwrap_or_default(),
+            e.description
+                .as_ref()
+                .map(|d| d.0.clone())
+                .unwrap_or_default(),
         ));
     }
     let last = raw
