@@ -261,6 +261,12 @@ fn players(raw: &RawScenario, src: &Source) -> Result<Option<(RawScenario, Vec<S
     };
     let mut d = declare::Decls::new(raw, src);
     declare::settings(raw, &mut cx, &mut d)?;
+    if matches!(f.get_ref().0.trim(), "true" | "false") {
+        return Err(src.fail(
+            f.span().start,
+            "players is a number of factions, not true or false: give a whole number",
+        ));
+    }
     let n = cx.constant_num(&Compiler::new(&d.syms, vec![]), f, "players")?;
     let all = raw.factions.len();
     let n = match n {

@@ -647,3 +647,32 @@ fn a_faction_setting_without_a_value_or_a_faction_is_refused() {
         "{err}"
     );
 }
+
+/// Values that cannot mean what they say are refused where they are written: a negative
+/// greedy noise (a standard deviation), a player count of `true`.
+#[test]
+fn a_negative_noise_and_a_boolean_player_count_are_refused() {
+    let base = std::fs::read_to_string("scenarios/race_to_three.toml").unwrap();
+    let noisy = base.replace(
+        "name = \"First\"\n",
+        "name = \"First\"\nagent = { policy = \"greedy\", noise = -1 }\n",
+    );
+    let counted = base.replace(
+        "name = \"race_to_three\"\n",
+        "name = \"race_to_three\"\nplayers = true\n",
+    );
+    for (name, text, says) in [
+        ("noise-negative", noisy, "standard deviation"),
+        ("players-bool", counted, "not true or false"),
+    ] {
+        assert_ne!(text, base, "{name}: the edit applies");
+        let path = temp_scenario(name, &text);
+        let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(says) && err.contains(".toml:"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -213,7 +213,18 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
         _ => Policy::Priority,
     };
     let noise = match &ra.noise {
-        Some(f) => cx.expr(comp, f, Ctx::faction())?,
+        Some(f) => {
+            let e = cx.expr(comp, f, Ctx::faction())?;
+            // A standard deviation: a constant below 0 is a mistake (a formula's value is
+            // read as no noise when it falls below 0 in a game).
+            if e.as_const().is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
+                return Err(cx.src.fail(
+                    f.span().start,
+                    "`noise` is a standard deviation: give 0 or more",
+                ));
+            }
+            e
+        }
         None => Expr::constant(0.0),
     };
     let mut priority = vec![u16::MAX; actions.len()];
