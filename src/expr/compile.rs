@@ -144,6 +144,8 @@ pub struct Compiler<'s> {
     /// The element a template binds while its copy for that element compiles: the word that
     /// stands for it, its set's id and the element's index.
     pub template: Option<Template>,
+    /// How many derived values are being expanded inside one another right now.
+    pub expanding: std::cell::Cell<usize>,
 }
 
 /// A template's binding (`for_each` on an action, `for m in SET:` in statements): `word`
@@ -172,6 +174,7 @@ impl<'s> Compiler<'s> {
             card_reads: std::cell::Cell::new(0),
             card_binders: 0,
             template: None,
+            expanding: std::cell::Cell::new(0),
         }
     }
 

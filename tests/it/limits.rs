@@ -234,3 +234,51 @@ fn ctrl_c_stops_loading_and_compiling() {
         assert_eq!(child.wait().unwrap().code(), Some(code), "{command}");
     }
 }
+
+/// Derived values are expanded where they are read, within bounds: a chain that doubles
+/// at each step, and a chain deeper than a formula may nest, are located errors at once.
+#[test]
+fn derived_chains_expand_within_bounds() {
+    let chain = |n: usize, double: bool| {
+        let mut t = String::from(
+            "[scenario]\nname = \"chain\"\nrounds = 1\n[[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\n[[derived]]\nname = \"v0\"\nformula = \"vp + 1\"\n",
+        );
+        for k in 1..=n {
+            let f = if double {
+                format!("v{0} + v{0}", k - 1)
+            } else {
+                format!("v{} + 1", k - 1)
+            };
+            t.push_str(&format!(
+                "[[derived]]\nname = \"v{k}\"\nformula = \"{f}\"\n"
+            ));
+        }
+        t.push_str(&format!(
+            "[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp = v{n}\"]\n[ranking]\nscore = \"vp\"\n"
+        ));
+        t
+    };
+    for (name, text, says) in [
+        (
+            "derived-double",
+            chain(18, true),
+            "more than 100000 operations",
+        ),
+        ("derived-deep", chain(1000, false), "more than 64 deep"),
+    ] {
+        let path = temp_scenario(name, &text);
+        let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(says) && err.contains(".toml:"),
+            "{name}: {err}"
+        );
+    }
+    let path = temp_scenario("derived-fine", &chain(10, true));
+    assert!(
+        vpsim_output(&["validate", path.to_str().unwrap()])
+            .status
+            .success()
+    );
+}

@@ -5,12 +5,47 @@
 
 use super::*;
 
+/// The most operations one formula may expand to once its derived values are substituted:
+/// far beyond any rule's formula (a 1,000-operator text is about 2,000), and bounded, so a
+/// chain of derived values that doubles at each step is refused at once instead of filling
+/// memory.
+pub const MAX_EXPANDED: usize = 100_000;
+
 impl Compiler<'_> {
     /// A derived value read at `ast` (`total_vp`, `A.total_vp`): its formula compiled here.
     /// A faction's value read without an owner is the bound faction's (the acting one, or
     /// the one an aggregate visits); with an owner, that faction's variables stand for the
     /// formula's own.
     pub(super) fn derived(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
+        let (_, name, _, pos) = name_parts(ast);
+        let depth = self.expanding.get();
+        if depth >= crate::expr::parse::MAX_DEPTH {
+            return err(
+                pos,
+                format!(
+                    "derived values read inside one another more than {} deep (at `{name}`): store one of them in a variable",
+                    crate::expr::parse::MAX_DEPTH
+                ),
+            );
+        }
+        self.expanding.set(depth + 1);
+        let done = self.expand(ast, ctx, out);
+        self.expanding.set(depth);
+        done?;
+        if out.len() > MAX_EXPANDED {
+            return err(
+                pos,
+                format!(
+                    "with its derived values substituted this formula is more than {MAX_EXPANDED} operations (at `{name}`): store a derived value in a variable, or read it fewer times"
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// [`Compiler::derived`]'s expansion: the derived value's formula emitted for its
+    /// reader.
+    fn expand(&self, ast: &Ast, ctx: Ctx, out: &mut Vec<Op>) -> Result<(), ParseError> {
         let (owner, name, index, pos) = name_parts(ast);
         let d = &self.syms.derived[name];
         if index.is_some() {
