@@ -214,7 +214,11 @@ fn small(n: &Node, budget: &mut i32) -> bool {
     }
     match n {
         Node::Int(_) | Node::Real(_) | Node::Load(..) | Node::Leaf(_) => true,
-        Node::Un(_, a) | Node::AggF(_, _, a) | Node::AggS(_, _, a) => small(a, budget),
+        Node::Un(_, a) => small(a, budget),
+        // A body holding an aggregate is not unrolled: unrolled inside one another, nested
+        // aggregates would make code of factions^depth copies (14 deep, 16,384 copies and
+        // gigabytes for Cranelift); only the innermost one is.
+        Node::AggF(..) | Node::AggS(..) => false,
         Node::Bin(_, a, b) => small(a, budget) && small(b, budget),
         Node::If(c, a, b) => small(c, budget) && small(a, budget) && small(b, budget),
         Node::Call(_, args) | Node::Rand(_, args) => args.iter().all(|a| small(a, budget)),
