@@ -35,6 +35,11 @@ struct Manifest {
 /// variants, so files are matched to the folder that contains them).
 static OPEN: Mutex<Vec<(PathBuf, Vec<String>)>> = Mutex::new(Vec::new());
 
+/// The earlier report of each folder [`prepare_dir`] checked, as its manifest listed it
+/// then (before any game): the only files [`clear_report`] removes. A manifest rewritten
+/// while the games run changes nothing.
+static VERIFIED: Mutex<Vec<(PathBuf, Vec<String>)>> = Mutex::new(Vec::new());
+
 /// A path relative to a report folder as the manifest writes it, or `None` when `rel`
 /// could lead out of the folder (an absolute path, `..`).
 fn manifest_path(rel: &Path) -> Option<String> {
@@ -208,6 +213,11 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
         let listed: BTreeSet<&str> = manifest.files.iter().map(String::as_str).collect();
         let mut found = Vec::new();
         foreign(dir, "", &listed, &mut found);
+        if found.is_empty() {
+            let mut verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            verified.retain(|(d, _)| d != dir);
+            verified.push((dir.to_path_buf(), manifest.files.clone()));
+        }
         if !found.is_empty() {
             found.sort();
             let more = if found.len() > 5 {
@@ -225,8 +235,41 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
     probe(dir, || format!("into the folder {shown}"))
 }
 
+/// The listing [`prepare_dir`] verified for `dir`, or for a folder holding it (then the
+/// entries below `dir`, relative to it); nothing when none was verified.
+fn verified_listing(dir: &Path) -> Vec<String> {
+    let verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((root, files)) = (verified.iter())
+        .filter(|(d, _)| dir.starts_with(d))
+        .max_by_key(|(d, _)| d.components().count())
+    else {
+        return Vec::new();
+    };
+    files
+        .iter()
+        .filter_map(|f| root.join(f).strip_prefix(dir).ok().and_then(manifest_path))
+        .collect()
+}
+
+/// Whether the folder `rel` (a manifest path) below `dir`, and every folder on the way,
+/// is a real folder, not a link: vpsim removes only where the report put its files, never
+/// through a link planted since.
+fn real_folder(dir: &Path, rel: &str) -> bool {
+    let mut at = dir.to_path_buf();
+    rel.split('/').filter(|p| !p.is_empty()).all(|p| {
+        at.push(p);
+        std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_dir())
+    })
+}
+
+/// Whether no folder on the way from `dir` to the file `rel` (a manifest path) is a link.
+fn no_link_below(dir: &Path, rel: &str) -> bool {
+    real_folder(dir, rel.rsplit_once('/').map_or("", |(d, _)| d))
+}
+
 /// Starts writing the report of `dir`: removes the files of the earlier report that its
-/// manifest lists (regular files only, never through a link), a dead run's temporary files,
+/// manifest listed when [`prepare_dir`] checked it, before the games (regular files only,
+/// never through a link, whatever a writer changed since), a dead run's temporary files,
 /// and the folders the earlier report made once they are empty; from here on, each file
 /// written into `dir` is added to a new manifest.
 pub fn clear_report(dir: &Path) -> Result<()> {
@@ -235,15 +278,21 @@ pub fn clear_report(dir: &Path) -> Result<()> {
         source,
     })?;
     super::lock::lock(dir, Vec::new())?;
-    let old = read_manifest(dir).unwrap_or_default();
+    // The listing checked before the games (nothing when the folder was empty then).
+    let old = Manifest {
+        files: verified_listing(dir),
+        ..Manifest::default()
+    };
     remove_leftovers(dir);
     for d in folders_of(&old.files) {
-        remove_leftovers(&dir.join(&d));
+        if real_folder(dir, &d) {
+            remove_leftovers(&dir.join(&d));
+        }
     }
     for f in &old.files {
         let path = dir.join(f);
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
-        if regular {
+        if regular && no_link_below(dir, f) {
             std::fs::remove_file(&path).map_err(|source| Error::Write {
                 what: path.display().to_string(),
                 source,
@@ -251,7 +300,9 @@ pub fn clear_report(dir: &Path) -> Result<()> {
         }
     }
     for d in folders_of(&old.files) {
-        let _ = std::fs::remove_dir(dir.join(d));
+        if real_folder(dir, &d) {
+            let _ = std::fs::remove_dir(dir.join(d));
+        }
     }
     let _ = std::fs::remove_file(dir.join(MANIFEST));
     let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());

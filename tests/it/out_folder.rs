@@ -354,3 +354,58 @@ fn a_lock_file_planted_as_a_link_is_never_written_through() {
         assert!(!target.exists(), "a dangling link's target was created");
     }
 }
+
+/// `--force` removes the earlier report as its manifest listed it before the games: a
+/// manifest rewritten during the run, naming a file behind a link planted meanwhile, removes
+/// nothing of the user's.
+#[cfg(unix)]
+#[test]
+fn force_removes_only_what_the_manifest_listed_before_the_games() {
+    let root = fresh_temp_dir("force-late-manifest");
+    let dir = root.join("report");
+    let victim = root.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("important.txt"), "keep me\n").unwrap();
+    vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "100",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args([
+            "run", TI4, "--games", "400000", "--quiet", "--force", "--out",
+        ])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let holder = format!("process {}", run.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(dir.join(".vpsim-lock")).is_ok_and(|t| t.contains(&holder)) {
+        assert!(std::time::Instant::now() < deadline, "no lock file");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // While the games run: the manifest lists x/important.txt, and x leads to the victim.
+    let manifest = dir.join(".vpsim-manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["files"]
+        .as_array_mut()
+        .unwrap()
+        .push("x/important.txt".into());
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("x")).unwrap();
+    assert!(run.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(victim.join("important.txt")).unwrap(),
+        "keep me\n"
+    );
+}
