@@ -83,7 +83,7 @@ fn agents_first(
 pub fn dispatch(mut cli: Cli) -> Result<()> {
     crate::signal::install();
     // `--agent` choices are overrides of their own, applied before `--set`.
-    match &mut cli.command {
+    let quiet = match &mut cli.command {
         Command::Run(run::Args { opts, .. })
         | Command::Check(check::Args { opts, .. })
         | Command::Compare(compare::Args { opts, .. })
@@ -91,12 +91,44 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         | Command::Sensitivity(sensitivity::Args { opts, .. })
         | Command::Tune(tune::Args { opts, .. })
         | Command::Exploit(exploit::Args { opts, .. })
-        | Command::Ladder(ladder::Args { opts, .. }) => opts.agents_first(),
-        Command::Trace(a) => agents_first(&mut a.set, &mut a.agent),
-        Command::Watch(a) => agents_first(&mut a.set, &mut a.agent),
-        _ => {}
+        | Command::Ladder(ladder::Args { opts, .. }) => {
+            opts.agents_first();
+            opts.quiet || opts.json
+        }
+        Command::Trace(a) => {
+            agents_first(&mut a.set, &mut a.agent);
+            false
+        }
+        Command::Watch(a) => {
+            agents_first(&mut a.set, &mut a.agent);
+            false
+        }
+        _ => false,
+    };
+    let done = run_command(cli.command);
+    // Every command that wrote a report folder says where (unless --quiet or --json).
+    let written = REPORT.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if done.is_ok()
+        && !quiet
+        && let Some(dir) = written
+    {
+        crate::diagnostic::say(&format!("report written to {}", dir.display()));
     }
-    match cli.command {
+    done
+}
+
+/// The report folder this command wrote (its top folder: compare's, not its variants').
+static REPORT: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
+
+/// Notes that the command wrote a report into `dir` (the last one noted is the command's
+/// own: compare writes its variants' reports first).
+fn report_at(dir: &std::path::Path) {
+    *REPORT.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.to_path_buf());
+}
+
+/// Runs the parsed command.
+fn run_command(command: Command) -> Result<()> {
+    match command {
         Command::Run(a) => run::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Trace(a) => trace::run(a),
@@ -459,6 +491,7 @@ pub fn write_report(dir: &std::path::Path, md: &str, title: &str) -> Result<()> 
     let title = crate::diagnostic::terminal_safe(title);
     crate::output::write_atomic(&dir.join("report.md"), md.as_bytes())?;
     crate::report::html::write(dir, &md, &title)?;
+    report_at(dir);
     Ok(())
 }
 

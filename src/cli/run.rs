@@ -256,9 +256,6 @@ pub fn run(a: Args) -> Result<()> {
             tally: p.tally,
         };
         super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
-        if !o.quiet && !o.json {
-            crate::diagnostic::say(&format!("report written to {}", dir.display()));
-        }
     }
     super::print_summary(&summary, o.json)
 }

@@ -409,3 +409,39 @@ fn force_removes_only_what_the_manifest_listed_before_the_games() {
         "keep me\n"
     );
 }
+
+/// Every command that writes a report folder says where it went, unless `--quiet`.
+#[test]
+fn every_report_command_says_where_its_report_went() {
+    let s = "scenarios/race_to_three.toml";
+    let commands: [&[&str]; 6] = [
+        &["run", s, "--games", "100"],
+        &["check", s, "--games", "100"],
+        &["compare", s, "--b-set", "settings.p=0.6", "--games", "100"],
+        &[
+            "sweep",
+            s,
+            "--param",
+            "settings.p=0.4,0.6",
+            "--games",
+            "100",
+        ],
+        &["exploit", s, "--games", "50", "--iterations", "1"],
+        &["ladder", s, "--levels", "weighted,greedy", "--games", "50"],
+    ];
+    for (k, args) in commands.iter().enumerate() {
+        for quiet in [false, true] {
+            let dir = fresh_temp_path(&format!("says-where-{k}-{quiet}"));
+            let mut cmd = vpsim();
+            cmd.args(*args).arg("--out").arg(&dir);
+            if quiet {
+                cmd.arg("--quiet");
+            }
+            let out = cmd.output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{args:?}: {err}");
+            let said = format!("report written to {}", dir.display());
+            assert_eq!(err.contains(&said), !quiet, "{args:?} quiet {quiet}: {err}");
+        }
+    }
+}
