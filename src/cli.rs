@@ -360,6 +360,20 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
+/// [`command_line`] as a command that runs again: with `--force` added when it wrote a
+/// report folder (`--out`) without it, since the folder then holds this report.
+pub fn reproduce_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = args.iter().any(|a| a == "--out" || a.starts_with("--out="));
+    let force = args.iter().any(|a| a == "--force");
+    let line = command_line();
+    if out && !force {
+        format!("{line} --force")
+    } else {
+        line
+    }
+}
+
 /// Writes the report folder (emptied of an earlier report by the caller): `summary.json`, `tally.json`, the Parquet tables, the charts
 /// and `report.md`, each atomically. Stops at the first file an interruption or error
 /// prevents, and says which files it kept.
@@ -393,7 +407,7 @@ pub fn write_outputs(
             .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().to_string()))
             .collect();
         names.dedup();
-        let md = crate::report::markdown::report(summary, &command_line(), &names);
+        let md = crate::report::markdown::report(summary, &reproduce_line(), &names);
         write_report(dir, &md, &summary.scenario.title)
     })();
     if let Err(e) = &result {

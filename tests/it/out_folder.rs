@@ -445,3 +445,36 @@ fn every_report_command_says_where_its_report_went() {
         }
     }
 }
+
+/// A report's "Reproduce with" runs again as written: a run that wrote the folder gets
+/// `--force`, since the folder now holds its report.
+#[test]
+fn a_reports_reproduce_line_runs_again() {
+    let dir = fresh_temp_path("reproduce-again");
+    vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "100",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let line = md
+        .lines()
+        .skip_while(|l| !l.starts_with("Reproduce with"))
+        .find(|l| l.starts_with("vpsim "))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(line.ends_with(" --force"), "{line}");
+    let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let again = vpsim().args(&args).output().unwrap();
+    assert!(
+        again.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
