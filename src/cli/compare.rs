@@ -336,7 +336,18 @@ pub fn run(a: Args) -> Result<()> {
         let title = format!("Compare: {}", ma.title);
         let md = format!(
             "{}```text\n{s}```\n\nEach variant's full report: [A](a/report.html) ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md)).\n",
-            super::report_header(&title, &ma, o.seed, o.games, "per variant or point")
+            super::report_header(
+                &title,
+                &ma,
+                o.seed,
+                cmp.games,
+                &if cmp.games < o.games {
+                    // --until-decided stopped before --games: say both.
+                    format!("per variant (up to {})", crate::report::thousands(o.games))
+                } else {
+                    "per variant".to_string()
+                }
+            )
         );
         super::write_report(dir, &md, &title)?;
     }

@@ -478,3 +478,26 @@ fn a_reports_reproduce_line_runs_again() {
         String::from_utf8_lossy(&again.stderr)
     );
 }
+
+/// compare's report header gives the games it played: `--until-decided` stopping early
+/// says so instead of repeating `--games`.
+#[test]
+fn a_compare_that_stops_early_says_how_many_games_it_played() {
+    let dir = fresh_temp_path("compare-played");
+    vpsim()
+        .args([
+            "compare",
+            "scenarios/race_to_three.toml",
+            "--b-set",
+            "settings.p=0.7",
+        ])
+        .args(["--until-decided", "--games", "2000000", "--quiet", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("10,000 games per variant (up to 2,000,000)"),
+        "{md}"
+    );
+}
