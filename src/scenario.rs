@@ -77,6 +77,8 @@ pub fn parse_with(
     match parse(&edited, file) {
         Ok(mut m) => {
             m.overrides = overrides.iter().map(|o| o.to_string()).collect();
+            // The file's own hash: the overrides are listed beside it, not folded into it.
+            m.hash = first.hash;
             Ok(m)
         }
         Err(e) => {

@@ -514,3 +514,47 @@ fn per_round_charts_stop_where_few_games_are_still_running() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every report names the scenario file by the file's own hash, whatever overrides or
+/// agents a run applies (they are listed beside it).
+#[test]
+fn the_scenario_hash_is_the_files_own() {
+    let s = "scenarios/race_to_three.toml";
+    let hash = |args: &[&str]| -> String {
+        let out = crate::util::vpsim_output(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["scenario"]["hash"].as_str().unwrap().to_string()
+    };
+    let plain = hash(&["run", s, "--games", "50", "--json", "--quiet"]);
+    let set = hash(&[
+        "run",
+        s,
+        "--games",
+        "50",
+        "--set",
+        "settings.p=0.6",
+        "--json",
+        "--quiet",
+    ]);
+    let agent = hash(&[
+        "run", s, "--games", "50", "--agent", "greedy", "--json", "--quiet",
+    ]);
+    let ladder = hash(&[
+        "ladder",
+        s,
+        "--levels",
+        "weighted,greedy",
+        "--games",
+        "50",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(set, plain);
+    assert_eq!(agent, plain);
+    assert_eq!(ladder, plain);
+}
