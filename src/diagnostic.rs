@@ -8,6 +8,14 @@
 
 use crate::error::{Error, Location};
 
+/// The first character of `text` that has no place in one line of text: a line break
+/// (including the Unicode line and paragraph separators) or another control character. A
+/// scenario's one-line texts and `--set` values are refused when they hold one.
+pub fn not_one_line(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+}
+
 /// `text` with every character that would drive a terminal written as a visible `\uXXXX`
 /// escape: C0 controls but newline and tab (ESC starts colour, title and clipboard
 /// sequences such as OSC 52; BEL, BS and CR rewrite what is shown), DEL, C1 controls, and

@@ -201,10 +201,7 @@ fn set_agent(doc: &mut DocumentMut, o: &Override) -> Result<()> {
 pub fn parse_override(s: &str) -> std::result::Result<Override, String> {
     // One line of plain text: a line break or control character would add lines to every
     // report and message that repeats the override.
-    if s.trim()
-        .chars()
-        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
-    {
+    if crate::diagnostic::not_one_line(s.trim()).is_some() {
         return Err(format!(
             "{}: a --set is one line of text: remove the line break or control character",
             s.escape_debug()

@@ -29,7 +29,7 @@ use crate::runtime::abi::Opt;
 use crate::runtime::choice::best;
 use crate::runtime::look::{Scout, Seen};
 use crate::runtime::{Env, Fault, Result as GameResult};
-use crate::state::{IN_POOL, MAX_FACTIONS, held_by};
+use crate::state::{IN_POOL, MAX_FACTIONS, held_by, owned_slot};
 
 /// The stream of a decision's key its ties are broken on (playouts use streams from 0).
 const TIE_STREAM: u64 = u64::MAX;
@@ -174,7 +174,12 @@ impl<'m> Searcher<'m> {
         self.cards.clear();
         self.holders.clear();
         self.cards.extend_from_slice(&st.pool[start..start + left]);
-        if !m.deck_public[d] {
+        // Others' hands are walked only when some other faction holds a card of the deck.
+        let others_hold = (0..m.nfactions() as u8)
+            .filter(|&g| g != f)
+            .filter_map(|g| owned_slot(d, held_by(g)))
+            .any(|i| st.owned[i] > 0);
+        if !m.deck_public[d] && others_hold {
             for c in t.deck_cards(d as u16) {
                 let o = st.owner[c];
                 if (1..=MAX_FACTIONS as u8).contains(&o) && o != held_by(f) {

@@ -20,10 +20,7 @@ pub struct Line(pub String);
 impl TryFrom<String> for Line {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        match s
-            .chars()
-            .find(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
-        {
+        match crate::diagnostic::not_one_line(&s) {
             Some(c) => Err(format!(
                 "this text is shown on one line: remove the {} in it",
                 if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}') {

@@ -8,7 +8,7 @@
 //! searches; and what `validate` says a faction cannot see.
 
 use crate::util::{
-    SAFE_OR_RISKY, fresh_temp_dir, json_of, temp_scenario, vpsim, vpsim_output, win_rate,
+    SAFE_OR_RISKY, json_of, merged_shards, temp_scenario, vpsim_output, win_rate,
     without_performance,
 };
 
@@ -454,25 +454,9 @@ fn both_searches_give_identical_results_across_threads_shards_and_engines() {
         let one = run(&["--threads", "1"]);
         assert_eq!(run(&["--threads", "2"]), one);
         assert_eq!(run(&["--threads", "2", "--engine", "interp"]), one);
-        let dir = fresh_temp_dir("search-shards");
-        for k in 1..=2 {
-            vpsim()
-                .args(["run", p, "--agent", agents[0], "--agent", agents[1]])
-                .args(["--games", "60", "--seed", "9", "--quiet", "--shard"])
-                .arg(format!("{k}/2"))
-                .arg("--out")
-                .arg(dir.join(k.to_string()))
-                .assert()
-                .success();
-        }
-        let merged = vpsim()
-            .arg("merge")
-            .args((1..=2).map(|k| dir.join(k.to_string())))
-            .arg("--json")
-            .output()
-            .unwrap();
-        assert!(merged.status.success());
-        assert_eq!(without_performance(&merged.stdout), one);
+        let shards = [p, "--agent", agents[0], "--agent", agents[1]];
+        let shards = [&shards[..], &["--games", "60", "--seed", "9"]].concat();
+        assert_eq!(merged_shards("search-shards", &shards, 2), one);
     }
 }
 

@@ -4,7 +4,7 @@
 //! `ladder`.
 
 use crate::util::{
-    SAFE_OR_RISKY, fresh_temp_dir, json_of, temp_scenario, vpsim, vpsim_output, win_rate,
+    SAFE_OR_RISKY, json_of, merged_shards, temp_scenario, vpsim_output, win_rate,
     without_performance,
 };
 
@@ -304,29 +304,9 @@ fn lookahead_results_are_identical_across_threads_shards_and_engines() {
     assert_eq!(run(&["--threads", "2"]), one);
     assert_eq!(run(&["--threads", "7"]), one);
     assert_eq!(run(&["--threads", "2", "--engine", "interp"]), one);
-    let dir = fresh_temp_dir("lookahead-shards");
-    for k in 1..=3 {
-        vpsim()
-            .args(["run", p, "--agent", "lookahead:3", "--agent", "B=weighted"])
-            .args(["--games", "90", "--seed", "5", "--quiet", "--shard"])
-            .arg(format!("{k}/3"))
-            .arg("--out")
-            .arg(dir.join(k.to_string()))
-            .assert()
-            .success();
-    }
-    let merged = vpsim()
-        .arg("merge")
-        .args((1..=3).map(|k| dir.join(k.to_string())))
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        merged.status.success(),
-        "{}",
-        String::from_utf8_lossy(&merged.stderr)
-    );
-    assert_eq!(without_performance(&merged.stdout), one);
+    let args = [p, "--agent", "lookahead:3", "--agent", "B=weighted"];
+    let args = [&args[..], &["--games", "90", "--seed", "5"]].concat();
+    assert_eq!(merged_shards("lookahead-shards", &args, 3), one);
 }
 
 #[test]

@@ -36,6 +36,36 @@ pub fn json_of(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `vpsim run` with `args` (which name the scenario and games, without `--json`) played as
+/// `shards` shards into folders under a scratch path named `name`, then merged: the merged
+/// `--json` report without its `performance` part.
+pub fn merged_shards(name: &str, args: &[&str], shards: u32) -> serde_json::Value {
+    let dir = fresh_temp_dir(name);
+    for k in 1..=shards {
+        vpsim()
+            .arg("run")
+            .args(args)
+            .args(["--quiet", "--shard"])
+            .arg(format!("{k}/{shards}"))
+            .arg("--out")
+            .arg(dir.join(k.to_string()))
+            .assert()
+            .success();
+    }
+    let merged = vpsim()
+        .arg("merge")
+        .args((1..=shards).map(|k| dir.join(k.to_string())))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    without_performance(&merged.stdout)
+}
+
 /// Faction `f`'s win rate and the number of games of a `run --json` report.
 pub fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
     let w = &v["factions"][f]["win"];
