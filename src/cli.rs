@@ -152,13 +152,40 @@ pub fn load(
     sets: &[crate::overrides::Override],
     engine: crate::native::Engine,
 ) -> Result<crate::Model> {
+    load_counting(path, sets, engine, false)
+}
+
+/// [`load`], with every game counting each faction's decisions by action and the cards it
+/// ends with when `uses` (see [`crate::model::Model::count_uses`]).
+pub fn load_counting(
+    path: &std::path::Path,
+    sets: &[crate::overrides::Override],
+    engine: crate::native::Engine,
+    uses: bool,
+) -> Result<crate::Model> {
     let mut m = crate::scenario::load_with(path, sets)?;
+    m.count_uses = uses;
     crate::native::prepare(&mut m, engine);
     // Ctrl-C or SIGTERM while loading or compiling: stop before any game.
     if crate::signal::stopped() {
         return Err(crate::error::Error::Interrupted);
     }
     Ok(m)
+}
+
+/// A margin in percentage points (`--margin 2`): above 0 and below 100, returned as a
+/// proportion.
+pub fn parse_margin(s: &str) -> std::result::Result<f64, String> {
+    let x: f64 = (s.trim().trim_end_matches("pp").trim())
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of percentage points (e.g. 2)"))?;
+    if x > 0.0 && x < 100.0 {
+        Ok(x / 100.0)
+    } else {
+        Err(format!(
+            "{x} is not a margin between 0 and 100 percentage points"
+        ))
+    }
 }
 
 /// The most games one run may play: far more than any machine plays in a year, and small

@@ -144,6 +144,9 @@ impl<'m, T: Tracer> Game<'m, T> {
         env.look.lookers = (m.agents.iter().enumerate())
             .filter(|(_, a)| a.look.is_some())
             .fold(0, |mask, (f, _)| mask | 1 << f);
+        if searches && m.count_uses {
+            env.uses = vec![0; m.nfactions() * m.actions.len()];
+        }
         if searches && env.look.lookers != 0 {
             env.look.scout = Some(Box::new(lookahead::Searcher::new(m)));
         }
@@ -175,6 +178,12 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// `faction * actions + action` (see [`crate::model::Agent::counted`]).
     pub fn choices(&self) -> &[u64] {
         &self.choices
+    }
+
+    /// The last game's decisions by faction and action, `faction * actions + action`, when
+    /// the model counts them ([`Model::count_uses`]; empty otherwise).
+    pub fn uses(&self) -> &[u32] {
+        &self.env.uses
     }
 
     /// The state after the last game (for tests and examples).

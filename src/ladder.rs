@@ -11,25 +11,13 @@
 
 use crate::stats::Rate;
 
-/// How a faction's win rate moved from the first level to the last.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Change {
-    /// Last level's rate minus the first's.
-    pub est: f64,
-    /// Lower end of its 95% interval.
-    pub low: f64,
-    /// Upper end.
-    pub high: f64,
-}
+/// How a faction's win rate moved from the first level to the last: the last level's rate
+/// minus the first's, with its interval.
+pub type Change = crate::stats::Diff;
 
-/// The change from `a` to `b` with Newcombe's interval (method 10), built from the two
-/// rates' Wilson intervals at normal quantile `z`.
+/// The change from `a` to `b` with Newcombe's interval (see [`crate::stats::Diff::newcombe`]).
 pub fn change(a: &Rate, b: &Rate, z: f64) -> Change {
-    let (a, b) = (Rate::wilson(a.count, a.n, z), Rate::wilson(b.count, b.n, z));
-    let d = b.rate - a.rate;
-    let low = d - ((b.rate - b.low).powi(2) + (a.high - a.rate).powi(2)).sqrt();
-    let high = d + ((b.high - b.rate).powi(2) + (a.rate - a.low).powi(2)).sqrt();
-    Change { est: d, low, high }
+    crate::stats::Diff::newcombe(a, b, z)
 }
 
 /// The normal quantile of an interval simultaneous at 95% over `family` factions.
@@ -38,18 +26,21 @@ pub fn z_joint(family: usize) -> f64 {
 }
 
 /// One faction's reading: its rate at the first and last level, the change (interval at
-/// quantile `z`), and whether its win rate rises or falls beyond noise, and what that does
-/// to its edge over the fair share `fair`.
+/// quantile `z`), and whether its win rate rises or falls beyond noise by at least
+/// `margin` (see [`crate::stats::margin::judge`]), and what that does to its edge over the
+/// fair share `fair`. An interval that holds 0 but reaches past the margin is undecided,
+/// with the games per level that would decide it; never "no change".
 pub fn reading(
     name: &str,
     (first, last): (&Rate, &Rate),
     levels: (&str, &str),
     fair: f64,
-    z: f64,
+    (z, margin): (f64, f64),
 ) -> String {
+    use crate::stats::margin::{Judgement, judge, pp, undecided};
     let c = change(first, last, z);
     let pts = format!(
-        "{:.1}% -> {:.1}% from {} to {} ({:+.1} points [{:+.1}, {:+.1}])",
+        "{:.1}% -> {:.1}% from {} to {} ({:+.1} pp [{:+.1}, {:+.1}])",
         100.0 * first.rate,
         100.0 * last.rate,
         levels.0,
@@ -58,8 +49,27 @@ pub fn reading(
         100.0 * c.low,
         100.0 * c.high
     );
-    if c.low <= 0.0 && c.high >= 0.0 {
-        return format!("{name}: {pts}: no change beyond noise");
+    match judge(&c, margin) {
+        Judgement::Undecided => {
+            return format!(
+                "{name}: {pts}: {}",
+                undecided(&c, first.n, margin, " per level")
+            );
+        }
+        Judgement::Within => {
+            return format!(
+                "{name}: {pts}: no change of {} pp or more (the interval is within the margin)",
+                pp(margin)
+            );
+        }
+        Judgement::Small => {
+            let way = if c.est > 0.0 { "rises" } else { "falls" };
+            return format!(
+                "{name}: {pts}: its win rate {way} with skill beyond noise, but by less than the {} pp margin",
+                pp(margin)
+            );
+        }
+        Judgement::Up | Judgement::Down => {}
     }
     let way = if c.est > 0.0 { "rises" } else { "falls" };
     let (above_before, above_after) = (first.rate > fair, last.rate > fair);
@@ -87,27 +97,33 @@ mod tests {
     fn a_clear_rise_grows_the_edge_and_noise_reads_as_none() {
         let z = crate::stats::z_for(0.95);
         let third = 1.0 / 3.0;
-        let a = Rate::wilson(3500, 10000, z);
-        let b = Rate::wilson(6000, 10000, z);
+        let z = (z, crate::stats::margin::DEFAULT_MARGIN);
+        let a = Rate::wilson(3500, 10000, z.0);
+        let b = Rate::wilson(6000, 10000, z.0);
         assert!(
             reading("A", (&a, &b), ("w", "l"), third, z)
                 .contains("rises with skill, beyond noise (its edge grows)")
         );
-        let c = Rate::wilson(3520, 10000, z);
-        assert!(reading("A", (&a, &c), ("w", "l"), third, z).contains("no change beyond noise"));
-        let low = Rate::wilson(1000, 10000, z);
+        let c = Rate::wilson(3520, 10000, z.0);
+        assert!(reading("A", (&a, &c), ("w", "l"), third, z).contains("within the margin"));
+        let few = (Rate::wilson(35, 100, z.0), Rate::wilson(37, 100, z.0));
+        let words = reading("A", (&few.0, &few.1), ("w", "l"), third, z);
+        assert!(words.contains("undecided (±13.") && words.contains("games per level"));
+        let small = Rate::wilson(3650, 10000, z.0);
+        assert!(reading("A", (&a, &small), ("w", "l"), third, z).contains("less than the 2 pp"));
+        let low = Rate::wilson(1000, 10000, z.0);
         assert!(
             reading("C", (&low, &a), ("w", "l"), third, z).contains("(it crosses the fair share)")
         );
-        let lower = Rate::wilson(2000, 10000, z);
+        let lower = Rate::wilson(2000, 10000, z.0);
         assert!(
             reading("C", (&low, &lower), ("w", "l"), third, z).contains("(its handicap shrinks)")
         );
-        let ch = change(&a, &b, z);
+        let ch = change(&a, &b, z.0);
         assert!(ch.low < 0.25 && ch.high > 0.25);
         // A wider family widens the interval.
         let wide = change(&a, &c, z_joint(6));
-        let narrow = change(&a, &c, z);
+        let narrow = change(&a, &c, z.0);
         assert!(wide.high - wide.low > narrow.high - narrow.low);
     }
 }

@@ -461,6 +461,10 @@ pub struct Model {
     pub age_round: Vec<i64>,
     /// Sides are teams: when every other side has left the game, the last side's members win.
     pub teams: bool,
+    /// Each game counts every faction's decisions by action and the cards it ends holding
+    /// or having completed (the usage tables; see [`crate::stats::usage`]). Set by the
+    /// command before the native backend compiles (off: no counting code at all).
+    pub count_uses: bool,
     /// Points-by-source tags.
     pub sources: Vec<String>,
     /// Sets: name and element names.

@@ -222,6 +222,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         sig.returns.push(AbiParam::new(types::I64));
         unit.lower(&m.tables, m.slots, 0)
             .with_hooks(&hooks)
+            .with_uses(m.count_uses.then_some(m.actions.len() as u64))
             .finish_menu(n as u8, &items, priority, agent.look.is_some());
         let id = unit.define("an agent's turn")?;
         *slot = Some(made.len());

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod tables;
 mod tally;
 mod terminal;
+pub mod usage;
 pub use tally::{Shard, TallyFile, read_tally};
 
 use crate::model::Model;
@@ -86,6 +87,12 @@ pub struct RunInfo {
     pub links: Vec<String>,
     /// Points-by-source tags.
     pub sources: Vec<String>,
+    /// Actions, in model order (the columns of the usage counts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// Distinct cards as `(deck, card)` (the columns of the usage counts' cards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cards: Vec<(String, String)>,
 }
 
 impl RunInfo {
@@ -130,6 +137,14 @@ impl RunInfo {
                 .map(|k| m.ranking.link_name(k))
                 .collect(),
             sources: m.sources.clone(),
+            actions: match m.count_uses {
+                true => m.actions.iter().map(|a| a.name.clone()).collect(),
+                false => Vec::new(),
+            },
+            cards: match m.count_uses {
+                true => crate::stats::usage::card_keys(&m.decks).1,
+                false => Vec::new(),
+            },
         }
     }
 }
@@ -181,6 +196,14 @@ pub struct FactionSummary {
     /// than 65,536 values.
     #[serde(default = "one")]
     pub histogram_bin_width: u64,
+    /// When the run counted usage: each action's share of the faction's decisions, uses
+    /// per game, and win rates in games with and without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<usage::ActionRow>,
+    /// When the run counted usage: each card's games held or completed at the end, and win
+    /// rates then and otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cards: Vec<usage::CardRow>,
 }
 
 /// Games of one length.
@@ -492,11 +515,13 @@ impl Summary {
     ) -> Summary {
         let z = z_for(CONFIDENCE);
         let n = t.games;
+        let mut usage = usage::rows(m, t, z).into_iter();
         let factions = m
             .factions
             .iter()
             .zip(&t.factions)
             .map(|(f, ft)| {
+                let (usage, cards) = usage.next().unwrap_or_default();
                 let ranks: Vec<RankCount> = ft
                     .ranks
                     .iter()
@@ -531,6 +556,8 @@ impl Summary {
                     score: Spread::of(&ft.scores),
                     histogram: ft.scores.iter().collect(),
                     histogram_bin_width: ft.scores.width.max(1),
+                    usage,
+                    cards,
                 }
             })
             .collect();

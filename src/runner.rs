@@ -65,12 +65,21 @@ pub struct RunResult {
 
 /// An empty tally shaped for `m`.
 pub fn empty_tally(m: &Model) -> Tally {
-    Tally::new(
+    let mut t = Tally::new(
         m.nfactions(),
         m.reasons.len(),
         m.ranking.tiebreak.len(),
         m.sources.len(),
-    )
+    );
+    if m.count_uses {
+        let cards = crate::stats::usage::card_keys(&m.decks).1.len();
+        t.usage = Some(crate::stats::usage::Usage::new(
+            m.nfactions(),
+            m.actions.len(),
+            cards,
+        ));
+    }
+    t
 }
 
 /// Why a chunk stopped early.
@@ -104,10 +113,18 @@ fn chunk(
     let lo = spec.first + c * size;
     let hi = (lo + size).min(spec.first + spec.games);
     let mut t = empty_tally(m);
+    // The distinct card of each card, and scratch space, for the usage counts.
+    let (keys, mut seen) = match m.count_uses {
+        true => (crate::stats::usage::card_keys(&m.decks).0, Vec::new()),
+        false => (Vec::new(), Vec::new()),
+    };
     for i in lo..hi {
         match game.play(spec.seed, i) {
             Ok(o) => {
                 t.add(&o, game.points(), game.leaders(), game.round_scores());
+                if let Some(u) = &mut t.usage {
+                    u.add(&o, game.uses(), (&game.state().owner, &keys), &mut seen);
+                }
                 row(i, &o);
             }
             Err(f) => return Err(Stop::Fault(i, f)),

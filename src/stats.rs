@@ -11,8 +11,10 @@ use crate::runtime::{Decider, Outcome, Result as GameResult};
 
 mod estimates;
 pub mod feedback;
+pub mod margin;
+pub mod usage;
 
-pub use estimates::{Rate, Spread, Val, fmt_p, z_for};
+pub use estimates::{Diff, Rate, Spread, Val, fmt_p, z_for};
 
 /// The most bins a histogram keeps. A wider range of values is kept in coarser bins.
 pub const MAX_BINS: i128 = 1 << 16;
@@ -363,6 +365,9 @@ pub struct Tally {
     /// `r + 1`: `feedback[r][f]` (the feedback test's counts).
     #[serde(default)]
     pub feedback: Vec<Vec<feedback::Cell>>,
+    /// Decisions by action and cards held at the end, when the run counted them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<usage::Usage>,
 }
 
 impl Tally {
@@ -390,6 +395,7 @@ impl Tally {
             by_round: Vec::new(),
             margins: Vec::new(),
             feedback: Vec::new(),
+            usage: None,
         }
     }
 
@@ -549,6 +555,12 @@ impl Tally {
             }
             a.scores.merge(&b.scores);
         }
+        // Usage merges only with usage of the same shape: a part without it leaves the
+        // whole without it.
+        self.usage = match (self.usage, o.usage) {
+            (Some(mut a), Some(b)) => a.merge(&b).then_some(a),
+            _ => None,
+        };
         self
     }
 }

@@ -26,13 +26,18 @@ lookahead:N, mcts, mcts:N) and is given to every faction; --agent and --set appl
 --agent FACTION=weighted keeps one faction at random play on every level. Every level plays the
 same games 0..N of the seed. The reading compares each faction's win rate at the last level
 with the first (Newcombe interval, simultaneous at 95% over the factions): it rises, falls, or
-does not change beyond noise, and what that does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.")]
+changes by less than --margin (default 2 pp), or is undecided (with the games per level that
+would decide it), and what a change does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
     /// The skill levels, lowest first, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "weighted,lookahead:8,lookahead:32", value_parser = level)]
     pub levels: Vec<Override>,
+    /// The smallest change in win rate that matters, in percentage points: a smaller
+    /// change beyond noise is read as within the margin, and a wider interval as undecided.
+    #[arg(long, value_name = "PP", default_value_t = 2.0, value_parser = super::parse_margin)]
+    pub margin: f64,
     /// Run options.
     #[command(flatten)]
     pub opts: RunOpts,
@@ -86,8 +91,8 @@ pub fn run(a: Args) -> Result<()> {
         });
     }
     let m = &models[0];
-    let doc = to_json(m, o, &rungs);
-    let text = table(m, o, &rungs);
+    let doc = to_json(m, o, &rungs, a.margin);
+    let text = table(m, o, &rungs, a.margin);
     if let Some(dir) = &out {
         crate::output::clear_report(dir)?;
         let json = serde_json::to_string_pretty(&doc)
@@ -135,7 +140,7 @@ pub fn run(a: Args) -> Result<()> {
     super::out(&text)
 }
 
-fn readings(m: &crate::Model, rungs: &[Rung]) -> Vec<String> {
+fn readings(m: &crate::Model, rungs: &[Rung], margin: f64) -> Vec<String> {
     let (first, last) = (&rungs[0], &rungs[rungs.len() - 1]);
     (0..m.nfactions())
         .map(|f| {
@@ -147,14 +152,14 @@ fn readings(m: &crate::Model, rungs: &[Rung]) -> Vec<String> {
                 ),
                 (&first.name, &last.name),
                 1.0 / m.nfactions() as f64,
-                crate::ladder::z_joint(m.nfactions()),
+                (crate::ladder::z_joint(m.nfactions()), margin),
             )
         })
         .collect()
 }
 
 /// The results as JSON: what `--json` prints and `--out` writes as `ladder.json`.
-fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> Value {
+fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> Value {
     let levels: Vec<Value> = rungs
         .iter()
         .map(|r| {
@@ -193,12 +198,13 @@ fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> Value {
         "levels": levels,
         "change_first_to_last": changes,
         "change_confidence": "simultaneous 95% over the factions (Bonferroni)",
-        "readings": readings(m, rungs),
+        "margin": margin,
+        "readings": readings(m, rungs, margin),
     })
 }
 
 /// The terminal table and readings (also the body of report.md).
-fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> String {
+fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -247,10 +253,11 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung]) -> String {
     let _ = writeln!(s, "\ntime a level: {speed}");
     let _ = writeln!(
         s,
-        "\nreadings (last level against the first; intervals simultaneous at 95% over the {} factions):",
-        m.nfactions()
+        "\nreadings (last level against the first; intervals simultaneous at 95% over the {} factions; margin {} pp):",
+        m.nfactions(),
+        crate::stats::margin::pp(margin)
     );
-    for line in readings(m, rungs) {
+    for line in readings(m, rungs, margin) {
         let _ = writeln!(s, "  {line}");
     }
     s

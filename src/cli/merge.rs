@@ -184,6 +184,20 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             "does not count the games of the score race".into(),
         ));
     }
+    // Usage counts: as many actions and cards as the run names, no count past the games,
+    // and wins with and without an action or card within the faction's own.
+    if let Some(u) = &t.usage {
+        let wins: Vec<u64> = t.factions.iter().map(|f| f.wins).collect();
+        if u.actions as usize != f.info.actions.len()
+            || u.cards as usize != f.info.cards.len()
+            || !u.consistent(t.games, &wins)
+        {
+            return Err(bad(
+                "tally.usage",
+                "is not a count of its factions' actions and cards over its games".into(),
+            ));
+        }
+    }
     // Every game has one result: a sole winner, a shared win, a draw or nobody; a draw is
     // every faction's, a shared win at least two factions', and a win or a shared win was
     // decided by one thing.

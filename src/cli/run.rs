@@ -38,6 +38,11 @@ pub struct Args {
     /// --games games.
     #[arg(long, allow_negative_numbers = true, value_name = "HALF_WIDTH", value_parser = parse_precision)]
     pub precision: Option<f64>,
+    /// Count each faction's decisions by action and the cards it ends the game holding or
+    /// having completed, and report each one's share, uses per game and win rates in games
+    /// with and without it (always on with --out).
+    #[arg(long)]
+    pub usage: bool,
 }
 
 fn parse_precision(s: &str) -> std::result::Result<f64, String> {
@@ -168,7 +173,7 @@ pub fn play_rows(
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.check()?;
-    let model = super::load(&a.scenario, &o.set, o.engine)?;
+    let model = super::load_counting(&a.scenario, &o.set, o.engine, a.usage || o.out.is_some())?;
     super::warn(&model);
     if a.shard.is_some() && a.precision.is_some() {
         return Err(Error::Usage(

@@ -50,7 +50,9 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         };
-        self.choices[f as usize * m.actions.len() + ai as usize] += 1;
+        let i = f as usize * m.actions.len() + ai as usize;
+        self.choices[i] += 1;
+        self.env.used(i);
         let a = &m.actions[ai as usize];
         if T::ON {
             let tgt = if a.targeted {

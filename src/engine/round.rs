@@ -34,6 +34,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.forced = None;
         self.env.steps = 0;
         self.env.points.fill(0);
+        self.env.uses.fill(0);
         self.leaders.clear();
         self.round_scores.clear();
         self.env.look.start(seed, game);

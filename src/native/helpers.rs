@@ -322,6 +322,12 @@ pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
     tree::has_completed(env, deck as u16, id) as i64
 }
 
+/// Counts a decision of machine code's turn: `i` is `faction * actions + action` (see
+/// `Env::used`).
+pub extern "C" fn used(env: &mut Env<'_>, i: u64) {
+    env.used(i as usize);
+}
+
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it
 /// ([`crate::runtime::look::decide`]): weighted (`priority == 0`) or among the top
 /// priority, or a lookahead decision (the acting faction is bound).

@@ -178,6 +178,9 @@ pub(super) struct Lower<'a, 'f> {
     fault_ret: Option<Block>,
     /// The immediate end conditions a store or a draw notes as pending (none when not given).
     hooks: Option<&'a Hooks>,
+    /// In an agent's turn of a model that counts decisions: the number of actions (a choice
+    /// counts `faction * actions + action`, see [`crate::model::Model::count_uses`]).
+    uses: Option<u64>,
     /// The card attribute table (`Tables::card_attrs`) as data of the module, when the model
     /// has one: `card.ATTR` reads it inline.
     attrs: Option<GlobalValue>,
@@ -247,6 +250,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             fourth,
             fault_ret: None,
             hooks: None,
+            uses: None,
             attrs: None,
             ids: Vec::new(),
             known: [None; 3],
@@ -269,6 +273,12 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// their variable and after a draw (statement lists and agents' turns).
     pub fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
         self.hooks = Some(hooks);
+        self
+    }
+
+    /// Counts each choice of an agent's turn among `actions` actions (see [`Lower::uses`]).
+    pub fn with_uses(mut self, actions: Option<u64>) -> Self {
+        self.uses = actions;
         self
     }
 

@@ -507,6 +507,7 @@ mod run;
 mod skill;
 mod sweep;
 mod tune;
+mod usage;
 
 /// The charts of a run, each as PNG and SVG: the whole-run charts, then the per-round ones
 /// (when the run has rounds to show); returns the files written.
@@ -524,6 +525,7 @@ pub fn write_charts(
     let mut written = Vec::new();
     run::write(dir, s, t, size, &mut written)?;
     rounds::write(dir, s, size, &mut written)?;
+    usage::write(dir, s, size, &mut written)?;
     Ok(written)
 }
 

@@ -275,18 +275,15 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
                 l.round,
                 ci(&l.won),
                 pct(fair),
-                if l.won.low > fair {
-                    "an early lead pays, beyond noise"
-                } else if l.won.high < fair {
-                    "an early lead is overturned more often than chance, beyond noise"
-                } else {
-                    "within noise of the fair share"
-                }
+                lead_words(&l.won, fair)
             ),
         );
     }
     if let Some(reading) = race_reading(s) {
         chart(&mut m, "score_race", "Score race", reading);
+    }
+    if let Some(reading) = usage_reading(s) {
+        chart(&mut m, "usage", "Action usage", reading);
     }
     let _ = writeln!(m, "## Summary\n");
     let _ = writeln!(
@@ -329,6 +326,98 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
         ci(&s.nobody_wins)
     );
     m
+}
+
+/// What the leader's win rate says against the fair share: a lead pays (or is overturned)
+/// only when the interval excludes the fair share and the rate is at least the default
+/// margin (2 pp) from it; a smaller effect beyond noise is named as such.
+fn lead_words(won: &crate::stats::Rate, fair: f64) -> String {
+    use crate::stats::margin::{DEFAULT_MARGIN, Judgement, judge, pp};
+    let d = crate::stats::Diff {
+        est: won.rate - fair,
+        low: won.low - fair,
+        high: won.high - fair,
+    };
+    match judge(&d, DEFAULT_MARGIN) {
+        Judgement::Up => "an early lead pays, beyond noise".into(),
+        Judgement::Down => {
+            "an early lead is overturned more often than chance, beyond noise".into()
+        }
+        Judgement::Small => format!(
+            "beyond noise, but within {} pp of the fair share: too small to call a lead that pays",
+            pp(DEFAULT_MARGIN)
+        ),
+        Judgement::Within | Judgement::Undecided => "within noise of the fair share".into(),
+    }
+}
+
+/// What the usage counts show: actions never chosen or chosen in every game, and the
+/// differences in win rate beyond noise, largest first, with the caveat that they are
+/// associations (`None` when the run did not count usage).
+fn usage_reading(s: &Summary) -> Option<String> {
+    if s.factions.iter().all(|f| f.usage.is_empty()) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let listed = |pick: fn(&super::usage::ActionRow) -> bool| -> Vec<String> {
+        (s.factions.iter())
+            .flat_map(|f| {
+                (f.usage.iter().filter(move |u| pick(u)))
+                    .map(move |u| format!("{} {}", f.label, code(&u.action)))
+            })
+            .collect()
+    };
+    let never = listed(|u| u.never_chosen);
+    if !never.is_empty() {
+        parts.push(format!("Never chosen: {}.", never.join(", ")));
+    }
+    let always = listed(|u| u.every_game);
+    if !always.is_empty() {
+        parts.push(format!("Chosen in every game: {}.", always.join(", ")));
+    }
+    let mut diffs: Vec<(String, crate::stats::Diff)> = (s.factions.iter())
+        .flat_map(|f| {
+            let actions = (f.usage.iter()).filter_map(move |u| {
+                (u.difference.filter(|d| d.beyond_noise()))
+                    .map(|d| (format!("{} with {}", f.label, code(&u.action)), d))
+            });
+            let cards = (f.cards.iter()).filter_map(move |c| {
+                (c.difference.filter(|d| d.beyond_noise())).map(|d| {
+                    (
+                        format!("{} holding {} ({})", f.label, code(&c.card), code(&c.deck)),
+                        d,
+                    )
+                })
+            });
+            actions.chain(cards)
+        })
+        .collect();
+    diffs.sort_by(|a, b| b.1.est.abs().total_cmp(&a.1.est.abs()));
+    if diffs.is_empty() {
+        parts.push(
+            "No faction's win rate differs beyond noise between games with and without any action or card."
+                .into(),
+        );
+    } else {
+        let shown: Vec<String> = (diffs.iter().take(5))
+            .map(|(what, d)| {
+                format!(
+                    "{what} {:+.1} pp [{:+.1}, {:+.1}]",
+                    100.0 * d.est,
+                    100.0 * d.low,
+                    100.0 * d.high
+                )
+            })
+            .collect();
+        parts.push(format!(
+            "{} win-rate difference(s) between games with and without an action or card are beyond noise (intervals simultaneous over every comparison), largest first: {}.",
+            diffs.len(),
+            shown.join("; ")
+        ));
+    }
+    parts.push(super::usage::CAVEAT.into());
+    parts.push("Tables: `usage` (faction × action) and `cards` (faction × card).".into());
+    Some(parts.join(" "))
 }
 
 #[cfg(test)]

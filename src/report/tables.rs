@@ -231,6 +231,10 @@ pub fn write_tables(
             "share" => p.iter().map(|x| x.share).collect::<Vec<f64>>(),
         ),
     )?;
+    if s.factions.iter().any(|f| !f.usage.is_empty()) {
+        put("usage", usage_table(s))?;
+        put("cards", cards_table(s))?;
+    }
     let l = &s.leader_by_round;
     put(
         "leader_by_round",
@@ -523,4 +527,57 @@ impl GamesWriter {
             c.abandon();
         }
     }
+}
+
+/// `usage.parquet`: one row per faction and action (see [`crate::report::usage::ActionRow`]).
+fn usage_table(s: &Summary) -> PolarsResult<DataFrame> {
+    let rows: Vec<_> = (s.factions.iter())
+        .flat_map(|f| f.usage.iter().map(move |u| (f, u)))
+        .collect();
+    let diff = |g: fn(&crate::stats::Diff) -> f64| {
+        (rows.iter().map(|(_, u)| u.difference.as_ref().map(g))).collect::<Vec<Option<f64>>>()
+    };
+    df!(
+        "faction" => rows.iter().map(|(f, _)| f.name.clone()).collect::<Vec<_>>(),
+        "action" => rows.iter().map(|(_, u)| u.action.clone()).collect::<Vec<_>>(),
+        "decisions" => rows.iter().map(|(_, u)| u.decisions).collect::<Vec<u64>>(),
+        "share" => rows.iter().map(|(_, u)| u.share).collect::<Vec<f64>>(),
+        "per_game" => rows.iter().map(|(_, u)| u.per_game).collect::<Vec<f64>>(),
+        "games_used" => rows.iter().map(|(_, u)| u.games).collect::<Vec<u64>>(),
+        "win_if_used" => rows.iter().map(|(_, u)| u.win_if_used.rate).collect::<Vec<f64>>(),
+        "win_if_used_low" => rows.iter().map(|(_, u)| u.win_if_used.low).collect::<Vec<f64>>(),
+        "win_if_used_high" => rows.iter().map(|(_, u)| u.win_if_used.high).collect::<Vec<f64>>(),
+        "win_if_unused" => rows.iter().map(|(_, u)| u.win_if_unused.rate).collect::<Vec<f64>>(),
+        "win_if_unused_low" => rows.iter().map(|(_, u)| u.win_if_unused.low).collect::<Vec<f64>>(),
+        "win_if_unused_high" => rows.iter().map(|(_, u)| u.win_if_unused.high).collect::<Vec<f64>>(),
+        "difference" => diff(|d| d.est),
+        "difference_low" => diff(|d| d.low),
+        "difference_high" => diff(|d| d.high),
+    )
+}
+
+/// `cards.parquet`: one row per faction and distinct card (see
+/// [`crate::report::usage::CardRow`]).
+fn cards_table(s: &Summary) -> PolarsResult<DataFrame> {
+    let rows: Vec<_> = (s.factions.iter())
+        .flat_map(|f| f.cards.iter().map(move |c| (f, c)))
+        .collect();
+    let diff = |g: fn(&crate::stats::Diff) -> f64| {
+        (rows.iter().map(|(_, c)| c.difference.as_ref().map(g))).collect::<Vec<Option<f64>>>()
+    };
+    df!(
+        "faction" => rows.iter().map(|(f, _)| f.name.clone()).collect::<Vec<_>>(),
+        "deck" => rows.iter().map(|(_, c)| c.deck.clone()).collect::<Vec<_>>(),
+        "card" => rows.iter().map(|(_, c)| c.card.clone()).collect::<Vec<_>>(),
+        "games_held" => rows.iter().map(|(_, c)| c.games).collect::<Vec<u64>>(),
+        "win_if_held" => rows.iter().map(|(_, c)| c.win_if_held.rate).collect::<Vec<f64>>(),
+        "win_if_held_low" => rows.iter().map(|(_, c)| c.win_if_held.low).collect::<Vec<f64>>(),
+        "win_if_held_high" => rows.iter().map(|(_, c)| c.win_if_held.high).collect::<Vec<f64>>(),
+        "win_if_not" => rows.iter().map(|(_, c)| c.win_if_not.rate).collect::<Vec<f64>>(),
+        "win_if_not_low" => rows.iter().map(|(_, c)| c.win_if_not.low).collect::<Vec<f64>>(),
+        "win_if_not_high" => rows.iter().map(|(_, c)| c.win_if_not.high).collect::<Vec<f64>>(),
+        "difference" => diff(|d| d.est),
+        "difference_low" => diff(|d| d.low),
+        "difference_high" => diff(|d| d.high),
+    )
 }

@@ -31,6 +31,7 @@ impl Summary {
         self.write_endings(&mut s);
         self.write_points(&mut s, w);
         self.write_deciders(&mut s);
+        self.write_usage(&mut s, w);
         self.write_speed(&mut s);
         s
     }
@@ -216,6 +217,85 @@ impl Summary {
         for d in self.decided_by.iter().filter(|d| d.rate.count > 0) {
             let _ = writeln!(s, "  {:<28} {}", d.by, ci(&d.rate));
         }
+    }
+
+    /// Each faction's actions (share of its decisions, uses per game, win rate in games with
+    /// and without) and the cards whose win-rate difference is beyond noise, when the run
+    /// counted usage.
+    fn write_usage(&self, s: &mut String, w: usize) {
+        if self.factions.iter().all(|f| f.usage.is_empty()) {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "usage (share of the faction's decisions, uses per game, its win rate in games with / without the action; * difference beyond noise, simultaneous over every comparison):"
+        );
+        let aw = (self.factions.iter().flat_map(|f| &f.usage))
+            .map(|u| u.action.chars().count())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let mark = |d: &Option<crate::stats::Diff>| match d {
+            Some(d) if d.beyond_noise() => "*",
+            _ => "",
+        };
+        for f in &self.factions {
+            for u in &f.usage {
+                let flag = if u.never_chosen {
+                    "  never chosen"
+                } else if u.every_game {
+                    "  chosen in every game"
+                } else {
+                    ""
+                };
+                let without = match u.win_if_unused.n {
+                    0 => "-".to_string(),
+                    _ => pct(u.win_if_unused.rate),
+                };
+                let with = match u.win_if_used.n {
+                    0 => "-".to_string(),
+                    _ => pct(u.win_if_used.rate),
+                };
+                let _ = writeln!(
+                    s,
+                    "  {:<w$}  {:<aw$} {:>6} {:>8.2}/game  win {:>6} / {:<6}{}{flag}",
+                    f.label,
+                    u.action,
+                    pct(u.share),
+                    u.per_game,
+                    with,
+                    without,
+                    mark(&u.difference),
+                );
+            }
+        }
+        let cards: Vec<_> = (self.factions.iter())
+            .flat_map(|f| f.cards.iter().map(move |c| (f, c)))
+            .collect();
+        if !cards.is_empty() {
+            let beyond: Vec<_> = (cards.iter())
+                .filter(|(_, c)| c.difference.is_some_and(|d| d.beyond_noise()))
+                .collect();
+            let _ = writeln!(
+                s,
+                "cards held or completed at the end: {} of {} faction-card pairs differ in win rate beyond noise{}",
+                beyond.len(),
+                cards.len(),
+                if beyond.is_empty() { "" } else { ":" }
+            );
+            for (f, c) in beyond {
+                let _ = writeln!(
+                    s,
+                    "  {:<w$}  {}: {}  win {} held / {} not",
+                    f.label,
+                    c.deck,
+                    c.card,
+                    pct(c.win_if_held.rate),
+                    pct(c.win_if_not.rate)
+                );
+            }
+        }
+        let _ = writeln!(s, "  {}", super::usage::CAVEAT);
     }
 
     /// The speed of the run, or why a merged summary has none.

@@ -93,6 +93,10 @@ pub struct Env<'a> {
     pub(crate) rules: Rules,
     /// Lookahead decisions: the tape, a playout's branch, the searcher.
     pub look: super::look::Look<'a>,
+    /// This game's decisions by faction and action, `faction * actions + action`, when the
+    /// model counts them ([`crate::model::Model::count_uses`]; empty otherwise, and in a
+    /// searcher's playouts). Either engine adds to it as a choice is made.
+    pub(crate) uses: Vec<u32>,
 }
 
 /// How many immediate end conditions a model may have: one bit each in [`Pending`].
@@ -210,6 +214,15 @@ impl<'a> Env<'a> {
             forced: None,
             rules: Rules::default(),
             look: super::look::Look::default(),
+            uses: Vec::new(),
+        }
+    }
+
+    /// Counts a decision for `faction * actions + action` when this game counts them.
+    #[inline(always)]
+    pub(crate) fn used(&mut self, i: usize) {
+        if let Some(u) = self.uses.get_mut(i) {
+            *u += 1;
         }
     }
 

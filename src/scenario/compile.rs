@@ -406,6 +406,7 @@ fn compile_with(
         age_of_round: clock.age_of_round,
         age_round: clock.age_round,
         teams,
+        count_uses: false,
         sources,
         sets,
         decks,

@@ -9,6 +9,34 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::Histogram;
 
+/// A difference of two estimates with its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Diff {
+    /// The estimate.
+    pub est: f64,
+    /// Lower end of its interval.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+}
+
+impl Diff {
+    /// `b - a` of two independent proportions with Newcombe's hybrid score interval
+    /// (method 10), built from the two rates' Wilson intervals at normal quantile `z`.
+    pub fn newcombe(a: &Rate, b: &Rate, z: f64) -> Diff {
+        let (a, b) = (Rate::wilson(a.count, a.n, z), Rate::wilson(b.count, b.n, z));
+        let d = b.rate - a.rate;
+        let low = d - ((b.rate - b.low).powi(2) + (a.high - a.rate).powi(2)).sqrt();
+        let high = d + ((b.high - b.rate).powi(2) + (a.rate - a.low).powi(2)).sqrt();
+        Diff { est: d, low, high }
+    }
+
+    /// Whether the interval excludes 0.
+    pub fn beyond_noise(&self) -> bool {
+        self.low > 0.0 || self.high < 0.0
+    }
+}
+
 /// A proportion with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rate {

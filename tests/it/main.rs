@@ -37,6 +37,7 @@ mod skill;
 mod statistics;
 mod timing;
 mod tune;
+mod usage;
 mod util;
 mod watch;
 mod workflows;

@@ -441,7 +441,10 @@ fn both_searches_give_identical_results_across_threads_shards_and_engines() {
     for agents in [["A=mcts:5", "B=lookahead:3"], ["A=lookahead:3", "B=mcts:4"]] {
         let run = |extra: &[&str]| {
             let mut args = vec!["run", p, "--agent", agents[0], "--agent", agents[1]];
-            args.extend(["--games", "60", "--seed", "9", "--json", "--quiet"]);
+            // Shards' report folders count usage, so every run here does.
+            args.extend([
+                "--games", "60", "--seed", "9", "--usage", "--json", "--quiet",
+            ]);
             args.extend_from_slice(extra);
             let out = vpsim_output(&args);
             assert!(

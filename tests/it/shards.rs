@@ -43,7 +43,10 @@ fn the_local_shard_recipe_merges_to_exactly_one_run() {
         String::from_utf8_lossy(&merged.stderr)
     );
     let single = vpsim()
-        .args(["run", TI4, "--games", "6000", "--seed", "7", "--json"])
+        // A report folder counts usage, so the single run asks for it too.
+        .args([
+            "run", TI4, "--games", "6000", "--seed", "7", "--usage", "--json",
+        ])
         .output()
         .unwrap();
     assert_eq!(

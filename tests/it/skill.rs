@@ -252,8 +252,19 @@ fn exploit_finds_a_planted_dominant_action_that_random_play_hides() {
     assert!(f["policy"]["build"].as_f64().unwrap() > 0.8, "{f}");
     assert!(f["shares_after"]["build"].as_f64().unwrap() > 0.8, "{f}");
     assert!(f["best_response"]["rate"].as_f64().unwrap() > 0.9, "{f}");
+    // The verdict names the action whose share rose, and says that the field plays at
+    // random.
+    let verdict = f["verdict"].as_str().unwrap();
+    assert!(verdict.contains("shift toward `build`"), "{f}");
+    let rose =
+        |a: &str| f["shares_after"][a].as_f64().unwrap() - f["shares_before"][a].as_f64().unwrap();
+    assert!(rose("build") > 0.0, "{f}");
     assert!(
-        f["verdict"].as_str().unwrap().contains("mostly `build`"),
+        verdict.contains("the lift measures how weak random play is"),
+        "{f}"
+    );
+    assert!(
+        f["mix_weights"].as_str().unwrap().starts_with("build "),
         "{f}"
     );
     // The lookahead agent finds it too, game by game.
@@ -286,6 +297,8 @@ fn lookahead_results_are_identical_across_threads_shards_and_engines() {
             "90",
             "--seed",
             "5",
+            // Shards' report folders count usage, so every run here does.
+            "--usage",
             "--json",
             "--quiet",
         ];

@@ -338,12 +338,35 @@ impl Lower<'_, '_> {
         let tv = self.b.ins().ireduce(types::I8, t);
         self.env_store(tv, Off::TARGET);
         self.known[TARGET] = Some(Known::Val(t));
+        if self.uses.is_some() {
+            let av = self.int(ai as i64);
+            self.count_use(av);
+        }
         if let Some(run) = inline_effects(a) {
             self.act(a, run);
         } else {
             let code = self.b.ins().bor_imm_s(t, (CHOSE | (ai as u64) << 8) as i64);
             self.b.ins().return_(&[code]);
         }
+    }
+
+    /// Counts the turn's choice of action `av` (an `i64`) for its faction, when the model
+    /// counts decisions ([`Lower::uses`]): a call of [`h::used`], which records no fault.
+    fn count_use(&mut self, av: Value) {
+        let (Some(actions), Some(f)) = (self.uses, self.fourth) else {
+            return;
+        };
+        let row = self.b.ins().imul_imm_s(f, actions as i64);
+        let i = self.b.ins().iadd(row, av);
+        let faulty = self.faulty;
+        let env = self.env;
+        self.call(
+            h::used as *const () as usize,
+            &[self.ptr, I64],
+            None,
+            &[env, i],
+        );
+        self.faulty = faulty;
     }
 
     /// The chosen option `i` of `out` and its action (see [`Lower::finish_menu`]).
@@ -362,6 +385,9 @@ impl Lower<'_, '_> {
         let t64 = self.b.ins().uextend(I64, tv);
         let t64 = self.proven(t64);
         self.known[TARGET] = Some(Known::Val(t64));
+        if self.uses.is_some() {
+            self.count_use(av);
+        }
         let mut sw = cranelift_frontend::Switch::new();
         let mut bodies = Vec::new();
         for &(ai, a) in items {
