@@ -117,6 +117,12 @@ pub fn race_reading(s: &Summary) -> Option<String> {
 const LASTING: &str =
     " (or an edge that lasts the whole game, such as one drawn at setup: both read alike)";
 
+/// What else reads as a catch-up: the test compares a faction with itself, so a faction
+/// that scores in bursts (saving up, then cashing in) gains less after the rounds it led
+/// in, with no rule acting between factions. The reading names no mechanism it did not
+/// isolate.
+const OWN_RHYTHM: &str = " (a catch-up rule between factions and each faction's own uneven scoring, such as saving up and then cashing in, read alike: this test does not tell them apart)";
+
 /// Snowball, catch-up or neither, from the pooled feedback (see
 /// [`crate::stats::feedback::Estimate::verdict`]).
 fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
@@ -128,9 +134,9 @@ fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
         }
         Verdict::Snowball => format!("a lead snowballs, beyond noise{LASTING}"),
         Verdict::CatchUp if f.high > -NEGLIGIBLE * f.typical => format!(
-            "the leader is caught up (a catch-up mechanism), beyond noise, perhaps by less than {share}"
+            "gains after leading are lower, beyond noise, perhaps by less than {share}{OWN_RHYTHM}"
         ),
-        Verdict::CatchUp => "the leader is caught up (a catch-up mechanism), beyond noise".into(),
+        Verdict::CatchUp => format!("gains after leading are lower, beyond noise{OWN_RHYTHM}"),
         Verdict::Negligible => format!(
             "no feedback that matters: the difference is beyond noise but within {share} ({:.3} points)",
             NEGLIGIBLE * f.typical
@@ -447,7 +453,7 @@ mod tests {
     #[test]
     fn feedback_is_named_only_beyond_noise() {
         assert!(super::feedback_verdict(&est(0.2, 0.1)).contains("snowballs"));
-        assert!(super::feedback_verdict(&est(-0.2, 0.1)).contains("catch-up"));
+        assert!(super::feedback_verdict(&est(-0.2, 0.1)).contains("gains after leading are lower"));
         assert!(super::feedback_verdict(&est(0.2, 0.3)).starts_with("no feedback"));
         assert!(super::feedback_verdict(&est(-0.2, 0.3)).starts_with("no feedback"));
         // Beyond noise but smaller than 1% of a round's typical gain.

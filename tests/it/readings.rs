@@ -59,6 +59,43 @@ fn a_planted_snowball_reads_as_one_and_a_catch_up_as_one() {
     assert!(high < -0.05, "{high}");
 }
 
+/// Factions that cannot affect each other, each saving tokens and cashing them in, gain
+/// less after leading: the reading says so without naming a catch-up mechanism, and says
+/// that its own rhythm reads alike.
+#[test]
+fn independent_savers_are_not_called_a_catch_up_mechanism() {
+    let text = "[scenario]\nname = \"savers\"\nrounds = 12\n[[faction]]\nname = \"A\"\n\
+        [[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\
+        [[var]]\nname = \"vp\"\n[[var]]\nname = \"tokens\"\ninit = \"uniform(0, 2)\"\n\
+        [[phase]]\nname = \"save\"\neach = \"faction\"\n\
+        effects = [\"tokens += 1\", \"if tokens >= 3: { vp += 3 + bernoulli(0.5); tokens = 0 }\"]\n\
+        [ranking]\nscore = \"vp\"\n";
+    let path = temp_scenario("savers", text);
+    let (_, high) = feedback(&path);
+    assert!(
+        high < 0.0,
+        "saving up reads as lower gains after leading: {high}"
+    );
+    let dir = crate::util::fresh_temp_path("savers_md");
+    crate::util::vpsim()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--games",
+            "20000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("gains after leading are lower"), "{md}");
+    assert!(md.contains("does not tell them apart"), "{md}");
+    assert!(!md.contains("catch-up mechanism"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// report.md names the pattern in words, and no "runaway" for independent flips.
 #[test]
 fn the_report_names_the_feedback_it_found() {
