@@ -2,7 +2,7 @@
 //! how its win rate differs between games with and without them.
 //!
 //! Owns [`Usage`], the integer counts (mergeable exactly, like the rest of the tally), how
-//! one game adds to them, and the estimates read from them ([`ActionUsage`], [`CardUsage`]).
+//! one game adds to them, and the estimates read from them ([`ActionUsage`] and [`Usage::card`]).
 //! Both are associations under the agents' play: a faction that wins more in games where it
 //! used an action may use it because it was winning. The report says so; nothing here
 //! claims an effect.
