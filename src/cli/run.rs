@@ -246,7 +246,9 @@ pub fn run(a: Args) -> Result<()> {
         };
         crate::diagnostic::say(&format!(
             "precision {}: {verdict} after {} games (widest half-width {:.4})",
-            pr.target, summary.games, pr.max_half_width
+            pr.target,
+            crate::report::thousands(summary.games),
+            pr.max_half_width
         ));
     }
     if let Some(dir) = &out {
