@@ -471,6 +471,11 @@ pub struct Model {
     pub sets: Vec<(String, Vec<String>)>,
     /// Decks: name and card names.
     pub decks: Vec<(String, Vec<String>)>,
+    /// For each card of the pool, the index of its distinct `(deck, card)` in `cards`
+    /// (copies are one card; see [`card_keys`]).
+    pub card_of: Vec<u32>,
+    /// The distinct cards as `(deck, card)`: the columns of the usage counts' cards.
+    pub cards: Vec<(String, String)>,
     /// Whether each deck's held cards are seen by every faction (`public`); otherwise a
     /// faction sees only its own hand. No faction sees a deck's order.
     pub deck_public: Vec<bool>,
@@ -622,4 +627,23 @@ impl Model {
             x.probes.iter_mut().flatten().for_each(|(_, e)| f(e));
         }
     }
+}
+
+/// The distinct cards of the decks: for each card of the pool (numbered deck after deck),
+/// the index of its `(deck, name)` among the distinct ones, and those in order of first
+/// appearance. Copies of a card (the same name in one deck) are one.
+pub fn card_keys(decks: &[(String, Vec<String>)]) -> (Vec<u32>, Vec<(String, String)>) {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let mut of_card = Vec::new();
+    for (deck, cards) in decks {
+        for card in cards {
+            let k = *index.entry((deck, card)).or_insert_with(|| {
+                keys.push((deck.clone(), card.clone()));
+                keys.len() - 1
+            });
+            of_card.push(k as u32);
+        }
+    }
+    (of_card, keys)
 }

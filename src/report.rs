@@ -142,7 +142,7 @@ impl RunInfo {
                 false => Vec::new(),
             },
             cards: match m.count_uses {
-                true => crate::stats::usage::card_keys(&m.decks).1,
+                true => m.cards.clone(),
                 false => Vec::new(),
             },
         }
@@ -317,18 +317,7 @@ pub struct Performance {
     pub shards: Option<u64>,
 }
 
-/// A whole number with thousands separators: `200,000`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::stats::thousands;
 
 /// Everything `vpsim run` reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

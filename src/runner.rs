@@ -72,11 +72,10 @@ pub fn empty_tally(m: &Model) -> Tally {
         m.sources.len(),
     );
     if m.count_uses {
-        let cards = crate::stats::usage::card_keys(&m.decks).1.len();
         t.usage = Some(crate::stats::usage::Usage::new(
             m.nfactions(),
             m.actions.len(),
-            cards,
+            m.cards.len(),
         ));
     }
     t
@@ -113,17 +112,19 @@ fn chunk(
     let lo = spec.first + c * size;
     let hi = (lo + size).min(spec.first + spec.games);
     let mut t = empty_tally(m);
-    // The distinct card of each card, and scratch space, for the usage counts.
-    let (keys, mut seen) = match m.count_uses {
-        true => (crate::stats::usage::card_keys(&m.decks).0, Vec::new()),
-        false => (Vec::new(), Vec::new()),
-    };
+    // Scratch space for the usage counts.
+    let mut seen = Vec::new();
     for i in lo..hi {
         match game.play(spec.seed, i) {
             Ok(o) => {
                 t.add(&o, game.points(), game.leaders(), game.round_scores());
                 if let Some(u) = &mut t.usage {
-                    u.add(&o, game.uses(), (&game.state().owner, &keys), &mut seen);
+                    u.add(
+                        &o,
+                        game.uses(),
+                        (&game.state().owner, &m.card_of),
+                        &mut seen,
+                    );
                 }
                 row(i, &o);
             }

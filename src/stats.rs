@@ -14,7 +14,7 @@ pub mod feedback;
 pub mod margin;
 pub mod usage;
 
-pub use estimates::{Diff, Rate, Spread, Val, fmt_p, z_for};
+pub use estimates::{Diff, Rate, Spread, Val, fmt_p, thousands, z_for};
 
 /// The most bins a histogram keeps. A wider range of values is kept in coarser bins.
 pub const MAX_BINS: i128 = 1 << 16;

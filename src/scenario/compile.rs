@@ -343,6 +343,7 @@ fn compile_with(
     let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
     let hidden = vars::hidden(raw, src, &vars, &agents)?;
     let deck_public = raw.decks.iter().map(|d| d.get_ref().public).collect();
+    let (card_of, cards) = crate::model::card_keys(&decks);
     let phases = phases::compile(raw, src, &mut cx, &mut comp)?;
     let events = events::compile(raw, src, &mut cx, &mut comp)?;
 
@@ -409,6 +410,8 @@ fn compile_with(
         count_uses: false,
         sources,
         sets,
+        card_of,
+        cards,
         decks,
         deck_public,
         hidden,

@@ -73,20 +73,10 @@ pub fn pp(m: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// A count rounded to two significant digits, with thousands separators: `33,000`.
+/// A count rounded up to two significant digits, with thousands separators: `33,000`.
 fn round_thousands(n: u64) -> String {
-    let digits = n.max(1).ilog10();
-    let unit = 10u64.pow(digits.saturating_sub(1));
-    let r = n.div_ceil(unit) * unit;
-    let s = r.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let unit = 10u64.pow(n.max(1).ilog10().saturating_sub(1));
+    super::thousands(n.div_ceil(unit) * unit)
 }
 
 #[cfg(test)]

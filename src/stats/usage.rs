@@ -196,25 +196,6 @@ pub struct ActionUsage {
     pub every_game: bool,
 }
 
-/// The distinct cards of the decks: for each card of the pool (numbered deck after deck),
-/// the index of its `(deck, name)` among the distinct ones, and those in order of first
-/// appearance. Copies of a card (the same name in one deck) are one.
-pub fn card_keys(decks: &[(String, Vec<String>)]) -> (Vec<u32>, Vec<(String, String)>) {
-    let mut keys: Vec<(String, String)> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let mut of_card = Vec::new();
-    for (deck, cards) in decks {
-        for card in cards {
-            let k = *index.entry((deck, card)).or_insert_with(|| {
-                keys.push((deck.clone(), card.clone()));
-                keys.len() - 1
-            });
-            of_card.push(k as u32);
-        }
-    }
-    (of_card, keys)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,7 +214,8 @@ mod tests {
 
     #[test]
     fn a_game_counts_uses_once_and_copies_of_a_card_once() {
-        let (key, names) = card_keys(&[("d".into(), vec!["x".into(), "x".into(), "y".into()])]);
+        let (key, names) =
+            crate::model::card_keys(&[("d".into(), vec!["x".into(), "x".into(), "y".into()])]);
         assert_eq!(key, vec![0, 0, 1]);
         assert_eq!(names.len(), 2);
         let mut u = Usage::new(2, 2, 2);
