@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet
+# Pax Romana and TI4 rotate their seats, so their reports tell a seat's edge from a faction's.
 for s in europa_universalis_price_of_power liberty_or_death pax_romana terrus twilight_imperium_4; do
-  target/debug/vpsim run "scenarios/$s.toml" --games 200000 --seed 1 --quiet --force --out "reports/$s" > /dev/null
+  rotate=()
+  case "$s" in pax_romana|twilight_imperium_4) rotate=(--rotate-seats) ;; esac
+  target/debug/vpsim run "scenarios/$s.toml" --games 200000 --seed 1 --quiet --force "${rotate[@]}" --out "reports/$s" > /dev/null
   echo "reports/$s"
 done
 # Balance at every skill level: TI4 with every faction at random play, then lookahead 8 and 32

@@ -150,9 +150,10 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
                 }
             }
             "seat_advantage" => {
-                // The first seat's win rate above the fair share.
+                // The first seat's win rate above the fair share: whoever sat there when
+                // the seats rotated, else the first faction (which always did).
                 let fair = 1.0 / s.factions.len().max(1) as f64;
-                let w = Val::rate(&s.factions[0].win);
+                let w = Val::rate(s.seats.first().map_or(&s.factions[0].win, |r| &r.win));
                 Val {
                     est: w.est - fair,
                     lo: w.lo - fair,

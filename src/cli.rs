@@ -146,26 +146,49 @@ fn run_command(command: Command) -> Result<()> {
     }
 }
 
-/// Loads a scenario with overrides and prepares it for `engine`.
+/// How a compiled scenario is made ready to play: the engine, and what every game also
+/// does. Applied before the native backend compiles, which builds only what is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Prep {
+    /// The engine.
+    pub engine: crate::native::Engine,
+    /// Count each faction's decisions by action and the cards it ends with (see
+    /// [`crate::model::Model::count_uses`]).
+    pub uses: bool,
+    /// Rotate the factions through the seats (see [`crate::runtime::seats`]).
+    pub rotate: bool,
+    /// Count the feedback test's split (see [`crate::model::Model::split_feedback`]).
+    pub split: bool,
+}
+
+impl Prep {
+    /// Plain games on `engine`.
+    pub fn plain(engine: crate::native::Engine) -> Prep {
+        Prep {
+            engine,
+            uses: false,
+            rotate: false,
+            split: false,
+        }
+    }
+
+    /// Prepares `m`.
+    pub fn apply(self, m: &mut crate::Model) {
+        m.count_uses = self.uses;
+        m.split_feedback = self.split;
+        m.tables.rotate_seats = self.rotate;
+        crate::native::prepare(m, self.engine);
+    }
+}
+
+/// Loads a scenario with overrides and prepares it as `prep` says.
 pub fn load(
     path: &std::path::Path,
     sets: &[crate::overrides::Override],
-    engine: crate::native::Engine,
-) -> Result<crate::Model> {
-    load_counting(path, sets, engine, false)
-}
-
-/// [`load`], with every game counting each faction's decisions by action and the cards it
-/// ends with when `uses` (see [`crate::model::Model::count_uses`]).
-pub fn load_counting(
-    path: &std::path::Path,
-    sets: &[crate::overrides::Override],
-    engine: crate::native::Engine,
-    uses: bool,
+    prep: Prep,
 ) -> Result<crate::Model> {
     let mut m = crate::scenario::load_with(path, sets)?;
-    m.count_uses = uses;
-    crate::native::prepare(&mut m, engine);
+    prep.apply(&mut m);
     // Ctrl-C or SIGTERM while loading or compiling: stop before any game.
     if crate::signal::stopped() {
         return Err(crate::error::Error::Interrupted);
@@ -268,6 +291,11 @@ pub struct RunOpts {
     /// holding any, or with no manifest, is refused.
     #[arg(long)]
     pub force: bool,
+    /// Rotate the factions through the seats: game g seats them by row g of a balanced
+    /// Latin square, so each faction sits in each seat (turn order, ties by seat) equally
+    /// often; reports win rates by seat beside those by faction.
+    #[arg(long)]
+    pub rotate_seats: bool,
 }
 
 impl RunOpts {
@@ -322,6 +350,16 @@ impl RunOpts {
             }
         }
         Ok(())
+    }
+
+    /// How this command's models are prepared (no usage counts).
+    pub fn prep(&self) -> Prep {
+        Prep {
+            engine: self.engine,
+            uses: false,
+            rotate: self.rotate_seats,
+            split: false,
+        }
     }
 
     /// The overrides as written.

@@ -186,6 +186,11 @@ impl<'m, T: Tracer> Game<'m, T> {
         &self.env.uses
     }
 
+    /// The last game's seating (the identity unless the model rotates seats).
+    pub fn seating(&self) -> &crate::runtime::seats::Seating {
+        &self.env.seating
+    }
+
     /// The state after the last game (for tests and examples).
     pub fn state(&self) -> &State {
         &self.env.st

@@ -117,8 +117,11 @@ pub enum Op {
     AgeRound,
     /// Push 1 when a faction has lost and left the game.
     Eliminated(Who),
-    /// Push a faction's seat (1-based).
+    /// Push a faction's number (1-based, its place in the file; `seat` in formulas).
     Seat(Who),
+    /// Push the seat a faction sits in this game (1-based): its number unless games rotate
+    /// seats (`table_seat` in formulas).
+    TableSeat(Who),
     /// Push a faction's side id (1-based, 0 for none).
     Side(Who),
     /// Push 1 for a player faction, 0 for a non-player.

@@ -89,9 +89,104 @@ pub fn reading(
     format!("{name}: {pts}: its win rate {way} with skill, beyond noise ({what})")
 }
 
+/// One matchup: a faction on level `a` against every other faction on level `b`, each
+/// faction taking the `a` seat in turn, with the seats rotated.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Matchup {
+    /// The one faction's level.
+    pub a: String,
+    /// The others' level.
+    pub b: String,
+    /// The `a` faction's sole wins over every faction's games in its place.
+    pub a_win: Rate,
+    /// The fair share, 1 / factions.
+    pub fair: f64,
+}
+
+impl Matchup {
+    /// The `a` faction's edge over the fair share, with the win rate's interval moved.
+    pub fn edge(&self) -> crate::stats::Diff {
+        crate::stats::seats::edge(&self.a_win, self.fair)
+    }
+}
+
+/// A matchup's reading at `margin`: `lookahead:8 among weighted: wins 61.2% [60.1%, 62.3%]
+/// against a fair share of 25.0% (+36.2 pp): the level wins more, beyond noise`.
+pub fn matchup_reading(m: &Matchup, margin: f64) -> String {
+    use crate::stats::margin::{Judgement, judge, pp, undecided};
+    let d = m.edge();
+    let head = format!(
+        "one faction on {} among {}: wins {:.1}% [{:.1}%, {:.1}%] against a fair share of {:.1}% ({:+.1} pp)",
+        m.a,
+        m.b,
+        100.0 * m.a_win.rate,
+        100.0 * m.a_win.low,
+        100.0 * m.a_win.high,
+        100.0 * m.fair,
+        100.0 * d.est
+    );
+    let verdict = match judge(&d, margin) {
+        Judgement::Up => "it wins more than its share, beyond noise".to_string(),
+        Judgement::Down => "it wins less than its share, beyond noise".to_string(),
+        Judgement::Small => format!(
+            "beyond noise, but by less than the {} pp margin",
+            pp(margin)
+        ),
+        Judgement::Within => format!("within {} pp of its share", pp(margin)),
+        Judgement::Undecided => undecided(&d, m.a_win.n, margin, ""),
+    };
+    format!("{head}: {verdict}")
+}
+
+/// Skill against luck, from the matchup of the last level against the first: how often the
+/// stronger player wins, against the fair share, in words.
+pub fn skill_against_luck(m: &Matchup, margin: f64) -> String {
+    use crate::stats::margin::{Judgement, judge};
+    let d = m.edge();
+    let share = m.a_win.rate / m.fair;
+    let words = match judge(&d, margin) {
+        Judgement::Up => format!(
+            "skill matters: the stronger player wins {:.2}x its fair share",
+            share
+        ),
+        Judgement::Down => {
+            "the stronger level loses more than its share: the levels do not order skill here"
+                .into()
+        }
+        Judgement::Small | Judgement::Within => {
+            "luck dominates: the stronger player wins about its fair share".into()
+        }
+        Judgement::Undecided => "undecided: more games would tell skill from luck".into(),
+    };
+    format!("skill against luck ({} among {}): {words}", m.a, m.b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stronger_level_reads_as_skill_and_an_even_one_as_luck() {
+        let z = crate::stats::z_for(0.95);
+        let m = Matchup {
+            a: "lookahead:8".into(),
+            b: "weighted".into(),
+            a_win: Rate::wilson(6000, 10000, z),
+            fair: 0.25,
+        };
+        assert!(
+            matchup_reading(&m, 0.02)
+                .contains("+35.0 pp): it wins more than its share, beyond noise")
+        );
+        assert!(
+            skill_against_luck(&m, 0.02).contains("skill matters: the stronger player wins 2.40x")
+        );
+        let even = Matchup {
+            a_win: Rate::wilson(2510, 10000, z),
+            ..m
+        };
+        assert!(skill_against_luck(&even, 0.02).contains("luck dominates"));
+    }
 
     #[test]
     fn a_clear_rise_grows_the_edge_and_noise_reads_as_none() {

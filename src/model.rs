@@ -465,6 +465,10 @@ pub struct Model {
     /// or having completed (the usage tables; see [`crate::stats::usage`]). Set by the
     /// command before the native backend compiles (off: no counting code at all).
     pub count_uses: bool,
+    /// Each game also counts the feedback test's gains by score, for its split into
+    /// interaction and own rhythm (see [`crate::stats::feedback`]): set by a command whose
+    /// report shows it (the terminal table does not).
+    pub split_feedback: bool,
     /// Points-by-source tags.
     pub sources: Vec<String>,
     /// Sets: name and element names.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub mod charts;
 pub mod html;
 pub mod markdown;
+pub mod seats;
 pub mod tables;
 mod tally;
 mod terminal;
@@ -93,6 +94,9 @@ pub struct RunInfo {
     /// Distinct cards as `(deck, card)` (the columns of the usage counts' cards).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cards: Vec<(String, String)>,
+    /// Whether games rotated the factions through the seats (`--rotate-seats`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rotate_seats: bool,
 }
 
 impl RunInfo {
@@ -145,6 +149,7 @@ impl RunInfo {
                 true => m.cards.clone(),
                 false => Vec::new(),
             },
+            rotate_seats: m.tables.rotate_seats,
         }
     }
 }
@@ -372,6 +377,10 @@ pub struct Summary {
     /// mean, min and max stay exact).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub score_bin_width: u64,
+    /// With `--rotate-seats`: each seat's win rate over the factions that sat there, its
+    /// edge over the fair share and each faction's rate from it (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seats: Vec<seats::SeatRow>,
 }
 
 fn one() -> u64 {
@@ -599,7 +608,7 @@ impl Summary {
                 })
                 .collect(),
             by_round: by_round(t, z),
-            feedback: crate::stats::feedback::estimate(&t.feedback, z),
+            feedback: crate::stats::feedback::estimate(&t.feedback, &t.feedback_own, z),
             shared_wins: Rate::wilson(t.shared, n, z),
             length: LengthSummary {
                 spread: Spread::of(&t.lengths),
@@ -632,7 +641,27 @@ impl Summary {
                 shards: None,
             },
             precision: None,
+            seats: t
+                .seats
+                .as_ref()
+                .map(|st| seats::rows(st, n, z))
+                .unwrap_or_default(),
         }
+    }
+
+    /// The seat reading of a run with rotated seats (see [`seats::reading`]).
+    pub fn seat_reading(&self) -> Option<String> {
+        if self.seats.is_empty() {
+            return None;
+        }
+        let factions: Vec<(String, Rate)> = (self.factions.iter())
+            .map(|f| (f.label.clone(), f.win))
+            .collect();
+        Some(seats::reading(
+            &self.seats,
+            &factions,
+            crate::stats::margin::DEFAULT_MARGIN,
+        ))
     }
 
     /// ` (with settings.goal=14)` when the run had overrides: shown beside the title, which

@@ -78,6 +78,10 @@ pub fn empty_tally(m: &Model) -> Tally {
             m.cards.len(),
         ));
     }
+    t.split = m.split_feedback;
+    if m.tables.rotate_seats {
+        t.seats = Some(crate::stats::seats::SeatTally::new(m.nfactions()));
+    }
     t
 }
 
@@ -125,6 +129,9 @@ fn chunk(
                         (&game.state().owner, &m.card_of),
                         &mut seen,
                     );
+                }
+                if let Some(s) = &mut t.seats {
+                    s.add(&o, game.seating());
                 }
                 row(i, &o);
             }

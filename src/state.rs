@@ -59,6 +59,10 @@ pub struct Tables {
     /// there up to its greatest starts (one more entry ends the last run); no starts when
     /// the ids spread too wide for a table (a search of `by_id` finds them then).
     pub id_runs: Vec<(i64, Vec<u32>)>,
+    /// Games rotate the factions through the seats (`--rotate-seats`, see
+    /// [`crate::runtime::seats`]): turn order and ties by seat follow each game's seating.
+    /// Set by the command before the native backend compiles.
+    pub rotate_seats: bool,
 }
 
 impl Tables {

@@ -167,7 +167,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let o = &a.opts;
     o.check()?;
-    let model = super::load(&a.scenario, &o.set, o.engine)?;
+    let model = super::load(&a.scenario, &o.set, o.prep())?;
     let mut checks: Vec<(String, String, String)> = model
         .asserts
         .iter()

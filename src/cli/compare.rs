@@ -117,8 +117,8 @@ pub fn run(a: Args) -> Result<()> {
     let sets_b: Vec<Override> = (o.set.iter().chain(&a.b_agent).chain(&a.b_set))
         .cloned()
         .collect();
-    let ma = super::load(&a.a, &sets_a, a.opts.engine)?;
-    let mb = super::load(&b_path, &sets_b, a.opts.engine)?;
+    let ma = super::load(&a.a, &sets_a, a.opts.prep())?;
+    let mb = super::load(&b_path, &sets_b, a.opts.prep())?;
     let names: Vec<String> = ma.factions.iter().map(|f| f.name.clone()).collect();
     let names_b: Vec<String> = mb.factions.iter().map(|f| f.name.clone()).collect();
     if names != names_b {

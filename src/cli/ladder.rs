@@ -27,7 +27,13 @@ lookahead:N, mcts, mcts:N) and is given to every faction; --agent and --set appl
 same games 0..N of the seed. The reading compares each faction's win rate at the last level
 with the first (Newcombe interval, simultaneous at 95% over the factions): it rises, falls, or
 changes by less than --margin (default 2 pp), or is undecided (with the games per level that
-would decide it), and what a change does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.")]
+would decide it), and what a change does to its edge over the fair share. Factions are listed in seat order, so seat effects read the same way.
+
+--matchups also plays each pair of levels head to head: one faction on level X, every other
+on Y, each faction taking the X place in turn (--games split among them, seats rotated), and
+reads X's win rate against the fair share: how often the stronger player wins, skill against
+luck. For example:
+  vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:2 --matchups --games 60")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -38,6 +44,9 @@ pub struct Args {
     /// change beyond noise is read as within the margin, and a wider interval as undecided.
     #[arg(long, value_name = "PP", default_value_t = 2.0, value_parser = super::parse_margin)]
     pub margin: f64,
+    /// Also play each pair of levels head to head (one faction on X, the others on Y).
+    #[arg(long)]
+    pub matchups: bool,
     /// Run options.
     #[command(flatten)]
     pub opts: RunOpts,
@@ -75,7 +84,7 @@ pub fn run(a: Args) -> Result<()> {
         let sets: Vec<Override> = std::iter::once(l.clone())
             .chain(o.set.iter().cloned())
             .collect();
-        models.push(super::load(&a.scenario, &sets, o.engine)?);
+        models.push(super::load(&a.scenario, &sets, o.prep())?);
     }
     let out = super::command_out_dir(&models[0].name, o, "ladder");
     if let Some(dir) = &out {
@@ -91,8 +100,17 @@ pub fn run(a: Args) -> Result<()> {
         });
     }
     let m = &models[0];
-    let doc = to_json(m, o, &rungs, a.margin);
-    let text = table(m, o, &rungs, a.margin);
+    let matchups = match a.matchups {
+        true => play_matchups(&a, m)?,
+        false => Vec::new(),
+    };
+    let mut doc = to_json(m, o, &rungs, a.margin);
+    let mut text = table(m, o, &rungs, a.margin);
+    if !matchups.is_empty() {
+        doc["matchups"] = json!(matchups);
+        doc["matchup_readings"] = json!(matchup_readings(&matchups, a.margin));
+        text.push_str(&matchup_table(m, o, &a.levels, &matchups, a.margin));
+    }
     if let Some(dir) = &out {
         crate::output::clear_report(dir)?;
         let json = serde_json::to_string_pretty(&doc)
@@ -118,6 +136,24 @@ pub fn run(a: Args) -> Result<()> {
             1.0 / m.nfactions() as f64,
             o.chart_size,
         )?;
+        if !matchups.is_empty() {
+            let names: Vec<String> = a.levels.iter().map(|l| l.value.clone()).collect();
+            let at = |n: &str| names.iter().position(|x| x == n).unwrap_or(0);
+            let cells: Vec<_> = (matchups.iter())
+                .map(|x| (at(&x.a), at(&x.b), x.a_win))
+                .collect();
+            crate::report::charts::write_matchups(
+                dir,
+                (
+                    "Head to head: one faction on the row's level, the others on the column's",
+                    &super::chart_subtitle(&a.scenario, o, "a matchup"),
+                ),
+                &names,
+                &cells,
+                1.0 / m.nfactions() as f64,
+                o.chart_size,
+            )?;
+        }
         let title = format!("Ladder: {}", m.title);
         let mut md = super::report_header(&title, m, o.seed, o.games, "a level");
         let _ = write!(
@@ -129,6 +165,17 @@ pub fn run(a: Args) -> Result<()> {
              plans its own later moves. Both see only what their faction can see.\n",
             super::text_then_list(&text, "readings")
         );
+        if !matchups.is_empty() {
+            let _ = write!(
+                md,
+                "\n## Matchups\n\n![Head to head](matchups.svg)\n\n{}\n",
+                matchup_readings(&matchups, a.margin)
+                    .iter()
+                    .map(|r| format!("- {r}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
         super::write_report(dir, &md, &title)?;
     }
     if o.json {
@@ -259,6 +306,111 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
     );
     for line in readings(m, rungs, margin) {
         let _ = writeln!(s, "  {line}");
+    }
+    s
+}
+
+/// Plays every ordered pair of distinct levels head to head: for each faction in turn, that
+/// faction on the first level and every other on the second, seats rotated, `--games`
+/// split among the factions; the first level's faction's wins pooled over them.
+fn play_matchups(a: &Args, m: &crate::Model) -> Result<Vec<crate::ladder::Matchup>> {
+    let o = &a.opts;
+    let nf = m.nfactions();
+    let each = o.games.div_ceil(nf as u64).max(1);
+    let prep = super::Prep {
+        rotate: true,
+        ..o.prep()
+    };
+    let z = crate::stats::z_for(0.95);
+    let mut out = Vec::new();
+    for la in &a.levels {
+        for lb in a.levels.iter().filter(|l| l.value != la.value) {
+            let (mut wins, mut games) = (0u64, 0u64);
+            for (f, faction) in m.factions.iter().enumerate() {
+                let pin = Override {
+                    path: crate::overrides::AGENT.into(),
+                    value: format!("{}={}", faction.name, la.value),
+                };
+                let sets: Vec<Override> = [lb.clone(), pin]
+                    .into_iter()
+                    .chain(o.set.iter().cloned())
+                    .collect();
+                let model = super::load(&a.scenario, &sets, prep)?;
+                let p = super::run::play(&model, o, 0, each, None)?;
+                wins += p.tally.factions[f].wins;
+                games += p.tally.games;
+            }
+            out.push(crate::ladder::Matchup {
+                a: la.value.clone(),
+                b: lb.value.clone(),
+                a_win: crate::stats::Rate::wilson(wins, games, z),
+                fair: 1.0 / nf as f64,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The matchups' readings: skill against luck (the last level among the first), then every
+/// pair.
+fn matchup_readings(ms: &[crate::ladder::Matchup], margin: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    // The levels are listed lowest first: the last level among the first is the widest gap.
+    if let (Some(lowest), Some(highest)) = (ms.first().map(|x| &x.a), ms.last().map(|x| &x.a))
+        && let Some(top) = ms.iter().find(|x| &x.a == highest && &x.b == lowest)
+    {
+        out.push(crate::ladder::skill_against_luck(top, margin));
+    }
+    out.extend(ms.iter().map(|x| crate::ladder::matchup_reading(x, margin)));
+    out
+}
+
+/// The matchups as a matrix (rows: the one faction's level; columns: the others') and their
+/// readings.
+fn matchup_table(
+    m: &crate::Model,
+    o: &RunOpts,
+    levels: &[Override],
+    ms: &[crate::ladder::Matchup],
+    margin: f64,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nmatchups: one faction on the row's level, every other on the column's; its sole wins over {} games ({} a faction in its place, seats rotated); fair share {:.1}%",
+        crate::report::thousands(ms.first().map_or(0, |x| x.a_win.n)),
+        crate::report::thousands(o.games.div_ceil(m.nfactions() as u64).max(1)),
+        100.0 / m.nfactions() as f64
+    );
+    let w = levels
+        .iter()
+        .map(|l| l.value.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut head = format!("  {:<w$}", "");
+    for l in levels {
+        let _ = write!(head, "  {:>w$}", l.value);
+    }
+    let _ = writeln!(s, "{head}");
+    for la in levels {
+        let mut line = format!("  {:<w$}", la.value);
+        for lb in levels {
+            let cell = ms
+                .iter()
+                .find(|x| x.a == la.value && x.b == lb.value)
+                .map_or("-".to_string(), |x| format!("{:.1}%", 100.0 * x.a_win.rate));
+            let _ = write!(line, "  {cell:>w$}");
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    let _ = writeln!(
+        s,
+        "\nmatchup readings (95% Wilson; margin {} pp):",
+        crate::stats::margin::pp(margin)
+    );
+    for r in matchup_readings(ms, margin) {
+        let _ = writeln!(s, "  {r}");
     }
     s
 }

@@ -169,14 +169,24 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
         }
     }
     // The feedback test counts, in round r + 2, every game the score race counts there.
+    // Its gains are in the cells and, split by score, beside them (`feedback_own`).
     let counted = |r: usize, f: usize| t.by_round.get(r + 1).map(|row| row[f].total());
+    let own = |r: usize, f: usize| t.feedback_own.get(r).and_then(|row| row.get(f));
     if t.feedback.len() != t.by_round.len().saturating_sub(1)
+        || t.feedback_own.len() != if t.split { t.feedback.len() } else { 0 }
         || t.feedback.iter().enumerate().any(|(r, row)| {
             row.len() != nf
-                || row
-                    .iter()
-                    .enumerate()
-                    .any(|(f, c)| c.lead.n.checked_add(c.rest.n) != counted(r, f))
+                || row.iter().enumerate().any(|(f, c)| {
+                    let none = crate::stats::feedback::Own::default();
+                    let Some(o) = own(r, f).or((!t.split).then_some(&none)) else {
+                        return true;
+                    };
+                    if !o.consistent() {
+                        return true;
+                    }
+                    let c = o.total(c);
+                    c.lead.n.checked_add(c.rest.n) != counted(r, f)
+                })
         })
     {
         return Err(bad(
@@ -195,6 +205,23 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             return Err(bad(
                 "tally.usage",
                 "is not a count of its factions' actions and cards over its games".into(),
+            ));
+        }
+    }
+    // Seat counts: present exactly when the run rotated seats, and adding up to the games
+    // and each faction's wins.
+    let wins: Vec<u64> = t.factions.iter().map(|f| f.wins).collect();
+    match (&t.seats, f.info.rotate_seats) {
+        (None, false) => {}
+        (Some(s), true) => {
+            if let Some(why) = s.inconsistent(t.games, &wins) {
+                return Err(bad("tally.seats", why));
+            }
+        }
+        _ => {
+            return Err(bad(
+                "tally.seats",
+                "does not match whether the run rotated seats (info.rotate_seats)".into(),
             ));
         }
     }

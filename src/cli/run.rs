@@ -18,6 +18,7 @@ use crate::stats::{Rate, z_for};
   vpsim run scenarios/race_to_three.toml --games 1000000 --seed 7 --json > run.json
   vpsim run scenarios/race_to_three.toml --out
   vpsim run scenarios/race_to_three.toml --set settings.p=0.35 --precision 0.005
+  vpsim run scenarios/race_to_three.toml --set settings.q=0.3 --rotate-seats
   vpsim run scenarios/race_to_three.toml --games 1000000 --shard 2/4 --out shards/2")]
 pub struct Args {
     /// The scenario file (TOML).
@@ -173,7 +174,15 @@ pub fn play_rows(
 pub fn run(a: Args) -> Result<()> {
     let o = &a.opts;
     o.check()?;
-    let model = super::load_counting(&a.scenario, &o.set, o.engine, a.usage || o.out.is_some())?;
+    let model = super::load(
+        &a.scenario,
+        &o.set,
+        super::Prep {
+            uses: a.usage || o.out.is_some(),
+            split: o.json || o.out.is_some(),
+            ..o.prep()
+        },
+    )?;
     super::warn(&model);
     if a.shard.is_some() && a.precision.is_some() {
         return Err(Error::Usage(

@@ -151,7 +151,7 @@ pub(super) fn load_point(
     extra: &[Override],
 ) -> Result<crate::Model> {
     let sets: Vec<Override> = o.set.iter().chain(extra).cloned().collect();
-    super::load(path, &sets, o.engine)
+    super::load(path, &sets, o.prep())
 }
 
 /// A sweep point's value the scenario refuses, named by the flag that gave it.

@@ -27,7 +27,7 @@ pub fn run(a: Args) -> Result<()> {
     let (mut passed, mut failed) = (0, 0);
     let mut failing: Vec<String> = Vec::new();
     for path in &a.scenarios {
-        let mut model = super::load(path, &[], a.engine)?;
+        let mut model = super::load(path, &[], super::Prep::plain(a.engine))?;
         crate::native::prepare_examples(&mut model, a.engine);
         let mut game = Game::new(&model);
         let _ = writeln!(text, "{} ({} examples)", model.file, model.examples.len());

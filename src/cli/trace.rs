@@ -29,11 +29,21 @@ pub struct Args {
     /// loaded (the default); `interp` runs the reference interpreter. Results are identical.
     #[arg(long, value_enum, default_value_t = crate::native::Engine::Native)]
     pub engine: crate::native::Engine,
+    /// Seat the factions as game `--game` of a run with --rotate-seats does.
+    #[arg(long)]
+    pub rotate_seats: bool,
 }
 
 /// Runs `vpsim trace`.
 pub fn run(a: Args) -> Result<()> {
-    let model = super::load(&a.scenario, &a.set, a.engine)?;
+    let model = super::load(
+        &a.scenario,
+        &a.set,
+        super::Prep {
+            rotate: a.rotate_seats,
+            ..super::Prep::plain(a.engine)
+        },
+    )?;
     let mut game = Game::with_tracer(&model, TextTrace::default());
     let played = game.play(a.seed, a.game);
     // Print the story so far even when the game faulted: it shows what led there.

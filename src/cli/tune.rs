@@ -446,7 +446,7 @@ pub fn run(a: Args) -> Result<()> {
                 value: p.show(*x),
             }))
             .collect();
-        super::load(&a.scenario, &sets, o.engine)
+        super::load(&a.scenario, &sets, o.prep())
     };
     // The search starts from the file's values (the middle of the bounds where a value lies
     // outside them).

@@ -43,10 +43,9 @@ impl<T: Tracer> Game<'_, T> {
         self.opts = opts;
         let Some((ai, t)) = chosen else {
             if T::ON {
-                self.tracer.line(format_args!(
-                    "  {}: no action available, passes",
-                    m.factions[f as usize].name
-                ));
+                let who = self.seated(f);
+                self.tracer
+                    .line(format_args!("  {who}: no action available, passes"));
             }
             return Ok(());
         };
@@ -60,10 +59,8 @@ impl<T: Tracer> Game<'_, T> {
             } else {
                 String::new()
             };
-            self.tracer.line(format_args!(
-                "  {}: {}{tgt}",
-                m.factions[f as usize].name, a.name
-            ));
+            let who = self.seated(f);
+            self.tracer.line(format_args!("  {who}: {}{tgt}", a.name));
             self.trace_search(f);
         }
         self.act(
@@ -255,5 +252,15 @@ impl<T: Tracer> Game<'_, T> {
             seen.playouts,
             seen.rounds
         ));
+    }
+
+    /// A faction's name for the trace, with its seat when the seats rotate.
+    fn seated(&self, f: u8) -> String {
+        let name = &self.m.factions[f as usize].name;
+        if self.m.tables.rotate_seats {
+            format!("{name} (seat {})", self.env.seating.of[f as usize] + 1)
+        } else {
+            name.clone()
+        }
     }
 }

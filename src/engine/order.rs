@@ -13,9 +13,8 @@ impl<T: Tracer> Game<'_, T> {
     #[inline(never)]
     pub(super) fn sorted_order(&mut self, keys: &[Expr], order: &mut [u8]) -> Step {
         let n = order.len();
-        for (i, o) in order.iter_mut().enumerate() {
-            *o = i as u8;
-        }
+        // Seat order: with keys, the order ties keep.
+        order.copy_from_slice(&self.env.seating.at[..n]);
         if keys.is_empty() {
             return Ok(());
         }
@@ -28,7 +27,7 @@ impl<T: Tracer> Game<'_, T> {
                 for x in k.iter_mut().take(n) {
                     *x = self.env.rng.random::<f64>();
                 }
-                sort_by_keys(&mut k[..n], order);
+                self.sort_seated(&mut k[..n], order);
                 return Ok(());
             }
             if key.ty() == Ty::Real {
@@ -37,7 +36,7 @@ impl<T: Tracer> Game<'_, T> {
                 for (f, x) in k.iter_mut().enumerate().take(n) {
                     *x = self.eval(key, Bind::faction(f as u8))?;
                 }
-                sort_by_keys(&mut k[..n], order);
+                self.sort_seated(&mut k[..n], order);
                 return Ok(());
             }
             let mut k = [0i64; MAX_FACTIONS];
@@ -54,7 +53,7 @@ impl<T: Tracer> Game<'_, T> {
                     };
                 }
             }
-            sort_by_keys(&mut k[..n], order);
+            self.sort_seated(&mut k[..n], order);
             return Ok(());
         }
         let mut k = [[Num::Int(0); MAX_ORDER_KEYS]; MAX_FACTIONS];
@@ -66,6 +65,26 @@ impl<T: Tracer> Game<'_, T> {
         }
         sort_rows(&k, nk, order);
         Ok(())
+    }
+
+    /// Sorts `order` (seat order) by `keys`, each faction's key at its own index: the keys
+    /// move into seat order first (only when the seats rotate; else they are in it).
+    #[inline(always)]
+    fn sort_seated<K: PartialOrd + Copy>(&self, keys: &mut [K], order: &mut [u8]) {
+        if self.m.tables.rotate_seats {
+            let mut by_faction = [0u8; MAX_FACTIONS];
+            for (i, x) in by_faction.iter_mut().enumerate().take(order.len()) {
+                *x = i as u8;
+            }
+            let n = order.len();
+            crate::runtime::seats::into_seat_order(
+                keys,
+                &mut by_faction[..n],
+                &self.env.seating.of,
+            );
+            order.copy_from_slice(&by_faction[..n]);
+        }
+        sort_by_keys(keys, order);
     }
 
     /// `order VAR by KEYS`: each faction's place (1 first) in ascending key order.

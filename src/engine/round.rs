@@ -35,6 +35,9 @@ impl<T: Tracer> Game<'_, T> {
         self.env.steps = 0;
         self.env.points.fill(0);
         self.env.uses.fill(0);
+        if self.m.tables.rotate_seats {
+            self.env.seating = crate::runtime::seats::Seating::rotated(self.m.nfactions(), game);
+        }
         self.leaders.clear();
         self.round_scores.clear();
         self.env.look.start(seed, game);
@@ -45,6 +48,14 @@ impl<T: Tracer> Game<'_, T> {
         if T::ON {
             self.tracer
                 .line(format_args!("game {game} of seed {seed}: {}", self.m.title));
+            let seats: Vec<String> = (0..self.m.nfactions())
+                .map(|s| {
+                    let f = self.env.seating.at[s] as usize;
+                    format!("{} {}", s + 1, self.m.factions[f].name)
+                })
+                .collect();
+            self.tracer
+                .line(format_args!("seats: {}", seats.join(", ")));
         }
         self.play_steps_from_reset()
     }

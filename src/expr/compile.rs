@@ -386,6 +386,7 @@ impl<'s> Compiler<'s> {
         }
         match name.as_str() {
             "seat" => return Ok(Op::Seat(self.who(owner, ctx, pos)?)),
+            "table_seat" => return Ok(Op::TableSeat(self.who(owner, ctx, pos)?)),
             "side" => return Ok(Op::Side(self.who(owner, ctx, pos)?)),
             "player" => return Ok(Op::Player(self.who(owner, ctx, pos)?)),
             "eliminated" => return Ok(Op::Eliminated(self.who(owner, ctx, pos)?)),

@@ -138,6 +138,7 @@ fn decode(code: &[Op], from: usize, to: usize, out: &mut Vec<Node>) {
             | Op::AgeRound
             | Op::Eliminated(_)
             | Op::Seat(_)
+            | Op::TableSeat(_)
             | Op::Side(_)
             | Op::Player(_)
             | Op::Drawn

@@ -73,6 +73,10 @@ impl Off {
         + std::mem::offset_of!(crate::runtime::Marks, win)) as i32;
     const MARKS_LOSE: i32 = (std::mem::offset_of!(Env<'static>, marks)
         + std::mem::offset_of!(crate::runtime::Marks, lose)) as i32;
+    const SEAT_OF: i32 = (std::mem::offset_of!(Env<'static>, seating)
+        + std::mem::offset_of!(crate::runtime::seats::Seating, of)) as i32;
+    const SEAT_AT: i32 = (std::mem::offset_of!(Env<'static>, seating)
+        + std::mem::offset_of!(crate::runtime::seats::Seating, at)) as i32;
     const CARD: i32 =
         (std::mem::offset_of!(Env<'static>, st) + std::mem::offset_of!(State, card)) as i32;
 }

@@ -117,26 +117,56 @@ pub fn race_reading(s: &Summary) -> Option<String> {
 const LASTING: &str =
     " (or an edge that lasts the whole game, such as one drawn at setup: both read alike)";
 
-/// What else reads as a catch-up: the test compares a faction with itself, so a faction
-/// that scores in bursts (saving up, then cashing in) gains less after the rounds it led
-/// in, with no rule acting between factions. The reading names no mechanism it did not
-/// isolate.
+/// What else reads as a catch-up when the run kept no split (scores spread too wide): the
+/// test compares a faction with itself, so a faction that scores in bursts (saving up,
+/// then cashing in) gains less after the rounds it led in, with no rule acting between
+/// factions. The reading names no mechanism it did not isolate.
 const OWN_RHYTHM: &str = " (a catch-up rule between factions and each faction's own uneven scoring, such as saving up and then cashing in, read alike: this test does not tell them apart)";
 
 /// Snowball, catch-up or neither, from the pooled feedback (see
-/// [`crate::stats::feedback::Estimate::verdict`]).
+/// [`crate::stats::feedback::Estimate::verdict`]), with its split into the factions'
+/// interaction and each faction's own rhythm when the run could make it: a mechanism
+/// between factions is named only when the interaction part is beyond noise.
 fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
     use crate::stats::feedback::{NEGLIGIBLE, Verdict};
     let share = format!("{}% of a round's typical gain", NEGLIGIBLE * 100.0);
-    match f.verdict() {
-        Verdict::Snowball if f.low < NEGLIGIBLE * f.typical => {
-            format!("a lead snowballs, beyond noise, perhaps by less than {share}{LASTING}")
+    let part = |p: &crate::stats::feedback::Part| {
+        format!("{:+.3} [{:+.3}, {:+.3}]", p.gain, p.low, p.high)
+    };
+    let split = f.interaction.zip(f.own);
+    let parts = split.map(|(i, o)| {
+        format!(
+            "the factions' interaction makes {} ({} noise) and each faction's own rhythm {}",
+            part(&i),
+            if i.beyond_noise() { "beyond" } else { "within" },
+            part(&o)
+        )
+    });
+    let tail = |lower: bool| match (split, &parts) {
+        (Some((i, _)), Some(p)) if lower && i.high < 0.0 => {
+            format!(": {p}, so the leader is held back by the others (a catch-up between factions)")
         }
-        Verdict::Snowball => format!("a lead snowballs, beyond noise{LASTING}"),
-        Verdict::CatchUp if f.high > -NEGLIGIBLE * f.typical => format!(
-            "gains after leading are lower, beyond noise, perhaps by less than {share}{OWN_RHYTHM}"
+        (Some((i, _)), Some(p)) if !lower && i.low > 0.0 => {
+            format!(": {p}, so a lead helps against the others (a snowball between factions)")
+        }
+        (Some(_), Some(p)) if lower => format!(
+            ": {p}; no catch-up between factions is measured (a faction that scores in bursts gains less after leading by itself)"
         ),
-        Verdict::CatchUp => format!("gains after leading are lower, beyond noise{OWN_RHYTHM}"),
+        (Some(_), Some(p)) => format!(": {p}; no snowball between factions is measured{LASTING}"),
+        _ if lower => OWN_RHYTHM.to_string(),
+        _ => LASTING.to_string(),
+    };
+    match f.verdict() {
+        Verdict::Snowball if f.low < NEGLIGIBLE * f.typical => format!(
+            "a lead snowballs, beyond noise, perhaps by less than {share}{}",
+            tail(false)
+        ),
+        Verdict::Snowball => format!("a lead snowballs, beyond noise{}", tail(false)),
+        Verdict::CatchUp if f.high > -NEGLIGIBLE * f.typical => format!(
+            "gains after leading are lower, beyond noise, perhaps by less than {share}{}",
+            tail(true)
+        ),
+        Verdict::CatchUp => format!("gains after leading are lower, beyond noise{}", tail(true)),
         Verdict::Negligible => format!(
             "no feedback that matters: the difference is beyond noise but within {share} ({:.3} points)",
             NEGLIGIBLE * f.typical
@@ -291,6 +321,9 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     if let Some(reading) = usage_reading(s) {
         chart(&mut m, "usage", "Action usage", reading);
     }
+    if let Some(reading) = s.seat_reading() {
+        write_seats(&mut m, s, &reading);
+    }
     let _ = writeln!(m, "## Summary\n");
     let _ = writeln!(
         m,
@@ -355,6 +388,40 @@ fn lead_words(won: &crate::stats::Rate, fair: f64) -> String {
         ),
         Judgement::Within | Judgement::Undecided => "within noise of the fair share".into(),
     }
+}
+
+/// The seats section of a rotated run: each seat's win rate and edge, each faction's rate
+/// from each seat, and the reading.
+fn write_seats(m: &mut String, s: &Summary, reading: &str) {
+    let _ = writeln!(
+        m,
+        "## Seats\n\nThe factions rotated through the seats (each sat in each seat equally often, to within one game). Sole wins by seat, and each faction's from that seat:\n"
+    );
+    let labels: Vec<String> = s
+        .factions
+        .iter()
+        .map(|f| f.label.replace('|', "\\|"))
+        .collect();
+    let _ = writeln!(
+        m,
+        "| seat | win [95% CI] | over fair share | {} |",
+        labels.join(" | ")
+    );
+    let _ = writeln!(m, "|---|---|---|{}", "---|".repeat(labels.len()));
+    for r in &s.seats {
+        let cells: Vec<String> = r.by_faction.iter().map(|c| pct(c.rate)).collect();
+        let _ = writeln!(
+            m,
+            "| {} | {} | {:+.1} pp [{:+.1}, {:+.1}] | {} |",
+            r.seat,
+            ci(&r.win),
+            100.0 * r.edge.est,
+            100.0 * r.edge.low,
+            100.0 * r.edge.high,
+            cells.join(" | ")
+        );
+    }
+    let _ = writeln!(m, "\n{reading}\n");
 }
 
 /// What the usage counts show: actions never chosen or chosen in every game, and the
@@ -447,6 +514,8 @@ mod tests {
             cells: 10,
             gains: 1000,
             typical: 1.0,
+            interaction: None,
+            own: None,
         }
     }
 

@@ -32,6 +32,7 @@ impl Summary {
         self.write_points(&mut s, w);
         self.write_deciders(&mut s);
         self.write_usage(&mut s, w);
+        self.write_seats(&mut s, w);
         self.write_speed(&mut s);
         s
     }
@@ -222,6 +223,53 @@ impl Summary {
     /// Each faction's actions (share of its decisions, uses per game, win rate in games with
     /// and without) and the cards whose win-rate difference is beyond noise, when the run
     /// counted usage.
+    /// With rotated seats: each seat's win rate and edge, each faction's rate from each
+    /// seat, and the reading.
+    fn write_seats(&self, s: &mut String, w: usize) {
+        let Some(reading) = self.seat_reading() else {
+            return;
+        };
+        let each = self.seats[0].by_faction.first().map_or(0, |r| r.n);
+        let even = (self.seats.iter().flat_map(|r| &r.by_faction)).all(|r| r.n == each);
+        let _ = writeln!(
+            s,
+            "\nseats (rotated: {}; sole wins, and each faction's from that seat):",
+            if even {
+                format!("each faction sat in each seat {} games", thousands(each))
+            } else {
+                "each faction sat in each seat within one game as often".into()
+            }
+        );
+        let _ = write!(
+            s,
+            "  {:<4}  {:^24}  {:>22}",
+            "seat", "win [95% CI]", "over fair share"
+        );
+        for f in &self.factions {
+            let _ = write!(s, "  {:>w$}", f.label);
+        }
+        let _ = writeln!(s);
+        for r in &self.seats {
+            let _ = write!(
+                s,
+                "  {:<4}  {:>24}  {:>22}",
+                r.seat,
+                ci(&r.win),
+                format!(
+                    "{:+.1} [{:+.1}, {:+.1}] pp",
+                    100.0 * r.edge.est,
+                    100.0 * r.edge.low,
+                    100.0 * r.edge.high
+                )
+            );
+            for c in &r.by_faction {
+                let _ = write!(s, "  {:>w$}", pct(c.rate));
+            }
+            let _ = writeln!(s);
+        }
+        let _ = writeln!(s, "{reading}");
+    }
+
     fn write_usage(&self, s: &mut String, w: usize) {
         if self.factions.iter().all(|f| f.usage.is_empty()) {
             return;

@@ -97,6 +97,9 @@ pub struct Env<'a> {
     /// model counts them ([`crate::model::Model::count_uses`]; empty otherwise, and in a
     /// searcher's playouts). Either engine adds to it as a choice is made.
     pub(crate) uses: Vec<u32>,
+    /// This game's seating: the identity unless the model rotates seats
+    /// ([`crate::state::Tables::rotate_seats`]), set as each game begins.
+    pub seating: super::seats::Seating,
 }
 
 /// How many immediate end conditions a model may have: one bit each in [`Pending`].
@@ -215,6 +218,7 @@ impl<'a> Env<'a> {
             rules: Rules::default(),
             look: super::look::Look::default(),
             uses: Vec::new(),
+            seating: super::seats::Seating::identity(),
         }
     }
 

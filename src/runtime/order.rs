@@ -11,6 +11,12 @@ use crate::state::{MAX_FACTIONS, MAX_ORDER_KEYS};
 /// reals, else as integers), ties by seat: the order both engines reward a race in (and
 /// sort turn order in). The keys are sorted in place along with the factions.
 pub(crate) fn sort_completers(env: &mut Env<'_>, k: usize, real: bool) {
+    if env.t.rotate_seats {
+        // Entry order is faction order: seat order first, so that ties go by seat.
+        let k = k.min(MAX_FACTIONS);
+        let c = &mut env.race;
+        super::seats::into_seat_order(&mut c.keys[..k], &mut c.order[..k], &env.seating.of);
+    }
     sort_keyed(&mut env.race, k, real);
 }
 
@@ -146,9 +152,8 @@ pub(crate) fn sort_race_rows(env: &mut Env<'_>, n: usize, nk: usize, real: u32) 
     let (n, nk) = (n.min(MAX_FACTIONS), nk.min(MAX_ORDER_KEYS));
     let c = &mut env.race;
     let order = &mut c.order[..n];
-    for (i, o) in order.iter_mut().enumerate() {
-        *o = i as u8;
-    }
+    // Seat order on entry (the factions' rows stay by faction).
+    order.copy_from_slice(&env.seating.at[..n]);
     // `less` of the keys as `Num`s, read from their bits: integers exactly, reals as reals.
     sort_rows_by(&c.rows, order, |a, b| {
         for j in 0..nk {

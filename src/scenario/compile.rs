@@ -408,6 +408,7 @@ fn compile_with(
         age_round: clock.age_round,
         teams,
         count_uses: false,
+        split_feedback: false,
         sources,
         sets,
         card_of,

@@ -187,7 +187,7 @@ fn bad_input_exits_2_with_a_location() {
             "`vpp` is not defined (did you mean `vp`?)",
         ),
         (
-            "tiebreak = [\"-seat\"]",
+            "tiebreak = [\"-table_seat\"]",
             "tiebreak = [\"Third.vp\"]",
             "`Third` is not a faction",
         ),

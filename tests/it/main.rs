@@ -31,6 +31,7 @@ mod readme;
 mod reference;
 mod reports;
 mod search;
+mod seats;
 mod sensitivity;
 mod shards;
 mod skill;

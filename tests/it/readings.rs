@@ -16,8 +16,20 @@ fn race(name: &str, bonus: &str) -> std::path::PathBuf {
     temp_scenario(name, &text)
 }
 
-/// The feedback reading and verdict of a run's `--json`.
+/// The feedback estimate's interval of a run's `--json`.
 fn feedback(path: &std::path::Path) -> (f64, f64) {
+    let f = feedback_json(path);
+    (f["low"].as_f64().unwrap(), f["high"].as_f64().unwrap())
+}
+
+/// The interval of one part of the feedback split (`interaction` or `own`).
+fn part(f: &serde_json::Value, which: &str) -> (f64, f64) {
+    let p = &f[which];
+    (p["low"].as_f64().unwrap(), p["high"].as_f64().unwrap())
+}
+
+/// The feedback object of a run's `--json`.
+fn feedback_json(path: &std::path::Path) -> serde_json::Value {
     let out = vpsim_output(&[
         "run",
         path.to_str().unwrap(),
@@ -35,9 +47,7 @@ fn feedback(path: &std::path::Path) -> (f64, f64) {
     );
     let out = String::from_utf8(out.stdout).unwrap();
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let f = &v["feedback"];
-    let (low, high) = (f["low"].as_f64().unwrap(), f["high"].as_f64().unwrap());
-    (low, high)
+    v["feedback"].clone()
 }
 
 #[test]
@@ -49,14 +59,17 @@ fn independent_rounds_read_as_no_feedback() {
 #[test]
 fn a_planted_snowball_reads_as_one_and_a_catch_up_as_one() {
     // The leader (alone or tied) flips a second coin: the gain grows with the lead.
-    let (low, _) = feedback(&race(
+    let f = feedback_json(&race(
         "snowball",
         "if(vp == max_all(vp), bernoulli(0.3), 0)",
     ));
-    assert!(low > 0.05, "{low}");
+    assert!(f["low"].as_f64().unwrap() > 0.05, "{f}");
+    // It acts between factions: the interaction part is beyond noise.
+    assert!(part(&f, "interaction").0 > 0.0, "{f}");
     // Whoever trails flips the second coin instead.
-    let (_, high) = feedback(&race("catch_up", "if(vp < max_all(vp), bernoulli(0.3), 0)"));
-    assert!(high < -0.05, "{high}");
+    let f = feedback_json(&race("catch_up", "if(vp < max_all(vp), bernoulli(0.3), 0)"));
+    assert!(f["high"].as_f64().unwrap() < -0.05, "{f}");
+    assert!(part(&f, "interaction").1 < 0.0, "{f}");
 }
 
 /// Factions that cannot affect each other, each saving tokens and cashing them in, gain
@@ -71,11 +84,15 @@ fn independent_savers_are_not_called_a_catch_up_mechanism() {
         effects = [\"tokens += 1\", \"if tokens >= 3: { vp += 3 + bernoulli(0.5); tokens = 0 }\"]\n\
         [ranking]\nscore = \"vp\"\n";
     let path = temp_scenario("savers", text);
-    let (_, high) = feedback(&path);
+    let f = feedback_json(&path);
     assert!(
-        high < 0.0,
-        "saving up reads as lower gains after leading: {high}"
+        f["high"].as_f64().unwrap() < 0.0,
+        "saving up reads as lower gains after leading: {f}"
     );
+    // None of it is interaction (they cannot affect each other): all their own rhythm.
+    let (low, high) = part(&f, "interaction");
+    assert!(low < 0.0 && high > 0.0, "{f}");
+    assert!(part(&f, "own").1 < 0.0, "{f}");
     let dir = crate::util::fresh_temp_path("savers_md");
     crate::util::vpsim()
         .args([
@@ -91,7 +108,10 @@ fn independent_savers_are_not_called_a_catch_up_mechanism() {
         .success();
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("gains after leading are lower"), "{md}");
-    assert!(md.contains("does not tell them apart"), "{md}");
+    assert!(
+        md.contains("no catch-up between factions is measured"),
+        "{md}"
+    );
     assert!(!md.contains("catch-up mechanism"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -104,7 +124,7 @@ fn the_report_names_the_feedback_it_found() {
         (
             "snowball_md",
             "if(vp == max_all(vp), bernoulli(0.3), 0)",
-            "a lead snowballs, beyond noise (or an edge that lasts the whole game",
+            "a lead snowballs, beyond noise: the factions' interaction makes",
         ),
     ] {
         let dir = crate::util::fresh_temp_path(name);

@@ -497,3 +497,78 @@ expect = ["A.income == 1"]
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Three factions pick `good` (+2) or `bad` (+0) each round; a greedy agent always takes
+/// `good` (its value is higher), a weighted one picks at random: greedy is the stronger
+/// level by construction.
+const GOOD_OR_BAD: &str = r#"[scenario]
+name = "good_or_bad"
+rounds = 4
+
+[[faction]]
+name = "A"
+
+[[faction]]
+name = "B"
+
+[[faction]]
+name = "C"
+
+[[var]]
+name = "vp"
+
+[[action]]
+name = "good"
+value = "2"
+effects = ["vp += 2"]
+
+[[action]]
+name = "bad"
+value = "0"
+effects = ["vp += bernoulli(0.5)"]
+
+[[phase]]
+name = "turn"
+each = "faction"
+actions = "1"
+
+[ranking]
+score = "vp"
+"#;
+
+#[test]
+fn matchups_find_a_planted_stronger_level() {
+    let path = temp_scenario("good-or-bad-matchups", GOOD_OR_BAD);
+    let v = json_of(&[
+        "ladder",
+        path.to_str().unwrap(),
+        "--levels",
+        "weighted,greedy",
+        "--matchups",
+        "--games",
+        "900",
+        "--json",
+        "--quiet",
+    ]);
+    let ms = v["matchups"].as_array().unwrap();
+    assert_eq!(ms.len(), 2, "{v}");
+    let find = |a: &str| ms.iter().find(|m| m["a"] == a).unwrap();
+    let (up, down) = (find("greedy"), find("weighted"));
+    assert_eq!(up["b"], "weighted");
+    assert!((up["fair"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    // 300 games a faction in the one place, over three factions.
+    assert_eq!(up["a_win"]["n"], 900);
+    assert!(up["a_win"]["low"].as_f64().unwrap() > 1.0 / 3.0, "{up}");
+    assert!(
+        down["a_win"]["high"].as_f64().unwrap() < 1.0 / 3.0,
+        "{down}"
+    );
+    let readings = v["matchup_readings"].as_array().unwrap();
+    assert!(
+        readings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("skill against luck (greedy among weighted): skill matters"),
+        "{readings:?}"
+    );
+}

@@ -5,12 +5,13 @@
 //! hints use (here and in the scenario compiler, `check` and overrides).
 
 /// Builtin names that are never variables.
-pub const BUILTINS: [&str; 10] = [
+pub const BUILTINS: [&str; 11] = [
     "round",
     "age",
     "age_round",
     "nfactions",
     "seat",
+    "table_seat",
     "side",
     "player",
     "drawn",

@@ -364,6 +364,7 @@ pub(crate) fn leaf(op: Op, e: &mut Env<'_>) -> i64 {
         Op::AgeRound => e.st.age_round,
         Op::Eliminated(w) => ((e.st.out >> e.who(w)) & 1) as i64,
         Op::Seat(w) => e.who(w) as i64 + 1,
+        Op::TableSeat(w) => e.seating.of[e.who(w)] as i64 + 1,
         Op::Side(w) => e.t.side[e.who(w)],
         Op::Player(w) => e.t.player[e.who(w)],
         Op::Drawn => e.st.card().is_some() as i64,

@@ -150,6 +150,19 @@ impl Lower<'_, '_> {
                 let f = self.who(w);
                 return self.b.ins().iadd_imm_s(f, 1);
             }
+            Op::TableSeat(w) => {
+                let f = self.who(w);
+                if !self.t.rotate_seats {
+                    return self.b.ins().iadd_imm_s(f, 1);
+                }
+                // `env.seating.of[f]`.
+                let at = self.b.ins().iadd(self.env, f);
+                let s = self
+                    .b
+                    .ins()
+                    .uload8(I64, MemFlagsData::trusted(), at, Off::SEAT_OF);
+                return self.b.ins().iadd_imm_s(s, 1);
+            }
             Op::Side(w) | Op::Player(w) => {
                 let table = if matches!(op, Op::Side(_)) {
                     &self.t.side

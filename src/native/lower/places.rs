@@ -254,7 +254,8 @@ impl Lower<'_, '_> {
         }
         self.known = [None; 3];
         self.pending = [None; 3];
-        if keys.len() == 1 && n <= 8 {
+        // Rotating seats, ties go by this game's seating, which the helpers' sort knows.
+        if keys.len() == 1 && n <= 8 && !self.t.rotate_seats {
             let ks: Vec<V> = rows.iter().map(|r| r[0]).collect();
             return self.rank_factions(&ks);
         }

@@ -355,6 +355,12 @@ impl Lower<'_, '_> {
                 let f = self.b.ins().uload8(I64, mem, at, 0);
                 self.proven(f)
             }
+            // Rotating seats: the faction in seat `i` this game.
+            None if self.t.rotate_seats => {
+                let at = self.b.ins().iadd(self.env, i);
+                let f = self.b.ins().uload8(I64, mem, at, Off::SEAT_AT);
+                self.proven(f)
+            }
             None => i,
         };
         self.skip_if_out(f, cont, i);

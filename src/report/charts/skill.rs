@@ -270,3 +270,95 @@ pub fn write_ladder(
     );
     Ok(written)
 }
+
+/// The matchups' heat map: rows the one faction's level, columns the others' level, each
+/// cell its win rate and edge over the fair share (darker: a smaller edge).
+fn matchups<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (title, sub): (&str, &str),
+    levels: &[String],
+    cells: &[(usize, usize, Rate)],
+    fair: f64,
+) -> Draw {
+    let plot = frame(root, title, sub, &[])?;
+    let n = levels.len();
+    // The first level on top.
+    let rows: Vec<String> = levels.iter().rev().cloned().collect();
+    let longest = levels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let label_w = (16 + 8 * longest).min(plot.dim_in_pixel().0 / 3);
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(12)
+        .x_label_area_size(60)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(segments(n).into_segmented(), segments(n).into_segmented())
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(n)
+        .y_labels(n)
+        .x_label_formatter(&label_at(levels))
+        .y_label_formatter(&label_at(&rows))
+        .x_desc(format!(
+            "the other factions' level; cells: the one faction's win rate and its edge over the fair share ({:.1}%)",
+            100.0 * fair
+        ))
+        .y_desc("the one faction's level")
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    let top = cells
+        .iter()
+        .map(|c| (c.2.rate - fair).abs())
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    for &(a, b, r) in cells {
+        let (x, y) = (b as i32, (n - 1 - a) as i32);
+        let t = 0.5 + 0.5 * (r.rate - fair) / top;
+        let cell = [
+            (SegmentValue::Exact(x), SegmentValue::Exact(y)),
+            (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+        ];
+        chart
+            .draw_series(std::iter::once(Rectangle::new(cell, viridis(t).filled())))
+            .map_err(e)?;
+        let ink = if t > 0.6 { BLACK } else { WHITE };
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!(
+                    "{:.1}% ({:+.1} pp)",
+                    100.0 * r.rate,
+                    100.0 * (r.rate - fair)
+                ),
+                (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
+                ("sans-serif", 14)
+                    .into_font()
+                    .color(&ink)
+                    .pos(Pos::new(HPos::Center, VPos::Center)),
+            )))
+            .map_err(e)?;
+    }
+    root.present().map_err(e)
+}
+
+/// Writes `matchups.png` and `matchups.svg`: `cells` are (row level, column level, the row
+/// level's win rate) by index into `levels`.
+pub fn write_matchups(
+    dir: &Path,
+    titles: (&str, &str),
+    levels: &[String],
+    cells: &[(usize, usize, Rate)],
+    fair: f64,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>> {
+    register_font();
+    let mut written = Vec::new();
+    render!(
+        dir,
+        "matchups",
+        size,
+        written,
+        matchups(titles, levels, cells, fair)
+    );
+    Ok(written)
+}

@@ -1,0 +1,227 @@
+//! Seat rotation (`--rotate-seats`): every faction in every seat equally often, a seat's
+//! edge told apart from a faction's, and the same results on both engines, any thread
+//! count and any shard split.
+
+use crate::util::{json_of, merged_shards, temp_scenario, vpsim_output, without_performance};
+
+/// Three factions race to 3 points; `ending` says when the race is checked and `a` is the
+/// first faction's chance a round (the others' is 0.3). Checked at once, the first to
+/// reach 3 in turn order wins: a seat edge. Checked at the round's end, a tie is shared:
+/// no seat edge.
+fn race(a: f64, ending: &str) -> String {
+    format!(
+        r#"[scenario]
+name = "seat_race"
+rounds = 1000
+
+[[faction]]
+name = "A"
+settings = {{ chance = {a} }}
+
+[[faction]]
+name = "B"
+settings = {{ chance = 0.3 }}
+
+[[faction]]
+name = "C"
+settings = {{ chance = 0.3 }}
+
+[[var]]
+name = "vp"
+min = 0
+max = 3
+
+[[phase]]
+name = "score"
+each = "faction"
+effects = ["vp += bernoulli(chance)"]
+
+[[end]]
+name = "three"
+when = "max_all(vp) >= 3"
+timing = "{ending}"
+
+[ranking]
+score = "vp"
+"#
+    )
+}
+
+fn run(path: &str, extra: &[&str]) -> serde_json::Value {
+    let games = if extra.contains(&"--games") {
+        [].as_slice()
+    } else {
+        ["--games", "30000"].as_slice()
+    };
+    let mut args = vec!["run", path, "--json", "--quiet"];
+    args.extend_from_slice(games);
+    args.extend_from_slice(extra);
+    json_of(&args)
+}
+
+/// Each seat's edge over the fair share as (estimate, low, high).
+fn edges(v: &serde_json::Value) -> Vec<(f64, f64, f64)> {
+    (v["seats"].as_array().unwrap().iter())
+        .map(|s| {
+            let e = &s["edge"];
+            let f = |k: &str| e[k].as_f64().unwrap();
+            (f("est"), f("low"), f("high"))
+        })
+        .collect()
+}
+
+#[test]
+fn rotation_seats_each_faction_in_each_seat_exactly_equally_often() {
+    let path = temp_scenario("seats-balance", &race(0.3, "immediate"));
+    // 3 factions: a cycle of 6 games (the balanced square and its mirror).
+    let v = run(
+        path.to_str().unwrap(),
+        &["--rotate-seats", "--games", "600"],
+    );
+    let seats = v["seats"].as_array().unwrap();
+    assert_eq!(seats.len(), 3);
+    for s in seats {
+        assert_eq!(s["win"]["n"], 600);
+        for cell in s["by_faction"].as_array().unwrap() {
+            assert_eq!(cell["n"], 200, "{s}");
+        }
+    }
+    // Wins by seat add up to wins by faction.
+    let by_seat: u64 = seats
+        .iter()
+        .map(|s| s["win"]["count"].as_u64().unwrap())
+        .sum();
+    let by_faction: u64 = (0..3)
+        .map(|f| v["factions"][f]["win"]["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_seat, by_faction);
+    // Without the flag there is no seat table.
+    let plain = run(path.to_str().unwrap(), &["--games", "600"]);
+    assert!(plain.get("seats").is_none());
+}
+
+#[test]
+fn a_planted_seat_edge_reads_as_a_seat_and_not_as_a_faction() {
+    let path = temp_scenario("seats-seat-edge", &race(0.3, "immediate"));
+    let p = path.to_str().unwrap();
+    // Unrotated, the first faction always sits first: its edge looks like a faction's.
+    let fixed = run(p, &[]);
+    let (a, c) = (
+        fixed["factions"][0]["win"]["low"].as_f64().unwrap(),
+        fixed["factions"][2]["win"]["high"].as_f64().unwrap(),
+    );
+    assert!(a > c, "unrotated, seat 1's edge is A's: {fixed}");
+    let v = run(p, &["--rotate-seats"]);
+    let e = edges(&v);
+    assert!(
+        e[0].1 > 0.0,
+        "seat 1 above the fair share beyond noise: {e:?}"
+    );
+    assert!(e[2].2 < 0.0, "seat 3 below it: {e:?}");
+    let out = vpsim_output(&["run", p, "--games", "30000", "--quiet", "--rotate-seats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("seat 1 wins +"), "{text}");
+    assert!(
+        text.contains("factions within noise of each other"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_planted_faction_edge_reads_as_a_faction_and_not_as_a_seat() {
+    let path = temp_scenario("seats-faction-edge", &race(0.45, "round_end"));
+    let p = path.to_str().unwrap();
+    let v = run(p, &["--rotate-seats"]);
+    // Every seat holds each faction equally often and a tie is shared: no seat's win rate
+    // stands apart from another's.
+    let rates: Vec<f64> = (v["seats"].as_array().unwrap().iter())
+        .map(|s| s["win"]["rate"].as_f64().unwrap())
+        .collect();
+    let lows: Vec<f64> = (v["seats"].as_array().unwrap().iter())
+        .map(|s| s["win"]["low"].as_f64().unwrap())
+        .collect();
+    let highs: Vec<f64> = (v["seats"].as_array().unwrap().iter())
+        .map(|s| s["win"]["high"].as_f64().unwrap())
+        .collect();
+    for (i, low) in lows.iter().enumerate() {
+        for (j, high) in highs.iter().enumerate() {
+            assert!(low <= high, "seats {i} and {j} overlap: {rates:?}");
+        }
+    }
+    let out = vpsim_output(&["run", p, "--games", "30000", "--quiet", "--rotate-seats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("factions differ beyond noise, each averaged over every seat: A"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rotated_runs_are_the_same_on_both_engines_any_threads_and_any_shard_split() {
+    let path = temp_scenario("seats-determinism", &race(0.4, "immediate"));
+    let p = path.to_str().unwrap();
+    let args = [
+        "run",
+        p,
+        "--games",
+        "5000",
+        "--seed",
+        "9",
+        "--rotate-seats",
+        "--usage",
+        "--json",
+        "--quiet",
+    ];
+    let base = without_performance(&vpsim_output(&args).stdout);
+    for extra in [["--engine", "interp"], ["--threads", "1"]] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(&extra);
+        assert_eq!(
+            without_performance(&vpsim_output(&a).stdout),
+            base,
+            "{extra:?}"
+        );
+    }
+    let merged = merged_shards(
+        "seats-shards",
+        &[p, "--games", "5000", "--seed", "9", "--rotate-seats"],
+        3,
+    );
+    assert_eq!(merged["seats"], base["seats"]);
+    assert_eq!(merged["factions"], base["factions"]);
+}
+
+#[test]
+fn trace_names_each_seat_and_the_seat_of_each_decision() {
+    let path = temp_scenario("seats-trace", crate::util::SAFE_OR_RISKY);
+    let p = path.to_str().unwrap();
+    let out = vpsim_output(&["trace", p, "--game", "1", "--rotate-seats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("seats: 1 B, 2 A"), "{text}");
+    assert!(text.contains("B (seat 1): "), "{text}");
+    let plain = vpsim_output(&["trace", p, "--game", "1"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(text.contains("seats: 1 A, 2 B"), "{text}");
+}
+
+#[test]
+fn check_reads_the_first_seat_when_seats_rotate() {
+    let path = temp_scenario("seats-check", &race(0.3, "immediate"));
+    let p = path.to_str().unwrap();
+    // The first seat's edge is there whoever sits in it.
+    let out = vpsim_output(&[
+        "check",
+        p,
+        "--games",
+        "30000",
+        "--quiet",
+        "--rotate-seats",
+        "--assert",
+        "seat_advantage > 0.02",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
