@@ -18,21 +18,26 @@ pub struct SeatRow {
     pub seat: u32,
     /// Sole wins from this seat over all games, whoever sat there.
     pub win: Rate,
-    /// The win rate minus the fair share (1 / factions), with the rate's interval moved.
+    /// The win rate minus the fair share, with the rate's interval moved.
     pub edge: Diff,
+    /// The fair share: the games someone won alone over the seats (1 / factions when every
+    /// game has a sole winner; less with draws or shared wins, which no seat wins).
+    pub fair: f64,
     /// Each faction's sole wins from this seat, in faction order (`n`: its games there).
     pub by_faction: Vec<Rate>,
 }
 
 /// The seat rows of a run's seat counts over `games` games.
 pub fn rows(t: &SeatTally, games: u64, z: f64) -> Vec<SeatRow> {
-    let fair = 1.0 / t.seats.max(1) as f64;
+    let won: u64 = t.wins.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    let fair = won as f64 / games.max(1) as f64 / t.seats.max(1) as f64;
     (0..t.seats)
         .map(|s| {
             let win = t.seat_rate(s, games, z);
             SeatRow {
                 seat: s as u32 + 1,
                 edge: edge(&win, fair),
+                fair,
                 win,
                 by_faction: (0..t.seats).map(|f| t.cell(f, s, z)).collect(),
             }
@@ -54,7 +59,7 @@ fn signed(d: &Diff) -> String {
 /// noise (at `margin`), and whether the factions, each averaged over every seat, differ
 /// beyond noise (their intervals apart). `factions` are `(label, win)` pairs.
 pub fn reading(seats: &[SeatRow], factions: &[(String, Rate)], margin: f64) -> String {
-    let fair = 1.0 / seats.len().max(1) as f64;
+    let fair = seats.first().map_or(0.0, |r| r.fair);
     let mut parts = Vec::new();
     for r in seats {
         let words = match judge(&r.edge, margin) {
@@ -119,6 +124,7 @@ mod tests {
                 SeatRow {
                     seat: s as u32 + 1,
                     edge: edge(&win, 1.0 / 3.0),
+                    fair: 1.0 / 3.0,
                     win,
                     by_faction: vec![],
                 }
