@@ -177,6 +177,10 @@ impl Prep {
         m.count_uses = self.uses;
         m.split_feedback = self.split;
         m.tables.rotate_seats = self.rotate;
+        m.seatings = match self.rotate {
+            true => crate::runtime::seats::plan(m.nfactions()),
+            false => Vec::new(),
+        };
         crate::native::prepare(m, self.engine);
     }
 }

@@ -469,6 +469,9 @@ pub struct Model {
     /// interaction and own rhythm (see [`crate::stats::feedback`]): set by a command whose
     /// report shows it (the terminal table does not).
     pub split_feedback: bool,
+    /// The seatings games take in turn when the seats rotate (game `g` takes entry `g mod
+    /// len`; see [`crate::runtime::seats`]), built once by the command; empty otherwise.
+    pub seatings: Vec<crate::runtime::seats::Seating>,
     /// Points-by-source tags.
     pub sources: Vec<String>,
     /// Sets: name and element names.

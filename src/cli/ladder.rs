@@ -33,7 +33,7 @@ would decide it), and what a change does to its edge over the fair share. Factio
 on Y, each faction taking the X place in turn (--games split among them, seats rotated), and
 reads X's win rate against the fair share: how often the stronger player wins, skill against
 luck. For example:
-  vpsim ladder scenarios/twilight_imperium_4.toml --levels weighted,lookahead:2 --matchups --games 60")]
+  vpsim ladder scenarios/race_to_three.toml --levels weighted,lookahead:2 --matchups --games 60")]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,

@@ -35,8 +35,10 @@ impl<T: Tracer> Game<'_, T> {
         self.env.steps = 0;
         self.env.points.fill(0);
         self.env.uses.fill(0);
-        if self.m.tables.rotate_seats {
-            self.env.seating = crate::runtime::seats::Seating::rotated(self.m.nfactions(), game);
+        // The seating plan, built once: game `g` takes entry `g mod len` (none: the identity).
+        let plan = &self.m.seatings;
+        if let Some(&s) = plan.get((game % plan.len().max(1) as u64) as usize) {
+            self.env.seating = s;
         }
         self.leaders.clear();
         self.round_scores.clear();

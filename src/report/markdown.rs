@@ -412,12 +412,10 @@ fn write_seats(m: &mut String, s: &Summary, reading: &str) {
         let cells: Vec<String> = r.by_faction.iter().map(|c| pct(c.rate)).collect();
         let _ = writeln!(
             m,
-            "| {} | {} | {:+.1} pp [{:+.1}, {:+.1}] | {} |",
+            "| {} | {} | {} | {} |",
             r.seat,
             ci(&r.win),
-            100.0 * r.edge.est,
-            100.0 * r.edge.low,
-            100.0 * r.edge.high,
+            super::seats::signed(&r.edge),
             cells.join(" | ")
         );
     }

@@ -46,7 +46,7 @@ pub fn rows(t: &SeatTally, games: u64, z: f64) -> Vec<SeatRow> {
 }
 
 /// A signed difference in percentage points: `+4.1 pp [+3.2, +5.0]`.
-fn signed(d: &Diff) -> String {
+pub fn signed(d: &Diff) -> String {
     format!(
         "{:+.1} pp [{:+.1}, {:+.1}]",
         100.0 * d.est,

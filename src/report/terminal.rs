@@ -255,12 +255,7 @@ impl Summary {
                 "  {:<4}  {:>24}  {:>22}",
                 r.seat,
                 ci(&r.win),
-                format!(
-                    "{:+.1} [{:+.1}, {:+.1}] pp",
-                    100.0 * r.edge.est,
-                    100.0 * r.edge.low,
-                    100.0 * r.edge.high
-                )
+                super::seats::signed(&r.edge)
             );
             for c in &r.by_faction {
                 let _ = write!(s, "  {:>w$}", pct(c.rate));

@@ -63,6 +63,12 @@ impl Seating {
     }
 }
 
+/// Every seating of the plan among `n` factions, game `g` taking entry `g mod len`: built
+/// once, before any game.
+pub fn plan(n: usize) -> Vec<Seating> {
+    (0..cycle(n)).map(|g| Seating::rotated(n, g)).collect()
+}
+
 /// How many games one round of the seating plan takes among `n` factions: `n` for an even
 /// number, `2n` for an odd one (1 for a single faction).
 pub fn cycle(n: usize) -> u64 {

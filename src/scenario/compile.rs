@@ -409,6 +409,7 @@ fn compile_with(
         teams,
         count_uses: false,
         split_feedback: false,
+        seatings: Vec::new(),
         sources,
         sets,
         card_of,
