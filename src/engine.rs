@@ -97,6 +97,12 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// Each faction's ranking score after each round, round by round (`nfactions` per
     /// round), for the same rounds as `leaders`.
     round_scores: Vec<i64>,
+    /// The last game's metrics taken at its end: each such metric's owners in file order
+    /// ([`Model::metric_values`]).
+    metric_end: Vec<i64>,
+    /// The same for the metrics taken after each round, round by round, for the rounds of
+    /// `leaders`.
+    metric_rounds: Vec<i64>,
     /// The constant initial state and the initial values evaluated each game.
     init: crate::model::InitPlan,
     /// Decisions this player made by faction and action, `faction * actions + action`,
@@ -162,6 +168,10 @@ impl<'m, T: Tracer> Game<'m, T> {
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
             ),
+            metric_end: Vec::with_capacity(m.metric_values(false)),
+            metric_rounds: Vec::with_capacity(
+                (m.rounds as usize).min(LEADER_ROUNDS) * m.metric_values(true),
+            ),
             init: crate::model::InitPlan::new(m),
             choices: vec![0; m.nfactions() * m.actions.len()],
             records: searches,
@@ -207,6 +217,18 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// [`Game::leaders`].
     pub fn round_scores(&self) -> &[i64] {
         &self.round_scores
+    }
+
+    /// The last game's metrics taken at its end, each metric's owners in file order (empty
+    /// when the model has none, or for a searcher's playout).
+    pub fn metric_end(&self) -> &[i64] {
+        &self.metric_end
+    }
+
+    /// The last game's metrics taken after each round, round by round, for the rounds of
+    /// [`Game::leaders`].
+    pub fn metric_rounds(&self) -> &[i64] {
+        &self.metric_rounds
     }
 
     /// Points each faction gained from each source in the last game,

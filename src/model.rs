@@ -429,6 +429,19 @@ pub struct Example {
     pub skipped: Option<String>,
 }
 
+/// A custom metric (`[[metric]]`): a formula recorded next to each game's outcome.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    /// Identifier (names its columns).
+    pub name: String,
+    /// The formula (never random: recording it must not change the games).
+    pub formula: Expr,
+    /// Recorded after every round (else once, when the game ends).
+    pub per_round: bool,
+    /// A value per faction (else one per game).
+    pub faction: bool,
+}
+
 /// A compiled scenario.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -472,6 +485,8 @@ pub struct Model {
     /// The seatings games take in turn when the seats rotate (game `g` takes entry `g mod
     /// len`; see [`crate::runtime::seats`]), built once by the command; empty otherwise.
     pub seatings: Vec<crate::runtime::seats::Seating>,
+    /// Custom metrics, in file order.
+    pub metrics: Vec<Metric>,
     /// Points-by-source tags.
     pub sources: Vec<String>,
     /// Sets: name and element names.
@@ -537,6 +552,14 @@ impl Model {
     /// Number of factions.
     pub fn nfactions(&self) -> usize {
         self.factions.len()
+    }
+
+    /// Values a game records for the metrics taken at its end (or, `per_round`, after each
+    /// round): each such metric's owners (every faction, or the game) in file order.
+    pub fn metric_values(&self, per_round: bool) -> usize {
+        (self.metrics.iter().filter(|m| m.per_round == per_round))
+            .map(|m| if m.faction { self.nfactions() } else { 1 })
+            .sum()
     }
 
     /// The actions faction `f` may choose among, in menu order: those allowed to it (and,
@@ -626,6 +649,9 @@ impl Model {
             if let TieBreak::Expr(e, _) = t {
                 f(e);
             }
+        }
+        for mt in &mut self.metrics {
+            f(&mut mt.formula);
         }
         for x in &mut self.examples {
             stmts(&mut x.given, f);

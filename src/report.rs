@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub mod charts;
 pub mod html;
 pub mod markdown;
+pub mod metrics;
 pub mod seats;
 pub mod tables;
 mod tally;
@@ -97,6 +98,9 @@ pub struct RunInfo {
     /// Whether games rotated the factions through the seats (`--rotate-seats`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotate_seats: bool,
+    /// The scenario's custom metrics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<metrics::MetricInfo>,
 }
 
 impl RunInfo {
@@ -150,6 +154,7 @@ impl RunInfo {
                 false => Vec::new(),
             },
             rotate_seats: m.tables.rotate_seats,
+            metrics: metrics::infos(m),
         }
     }
 }
@@ -381,6 +386,10 @@ pub struct Summary {
     /// edge over the fair share and each faction's rate from it (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seats: Vec<seats::SeatRow>,
+    /// The scenario's custom metrics: by faction, for winners against the others, and by
+    /// round (empty when it declares none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<metrics::MetricSummary>,
 }
 
 fn one() -> u64 {
@@ -646,6 +655,7 @@ impl Summary {
                 .as_ref()
                 .map(|st| seats::rows(st, n, z))
                 .unwrap_or_default(),
+            metrics: metrics::summaries(m, t, z),
         }
     }
 

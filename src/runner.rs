@@ -82,6 +82,16 @@ pub fn empty_tally(m: &Model) -> Tally {
     if m.tables.rotate_seats {
         t.seats = Some(crate::stats::seats::SeatTally::new(m.nfactions()));
     }
+    if !m.metrics.is_empty() {
+        let owners = |mt: &crate::model::Metric| if mt.faction { m.nfactions() } else { 1 };
+        let end: Vec<(usize, bool)> = (m.metrics.iter().filter(|mt| !mt.per_round))
+            .map(|mt| (owners(mt), mt.faction))
+            .collect();
+        let rounds = (m.metrics.iter().filter(|mt| mt.per_round))
+            .map(owners)
+            .collect();
+        t.metrics = Some(crate::stats::metrics::MetricTally::new(&end, rounds));
+    }
     t
 }
 
@@ -107,7 +117,7 @@ fn chunk(
     spec: &RunSpec,
     game: &mut Game,
     c: u64,
-    mut row: impl FnMut(u64, &crate::runtime::Outcome),
+    mut row: impl FnMut(u64, &crate::runtime::Outcome, &[i64]),
 ) -> std::result::Result<Tally, Stop> {
     if crate::signal::stopped() {
         return Err(Stop::Interrupted);
@@ -133,7 +143,10 @@ fn chunk(
                 if let Some(s) = &mut t.seats {
                     s.add(&o, game.seating());
                 }
-                row(i, &o);
+                if let Some(mt) = &mut t.metrics {
+                    mt.add(&o, game.metric_end(), game.metric_rounds());
+                }
+                row(i, &o, game.metric_end());
             }
             Err(f) => return Err(Stop::Fault(i, f)),
         }
@@ -222,7 +235,7 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
         spec.games.div_ceil(chunk_games(m)),
         || Game::new(m),
         |game, c| {
-            let t = chunk(m, spec, game, c, |_, _| {})?;
+            let t = chunk(m, spec, game, c, |_, _, _| {})?;
             progress(t.games);
             Ok(t)
         },
@@ -243,13 +256,17 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
     }
 }
 
+/// A sink for per-game rows, in game order: the rows, and their metrics taken at the end
+/// ([`Model::metric_values`] per row, one row after another).
+pub type RowSink<'a> = &'a mut dyn FnMut(&[GameRow], &[i64]) -> Result<()>;
+
 /// Like [`run`], also handing every game's outcome to `rows`, in game order, in batches (for
 /// the per-game table). Memory is bounded by one batch of chunks.
 pub fn run_rows(
     m: &Model,
     spec: &RunSpec,
     progress: &(dyn Fn(u64) + Sync),
-    rows: &mut dyn FnMut(&[GameRow]) -> Result<()>,
+    rows: RowSink,
 ) -> Result<RunResult> {
     let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
@@ -260,21 +277,25 @@ pub fn run_rows(
     let mut c0 = 0;
     while c0 < chunks {
         let c1 = (c0 + per_batch).min(chunks);
-        let batch: Vec<std::result::Result<(Tally, Vec<GameRow>), Stop>> = pool.install(|| {
+        type Part = (Tally, Vec<GameRow>, Vec<i64>);
+        let batch: Vec<std::result::Result<Part, Stop>> = pool.install(|| {
             (c0..c1)
                 .into_par_iter()
                 .map_init(
                     || Game::new(m),
                     |game, c| {
-                        let mut out = Vec::with_capacity(chunk_games(m) as usize);
-                        let t = chunk(m, spec, game, c, |i, o| {
+                        let n = chunk_games(m) as usize;
+                        let mut out = Vec::with_capacity(n);
+                        let mut metrics = Vec::with_capacity(n * m.metric_values(false));
+                        let t = chunk(m, spec, game, c, |i, o, vals| {
                             out.push(GameRow {
                                 game: i,
                                 outcome: *o,
-                            })
+                            });
+                            metrics.extend_from_slice(vals);
                         })?;
                         progress(t.games);
-                        Ok((t, out))
+                        Ok((t, out, metrics))
                     },
                 )
                 .collect()
@@ -282,9 +303,9 @@ pub fn run_rows(
         let mut stop = None;
         for r in batch {
             match r {
-                Ok((t, out)) if stop.is_none() => {
+                Ok((t, out, metrics)) if stop.is_none() => {
                     tally = tally.merge(t);
-                    rows(&out)?;
+                    rows(&out, &metrics)?;
                 }
                 Ok(_) => {}
                 Err(s) => {

@@ -13,6 +13,7 @@ mod estimates;
 pub mod feedback;
 mod histogram;
 pub mod margin;
+pub mod metrics;
 pub mod seats;
 pub mod usage;
 
@@ -111,6 +112,9 @@ pub struct Tally {
     /// Games and wins by faction and seat, when the seats rotated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seats: Option<seats::SeatTally>,
+    /// The scenario's custom metrics, when it has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<metrics::MetricTally>,
 }
 
 impl Tally {
@@ -142,6 +146,7 @@ impl Tally {
             split: false,
             usage: None,
             seats: None,
+            metrics: None,
         }
     }
 
@@ -340,6 +345,10 @@ impl Tally {
                 a.merge(&b);
                 Some(a)
             }
+            _ => None,
+        };
+        self.metrics = match (self.metrics, o.metrics) {
+            (Some(mut a), Some(b)) => a.merge(&b).then_some(a),
             _ => None,
         };
         self

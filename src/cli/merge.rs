@@ -225,6 +225,46 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             ));
         }
     }
+    // Metric histograms: shaped as the run's metrics, each counting every game once (a
+    // faction's split by its wins) and each round the games the score race counts there.
+    let shape = |at: &str| -> Vec<(usize, bool)> {
+        (f.info.metrics.iter().filter(|mi| mi.at == at))
+            .map(|mi| match mi.scope == "faction" {
+                true => (nf, true),
+                false => (1, false),
+            })
+            .collect()
+    };
+    match &t.metrics {
+        None if f.info.metrics.is_empty() => {}
+        Some(mt) => {
+            let end: Vec<(usize, bool)> = (mt.end_owners.iter().copied())
+                .zip(mt.end_faction.iter().copied())
+                .collect();
+            let rounds: Vec<usize> = shape("round").iter().map(|x| x.0).collect();
+            if end != shape("end") || mt.round_owners != rounds {
+                return Err(bad(
+                    "tally.metrics",
+                    "does not have the shape of the run's metrics (info.metrics)".into(),
+                ));
+            }
+            let lasted = |r: usize| {
+                t.by_round
+                    .get(r)
+                    .and_then(|row| row.first())
+                    .map_or(0, |h| h.total())
+            };
+            if let Some(why) = mt.inconsistent(t.games, &wins, &lasted) {
+                return Err(bad("tally.metrics", why));
+            }
+        }
+        None => {
+            return Err(bad(
+                "tally.metrics",
+                "is missing, though the run has metrics (info.metrics)".into(),
+            ));
+        }
+    }
     // Every game has one result: a sole winner, a shared win, a draw or nobody; a draw is
     // every faction's, a shared win at least two factions', and a win or a shared win was
     // decided by one thing.

@@ -77,8 +77,8 @@ pub struct Played {
     pub precision: Option<PrecisionReport>,
 }
 
-/// A sink for per-game rows, in game order.
-pub type Rows<'a> = &'a mut dyn FnMut(&[GameRow]) -> Result<()>;
+/// A sink for per-game rows and their metrics, in game order.
+pub type Rows<'a> = crate::runner::RowSink<'a>;
 
 /// Plays games `first..first + games` of `model` (or, with a precision target, as many of
 /// them as it takes), with a progress bar unless --quiet.
@@ -214,9 +214,9 @@ pub fn run(a: Args) -> Result<()> {
         _ => None,
     };
     let played = {
-        let mut sink = |rows: &[GameRow]| -> Result<()> {
+        let mut sink = |rows: &[GameRow], metrics: &[i64]| -> Result<()> {
             match writer.as_mut() {
-                Some(w) => w.write(rows),
+                Some(w) => w.write(rows, metrics),
                 None => Ok(()),
             }
         };

@@ -260,7 +260,7 @@ impl<T: Tracer> Game<'_, T> {
 
     /// A score or tier as the whole number it ranks by: a real is floored, and must be a
     /// finite number in the 64-bit range.
-    fn whole(&mut self, x: Num, loc: u32) -> Step<i64> {
+    pub(super) fn whole(&mut self, x: Num, loc: u32) -> Step<i64> {
         match x {
             Num::Int(i) => Ok(i),
             Num::Real(r) => match crate::expr::tree::to_int(r.floor()) {

@@ -42,6 +42,8 @@ impl<T: Tracer> Game<'_, T> {
         }
         self.leaders.clear();
         self.round_scores.clear();
+        self.metric_end.clear();
+        self.metric_rounds.clear();
         self.env.look.start(seed, game);
     }
 
@@ -119,7 +121,38 @@ impl<T: Tracer> Game<'_, T> {
         }
         let mut out = self.rank(reason)?;
         out.rounds = round;
+        if self.records && !m.metrics.is_empty() {
+            self.record_metrics(false)?;
+        }
         Ok(out)
+    }
+
+    /// Evaluates the metrics taken at the end (or, `per_round`, after a round) for each of
+    /// their owners and appends them to the game's record. A metric draws no random number,
+    /// so recording one never changes the game.
+    fn record_metrics(&mut self, per_round: bool) -> Step {
+        let m = self.m;
+        for mt in m.metrics.iter().filter(|mt| mt.per_round == per_round) {
+            let owners = if mt.faction { m.nfactions() } else { 1 };
+            for f in 0..owners {
+                let x = self.num(&mt.formula, Bind::faction(f as u8))?;
+                let v = self.whole(x, mt.formula.loc)?;
+                if T::ON && !per_round {
+                    let who = match mt.faction {
+                        true => format!("{}.", m.factions[f].name),
+                        false => String::new(),
+                    };
+                    self.tracer
+                        .line(format_args!("metric {who}{} = {v}", mt.name));
+                }
+                if per_round {
+                    self.metric_rounds.push(v);
+                } else {
+                    self.metric_end.push(v);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// What is recorded after each round for the reports: the leader of the early rounds
@@ -128,6 +161,9 @@ impl<T: Tracer> Game<'_, T> {
         if self.records && self.leaders.len() < LEADER_ROUNDS {
             let leader = self.leader()?;
             self.leaders.push(leader);
+            if self.m.metrics.iter().any(|mt| mt.per_round) {
+                self.record_metrics(true)?;
+            }
         }
         Ok(())
     }

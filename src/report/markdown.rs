@@ -324,6 +324,10 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     if let Some(reading) = s.seat_reading() {
         write_seats(&mut m, s, &reading);
     }
+    let labels: Vec<String> = (s.factions.iter())
+        .map(|f| f.label.replace('|', "\\|"))
+        .collect();
+    m.push_str(&super::metrics::markdown(&s.metrics, &labels));
     let _ = writeln!(m, "## Summary\n");
     let _ = writeln!(
         m,

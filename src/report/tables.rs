@@ -267,9 +267,49 @@ pub fn write_tables(
             "margin_mean" => rows.iter().map(|(r, _)| r.margin.map(|m| m.mean)).collect::<Vec<Option<f64>>>(),
             "margin_low" => rows.iter().map(|(r, _)| r.margin.map(|m| m.low)).collect::<Vec<Option<f64>>>(),
             "margin_high" => rows.iter().map(|(r, _)| r.margin.map(|m| m.high)).collect::<Vec<Option<f64>>>(),
-        ),
+        )
+        .and_then(|mut df| {
+            for c in round_metric_columns(s, &rows) {
+                df.with_column(c)?;
+            }
+            Ok(df)
+        }),
     )?;
     Ok(written)
+}
+
+/// The `by_round` table's columns of the metrics taken after every round, for its rows
+/// (round, faction): `NAME_mean`, `NAME_q1`, `NAME_median`, `NAME_q3` of the faction's value
+/// (a global metric's repeat within a round).
+fn round_metric_columns(s: &Summary, rows: &[(&crate::report::RoundScores, usize)]) -> Vec<Column> {
+    let mut cols = Vec::new();
+    for mt in s.metrics.iter().filter(|mt| mt.at == "round") {
+        let spread = |round: u32, f: usize| {
+            let r = mt.rounds.iter().find(|x| x.round == round)?;
+            let v = if mt.scope == "faction" {
+                r.values.get(f)
+            } else {
+                r.values.first()
+            };
+            *v?
+        };
+        let real = |g: fn(&crate::stats::Spread) -> f64| {
+            (rows.iter())
+                .map(|(r, f)| spread(r.round, *f).map(|x| g(&x)))
+                .collect::<Vec<Option<f64>>>()
+        };
+        let whole = |g: fn(&crate::stats::Spread) -> i64| {
+            (rows.iter())
+                .map(|(r, f)| spread(r.round, *f).map(|x| g(&x)))
+                .collect::<Vec<Option<i64>>>()
+        };
+        let name = |part: &str| format!("{}_{part}", mt.name).into();
+        cols.push(Column::new(name("mean"), real(|x| x.mean)));
+        cols.push(Column::new(name("q1"), whole(|x| x.q1)));
+        cols.push(Column::new(name("median"), whole(|x| x.median)));
+        cols.push(Column::new(name("q3"), whole(|x| x.q3)));
+    }
+    cols
 }
 
 pub use crate::runner::GameRow;
@@ -294,6 +334,24 @@ fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
         source,
     })?;
     crate::output::record(path)
+}
+
+/// The games table's columns of the metrics taken at the end, in the order of a game's
+/// values: `NAME_FACTION` for each faction of a faction's metric, `NAME` for a global one.
+pub fn metric_columns(info: &RunInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    for mi in info.metrics.iter().filter(|mi| mi.at == "end") {
+        if mi.scope == "faction" {
+            out.extend(
+                info.factions
+                    .iter()
+                    .map(|f| format!("{}_{}", mi.name, f.name)),
+            );
+        } else {
+            out.push(mi.name.clone());
+        }
+    }
+    out
 }
 
 /// `csv/games.csv` as it is streamed: the same rows as `games.parquet`, batch by batch.
@@ -353,6 +411,10 @@ pub struct GamesWriter {
     reasons: Vec<String>,
     /// Games not yet written: a row group is [`ROW_GROUP`] games.
     pending: Vec<GameRow>,
+    /// Their metrics taken at the end, `stride` per game.
+    pending_metrics: Vec<i64>,
+    /// The columns of the metrics taken at the end, in the order of a game's values.
+    metric_columns: Vec<String>,
 }
 
 /// Games per row group of the games table. Every row group leaves its metadata (column
@@ -376,6 +438,10 @@ impl GamesWriter {
         }
         for f in &info.factions {
             schema.insert(format!("rank_{}", f.name).into(), DataType::Int32);
+        }
+        let metric_columns = metric_columns(info);
+        for c in &metric_columns {
+            schema.insert(c.as_str().into(), DataType::Int64);
         }
         let writer = ParquetWriter::new(file)
             .with_key_value_metadata(Some(file_metadata(&schema, &metadata(info, games))))
@@ -401,13 +467,16 @@ impl GamesWriter {
             factions: info.factions.iter().map(|f| f.name.clone()).collect(),
             reasons: info.reasons.iter().map(|r| r.name.clone()).collect(),
             pending: Vec::with_capacity(ROW_GROUP),
+            pending_metrics: Vec::with_capacity(ROW_GROUP * metric_columns.len()),
+            metric_columns,
         })
     }
 
-    /// Appends a batch of games, in game order; every `ROW_GROUP` games are written as one
-    /// row group.
-    pub fn write(&mut self, rows: &[GameRow]) -> Result<()> {
+    /// Appends a batch of games, in game order, with their metrics taken at the end (one
+    /// game's after another); every `ROW_GROUP` games are written as one row group.
+    pub fn write(&mut self, rows: &[GameRow], metrics: &[i64]) -> Result<()> {
         self.pending.extend_from_slice(rows);
+        self.pending_metrics.extend_from_slice(metrics);
         if self.pending.len() < ROW_GROUP {
             return Ok(());
         }
@@ -417,14 +486,16 @@ impl GamesWriter {
     /// Writes the pending games as one row group.
     fn flush(&mut self) -> Result<()> {
         let rows = std::mem::take(&mut self.pending);
-        let written = self.write_group(&rows);
-        self.pending = rows;
+        let metrics = std::mem::take(&mut self.pending_metrics);
+        let written = self.write_group(&rows, &metrics);
+        (self.pending, self.pending_metrics) = (rows, metrics);
         self.pending.clear();
+        self.pending_metrics.clear();
         written
     }
 
-    /// Writes `rows` as one row group (and to the CSV file).
-    fn write_group(&mut self, rows: &[GameRow]) -> Result<()> {
+    /// Writes `rows` and their metrics as one row group (and to the CSV file).
+    fn write_group(&mut self, rows: &[GameRow], metrics: &[i64]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -470,6 +541,15 @@ impl GamesWriter {
                 rows.iter()
                     .map(|r| r.outcome.ranks[i] as i32)
                     .collect::<Vec<i32>>(),
+            ));
+        }
+        let stride = self.metric_columns.len();
+        for (k, c) in self.metric_columns.iter().enumerate() {
+            cols.push(Column::new(
+                c.as_str().into(),
+                (metrics.iter().skip(k).step_by(stride))
+                    .copied()
+                    .collect::<Vec<i64>>(),
             ));
         }
         let df = DataFrame::new(rows.len(), cols).map_err(polars_err("games.parquet"))?;

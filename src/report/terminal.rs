@@ -33,6 +33,8 @@ impl Summary {
         self.write_deciders(&mut s);
         self.write_usage(&mut s, w);
         self.write_seats(&mut s, w);
+        let labels: Vec<String> = self.factions.iter().map(|f| f.label.clone()).collect();
+        s.push_str(&super::metrics::text(&self.metrics, &labels, w));
         self.write_speed(&mut s);
         s
     }

@@ -17,6 +17,7 @@ mod derived;
 mod ends;
 mod events;
 mod examples;
+mod metrics;
 mod phases;
 mod ranking;
 mod reasons;
@@ -355,6 +356,7 @@ fn compile_with(
     let (immediate, immediate_by_var, immediate_on_draw) = ends::immediate(&vars, &checks);
 
     let ranking = ranking::compile(raw, &mut cx, &comp)?;
+    let metrics = metrics::compile(raw, src, &mut cx, &comp, &factions)?;
     let teams = ranking::teams(raw, &mut cx, &comp)?;
     let examples = examples::compile(
         raw,
@@ -410,6 +412,7 @@ fn compile_with(
         count_uses: false,
         split_feedback: false,
         seatings: Vec::new(),
+        metrics,
         sources,
         sets,
         card_of,

@@ -10,6 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+mod named;
+pub use named::{RawDerived, RawMetric};
+
 /// A text shown on one line (a title, a label, a description, a name): a TOML string without
 /// a line break or any other control character, refused where it is written otherwise, so
 /// that no text of a scenario adds lines, headings or table rows to a report or the terminal.
@@ -154,6 +157,9 @@ pub struct RawScenario {
     /// Derived values: named formulas, computed where they are read, never stored.
     #[serde(default, rename = "derived")]
     pub derived: Vec<RawDerived>,
+    /// Custom metrics: formulas recorded per game (or per round) next to the outcome.
+    #[serde(default, rename = "metric")]
+    pub metrics: Vec<RawMetric>,
     /// Decks of cards.
     #[serde(default, rename = "deck")]
     #[schemars(with = "Vec<RawDeck>")]
@@ -310,22 +316,6 @@ pub struct RawMeta {
     #[serde(default)]
     #[schemars(with = "Option<Src>")]
     pub players: Option<Formula>,
-}
-
-/// `[[derived]]`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RawDerived {
-    /// Identifier, used in formulas as a variable is (`total_vp`, `A.total_vp`).
-    #[schemars(with = "String")]
-    pub name: Spanned<String>,
-    /// `faction` (default: a value per faction) or `global`.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub scope: Option<Spanned<String>>,
-    /// The formula, over variables, settings and earlier derived values.
-    #[schemars(with = "Src")]
-    pub formula: Formula,
 }
 
 /// `[[set]]`.

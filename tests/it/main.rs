@@ -21,6 +21,7 @@ mod integers;
 mod language;
 mod limits;
 mod mechanisms;
+mod metrics;
 mod native;
 mod native_faults;
 mod native_generated;
