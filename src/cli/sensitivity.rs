@@ -54,6 +54,11 @@ pub struct Args {
     /// A numeric value to move: PATH or PATH=STEP (repeatable).
     #[arg(long, required = true)]
     pub param: Vec<String>,
+    /// The smallest change in win rate that matters, in percentage points: a change beyond
+    /// noise but smaller is "under the margin", and an interval that holds 0 but reaches
+    /// past it is "undecided", with the games that would decide it.
+    #[arg(long, value_name = "PP", default_value_t = 2.0, value_parser = super::parse_margin)]
+    pub margin: f64,
     /// Run options.
     #[command(flatten)]
     pub opts: RunOpts,
@@ -125,9 +130,40 @@ pub struct Effect {
     pub up_swing: Vec<Swing>,
     /// Whether any of its swings is beyond noise (its interval excludes 0).
     pub beyond_noise: bool,
+    /// Its swings judged at the margin: `moves` (one beyond noise and at least the margin),
+    /// `under the margin` (beyond noise, all smaller), `undecided` (none beyond noise, one
+    /// interval reaching past the margin) or `within the margin` (every interval inside it).
+    pub judgement: String,
 }
 
 impl Effect {
+    /// Its swings judged at margin `m` (see [`Effect::judgement`]), and for an undecided
+    /// one the widest swing's interval as a difference.
+    fn judge(&self, m: f64) -> (&'static str, Option<crate::stats::Diff>) {
+        use crate::stats::margin::{Judgement, judge};
+        let diffs: Vec<crate::stats::Diff> = (self.down_swing.iter().chain(&self.up_swing))
+            .map(|w| crate::stats::Diff {
+                est: w.change,
+                low: w.low,
+                high: w.high,
+            })
+            .collect();
+        let js: Vec<Judgement> = diffs.iter().map(|d| judge(d, m)).collect();
+        let any = |j: Judgement| js.contains(&j);
+        if any(Judgement::Up) || any(Judgement::Down) {
+            ("moves", None)
+        } else if any(Judgement::Small) {
+            ("under the margin", None)
+        } else if any(Judgement::Undecided) {
+            let widest = diffs
+                .into_iter()
+                .max_by(|a, b| (a.high - a.low).total_cmp(&(b.high - b.low)));
+            ("undecided", widest)
+        } else {
+            ("within the margin", None)
+        }
+    }
+
     /// Whether faction `f`'s win rate moves beyond noise either way.
     fn moves(&self, f: usize) -> bool {
         self.down_swing[f].beyond_noise || self.up_swing[f].beyond_noise
@@ -156,6 +192,8 @@ pub struct Sensitivity {
     /// The others: no swing's interval excludes 0 (which does not show that they have no
     /// effect, only that these games cannot tell it from noise).
     pub within_noise: Vec<String>,
+    /// The smallest change in win rate that matters (a proportion; `--margin`).
+    pub margin: f64,
 }
 
 /// One parameter to move: its path, value, step and the two compiled steps (down, up).
@@ -284,17 +322,23 @@ fn play(
             down_swing,
             up_swing,
             beyond_noise,
+            judgement: String::new(),
         });
     }
     Ok((base_rates, effects))
 }
 
-/// `Beyond noise: settings.p (First, Second); within noise: settings.q.`
+/// The parameters by their judgement at the margin: `Moves win rates by 2 pp or more:
+/// settings.p (First, Second); beyond noise but under the 2 pp margin: ...; within the
+/// margin: ...; undecided: settings.q (±3.1 pp: about 45,000 games a point would narrow it
+/// to ±2 pp).` Classes without a parameter are left out.
 fn noise_line(s: &Sensitivity) -> String {
-    let beyond: Vec<String> = s
-        .effects
-        .iter()
-        .filter(|e| e.beyond_noise)
+    let m = crate::stats::margin::pp(s.margin);
+    let mut parts = Vec::new();
+    let class = |name: &str| -> Vec<&Effect> {
+        (s.effects.iter()).filter(|e| e.judgement == name).collect()
+    };
+    let moves: Vec<String> = (class("moves").iter())
         .map(|e| {
             let who: Vec<&str> = (0..s.factions.len())
                 .filter(|&f| e.moves(f))
@@ -303,27 +347,61 @@ fn noise_line(s: &Sensitivity) -> String {
             format!("{} ({})", e.param, who.join(", "))
         })
         .collect();
-    let list = |v: Vec<String>| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            v.join(", ")
-        }
+    if !moves.is_empty() {
+        parts.push(format!(
+            "Moves win rates by {m} pp or more, beyond noise: {}",
+            moves.join(", ")
+        ));
+    }
+    let names = |v: Vec<&Effect>| {
+        v.iter()
+            .map(|e| e.param.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    format!(
-        "Beyond noise: {}; within noise: {}.",
-        list(beyond),
-        list(s.within_noise.clone())
-    )
+    let small = class("under the margin");
+    if !small.is_empty() {
+        parts.push(format!(
+            "beyond noise but under the {m} pp margin: {}",
+            names(small)
+        ));
+    }
+    let within = class("within the margin");
+    if !within.is_empty() {
+        parts.push(format!(
+            "within the {m} pp margin (every interval inside ±{m} pp): {}",
+            names(within)
+        ));
+    }
+    let open: Vec<String> = (class("undecided").iter())
+        .map(|e| match e.judge(s.margin).1 {
+            Some(d) => format!(
+                "{} ({})",
+                e.param,
+                crate::stats::margin::undecided(&d, s.games, s.margin, " a point")
+                    .trim_start_matches("undecided (")
+                    .replacen("):", ":", 1)
+            ),
+            None => e.param.clone(),
+        })
+        .collect();
+    if !open.is_empty() {
+        parts.push(format!("undecided: {}", open.join(", ")));
+    }
+    let mut line = parts.join("; ");
+    if let Some(c) = line.get(..1) {
+        line = c.to_uppercase() + &line[1..];
+    }
+    format!("{line}.")
 }
 
 /// What "within noise" means, for the reader of the table.
-const WITHIN: &str = "Within noise: no interval of the parameter excludes 0, so its effect, if \
-    any, is smaller than these games can show; it is not shown to be none.";
+const WITHIN: &str = "Undecided: no interval of the parameter excludes 0, but one reaches past \
+    the margin, so an effect that matters is neither shown nor ruled out by these games.";
 
-/// [`WITHIN`] on a line of its own when a parameter is within noise, else nothing.
+/// [`WITHIN`] on a line of its own when a parameter is undecided, else nothing.
 fn within(s: &Sensitivity) -> String {
-    if s.within_noise.is_empty() {
+    if !s.effects.iter().any(|e| e.judgement == "undecided") {
         String::new()
     } else {
         format!("\n{WITHIN}")
@@ -365,6 +443,9 @@ pub fn run(a: Args) -> Result<()> {
             .fold(0.0, f64::max)
     };
     effects.sort_by(|x, y| swing(y).total_cmp(&swing(x)));
+    for e in &mut effects {
+        e.judgement = e.judge(a.margin).0.into();
+    }
     let names = |beyond: bool| -> Vec<String> {
         effects
             .iter()
@@ -385,6 +466,7 @@ pub fn run(a: Args) -> Result<()> {
         ),
         beyond_noise,
         within_noise,
+        margin: a.margin,
     };
     let json = serde_json::to_string_pretty(&s)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;

@@ -357,7 +357,35 @@ fn table(a: &Args, r: &Tuned) -> String {
         }
         let _ = writeln!(t, "{}", fmt_val(&tr.metric));
     }
-    let _ = writeln!(t, "\nbest: {}", values_words(a, &s.best));
+    // Every other trial within noise of the best: the search games single out no best.
+    let undecided = noise
+        .as_ref()
+        .is_some_and(|n| s.trials.len() > 1 && n.within.len() + 1 == s.trials.len());
+    if undecided {
+        let _ = writeln!(
+            t,
+            "\nno trial differs from the others beyond noise: the lowest loss was at {} (undecided; more --games would tell the trials apart)",
+            values_words(a, &s.best)
+        );
+    } else {
+        let _ = writeln!(t, "\nbest: {}", values_words(a, &s.best));
+    }
+    // A best value on a bound of a search over several parameters: the best may lie past it.
+    if a.param.len() > 1 {
+        for (p, x) in a.param.iter().zip(&s.best) {
+            if *x <= p.lo || *x >= p.hi {
+                let _ = writeln!(
+                    t,
+                    "{} is at a bound of its range ({}): the best may lie past it; widen {}={}:{} to look",
+                    p.path,
+                    p.show(*x),
+                    p.path,
+                    p.show(p.lo),
+                    p.show(p.hi)
+                );
+            }
+        }
+    }
     if !s.bracketed {
         let _ = writeln!(
             t,

@@ -543,3 +543,55 @@ fn exploit_keeps_the_configured_agent_when_nothing_beats_it() {
         "{f}"
     );
 }
+
+#[test]
+fn exploit_iterate_settles_on_the_known_equilibrium_of_a_dominance_game() {
+    // `strong` scores one point more than `weak` whatever the other side does: the one
+    // equilibrium is both sides always strong, where the die splits the ties and the
+    // symmetric game gives each side half the games.
+    let text = SAFE_OR_RISKY
+        .replace("name = \"safe\"", "name = \"strong\"")
+        .replace("vp += 1\"]", "vp += 1 + bernoulli(0.5)\"]")
+        .replace("name = \"risky\"", "name = \"weak\"")
+        .replace("vp += 4 * bernoulli(0.25)", "vp += bernoulli(0.5)")
+        .replace("tiebreak = [\"-seat\"]", "tiebreak = [\"die\"]");
+    assert!(
+        text.contains("1 + bernoulli") && text.contains("[\"die\"]"),
+        "{text}"
+    );
+    let path = temp_scenario("search-exploit-iterate", &text);
+    let v = json_of(&[
+        "exploit",
+        path.to_str().unwrap(),
+        "--games",
+        "600",
+        "--iterations",
+        "2",
+        "--iterate",
+        "4",
+        "--json",
+        "--quiet",
+    ]);
+    let it = v["iterations"].as_array().unwrap();
+    assert!(it.len() <= 3, "{v}");
+    // Against random play both sides gain by always playing strong, and adopt it.
+    for f in it[0]["factions"].as_array().unwrap() {
+        assert_eq!(f["beyond_noise"], true, "{f}");
+        assert!(f["lift"]["low"].as_f64().unwrap() > 0.0, "{f}");
+    }
+    assert_eq!(v["settled"], true, "{v}");
+    for f in it.last().unwrap()["factions"].as_array().unwrap() {
+        assert_eq!(f["beyond_noise"], false, "{f}");
+    }
+    let profile = v["profile"].as_array().unwrap();
+    for p in profile {
+        assert_eq!(p["agent"], "mix: strong 1.00", "{p}");
+        let win = p["win"]["rate"].as_f64().unwrap();
+        assert!((0.45..0.55).contains(&win), "half the games each: {p}");
+    }
+    let e = &v["exploitability"];
+    assert!(
+        e["low"].as_f64().unwrap() <= 0.0,
+        "nothing left to gain: {e}"
+    );
+}

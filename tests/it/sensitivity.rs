@@ -101,9 +101,8 @@ fn sensitivity_table_report_and_tornado_show_the_intervals() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let named = "Beyond noise: settings.p (First, Second); within noise: settings.unused.";
+    let named = "Moves win rates by 2 pp or more, beyond noise: settings.p (First, Second); within the 2 pp margin (every interval inside ±2 pp): settings.unused.";
     assert!(text.contains(named), "{text}");
-    assert!(text.contains("it is not shown to be none"), "{text}");
     assert!(!text.contains("no effect"), "{text}");
     // A row a step, each faction's change with its interval; the unused setting's is 0.
     let rows: Vec<&str> = text
@@ -168,4 +167,39 @@ fn heat_map_diverges_from_the_fair_share_and_marks_what_is_beyond_noise() {
     // At p = 0.2 against q = 0.5 the first seat is far from a fair 50%: its cell is marked.
     assert!(svg.contains("%*\n</text>"), "no cell marked");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_small_step_on_few_games_is_undecided_with_the_games_that_would_decide_it() {
+    let out = vpsim()
+        .args(["sensitivity", "scenarios/race_to_three.toml"])
+        .args(["--param", "settings.p=0.01", "--games", "300", "--quiet"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Undecided: settings.p (±"), "{text}");
+    assert!(
+        text.contains("games a point would narrow it to ±2 pp"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("no change") && !text.contains("no effect"),
+        "{text}"
+    );
+    let json = vpsim()
+        .args(["sensitivity", "scenarios/race_to_three.toml"])
+        .args([
+            "--param",
+            "settings.p=0.01",
+            "--games",
+            "300",
+            "--json",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["effects"][0]["judgement"], "undecided", "{v}");
+    assert_eq!(v["margin"], 0.02, "{v}");
 }

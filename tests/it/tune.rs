@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::{first_seat_wins, fresh_temp_dir, vpsim};
+use crate::util::{first_seat_wins, fresh_temp_dir, temp_scenario, vpsim, vpsim_output};
 
 /// Two factions race to 3 points with chances p and q each round; a same-round finish goes to
 /// the first seat.
@@ -378,4 +378,57 @@ fn trials_within_noise_of_the_best_are_named() {
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert_eq!(md.matches("| within noise |").count(), named.len(), "{md}");
     assert_eq!(md.matches("| best |").count(), 1, "{md}");
+}
+
+#[test]
+fn a_best_on_a_bound_of_several_parameters_is_flagged() {
+    // First wins 60% only with p past 0.3: the best trial sits on p's upper bound.
+    let out = vpsim_output(&[
+        "tune",
+        "scenarios/race_to_three.toml",
+        "--param",
+        "settings.p=0.1:0.3",
+        "--param",
+        "settings.q=0.3:0.5",
+        "--goal",
+        "win_rate(First) = 0.6",
+        "--games",
+        "1000",
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("settings.p is at a bound of its range (0.3): the best may lie past it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_best_is_announced_when_every_trial_is_within_noise() {
+    // A setting nothing reads: every trial plays the same games, and none differs.
+    let text = format!(
+        "{}\n",
+        include_str!("../../scenarios/race_to_three.toml")
+            .replace("q = 0.4\n", "q = 0.4\nunused = 5\n")
+    );
+    let p = temp_scenario("tune-all-within", &text);
+    let out = vpsim_output(&[
+        "tune",
+        p.to_str().unwrap(),
+        "--param",
+        "settings.unused=1:9",
+        "--goal",
+        "win_rate(First) = 0.5",
+        "--games",
+        "400",
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("no trial differs from the others beyond noise"),
+        "{text}"
+    );
+    assert!(!text.contains("\nbest: "), "{text}");
 }
