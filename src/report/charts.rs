@@ -529,6 +529,6 @@ pub fn write_charts(
     Ok(written)
 }
 
-pub use skill::{write_exploit, write_ladder, write_matchups};
+pub use skill::{LiftRow, write_exploit, write_ladder, write_lift, write_matchups};
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
 pub use tune::{TunePanel, write_tune};

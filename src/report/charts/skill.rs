@@ -362,3 +362,144 @@ pub fn write_matchups(
     );
     Ok(written)
 }
+
+/// One faction's lift: its label, and the lift with its interval (as fractions).
+pub type LiftRow = (String, crate::stats::Val);
+
+/// Each faction's lift from its configured agent to its best response, a bar with its
+/// (joint) interval, on an axis of change in win rate with a line at 0 and dashed lines
+/// at the practical margin either side (`name.png` / `.svg`).
+pub fn write_lift(
+    dir: &Path,
+    name: &str,
+    (title, sub): (&str, &str),
+    rows: &[LiftRow],
+    margin: f64,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>> {
+    register_font();
+    let mut written = Vec::new();
+    render!(dir, name, size, written, lift(title, sub, rows, margin));
+    Ok(written)
+}
+
+fn lift<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    sub: &str,
+    rows: &[LiftRow],
+    margin: f64,
+) -> Draw {
+    let keys = [
+        (
+            "lift, beyond noise".to_string(),
+            Key::Swatch(color(0).to_rgba()),
+        ),
+        ("within noise".to_string(), Key::Swatch(color(0).mix(0.3))),
+        (
+            format!("margin ±{} pp", crate::stats::margin::pp(margin)),
+            Key::Dashed(BLACK),
+        ),
+    ];
+    let plot = frame(root, title, sub, &keys)?;
+    let (w, _) = plot.dim_in_pixel();
+    let n = rows.len().max(1);
+    let longest = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(4) as u32;
+    let name_w = (16 + 8 * longest).clamp(60, (w / 3).max(60));
+    let (names, body) = plot.split_horizontally(name_w);
+    let span = (rows.iter())
+        .flat_map(|r| [r.1.est.abs(), r.1.lo.abs(), r.1.hi.abs()])
+        .fold(margin, f64::max)
+        * 1.1;
+    let (bw, _) = body.dim_in_pixel();
+    let (ticks, step, reach) = super::sweep::change_ticks(span, bw.saturating_sub(2 * 30 + 20));
+    let mut chart = ChartBuilder::on(&body)
+        .margin(10)
+        .margin_left(30)
+        .margin_right(30)
+        .x_label_area_size(40)
+        .build_cartesian_2d(-reach..reach, 0f64..n as f64)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .y_labels(0)
+        .x_labels(0)
+        .x_desc("change in win rate, best response minus configured agent")
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(e)?;
+    let (_, ys) = chart.plotting_area().get_pixel_range();
+    let (bx, by) = body.get_base_pixel();
+    let tick_font =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for &t in &ticks {
+        if t.abs() > 1e-12 {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(t, 0.0), (t, n as f64)],
+                    GRID.stroke_width(1),
+                )))
+                .map_err(e)?;
+        }
+        let (x, _) = chart.backend_coord(&(t, 0.0));
+        let (x, y) = (x - bx, ys.end - by);
+        body.draw(&PathElement::new(
+            vec![(x, y), (x, y + 5)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+        body.draw(&Text::new(
+            super::sweep::change_label(t, step),
+            (x, y + 8),
+            tick_font.clone(),
+        ))
+        .map_err(e)?;
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, 0.0), (0.0, n as f64)],
+            BLACK.mix(0.6).stroke_width(1),
+        )))
+        .map_err(e)?;
+    for m in [-margin, margin] {
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(m, 0.0), (m, n as f64)],
+                6,
+                5,
+                BLACK.stroke_width(1),
+            ))
+            .map_err(e)?;
+    }
+    let font =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    let (_, names_y) = names.get_base_pixel();
+    for (k, (label, v)) in rows.iter().enumerate() {
+        // The first faction on top.
+        let y0 = (n - 1 - k) as f64 + 0.25;
+        let beyond = v.lo > 0.0 || v.hi < 0.0;
+        let fill = if beyond {
+            color(0).filled()
+        } else {
+            color(0).mix(0.3).filled()
+        };
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y0), (v.est, y0 + 0.5)],
+                fill,
+            )))
+            .map_err(e)?;
+        let mid = y0 + 0.25;
+        whisker!(chart, (v.lo, mid), (v.hi, mid), [(0, -5), (0, 5)]);
+        let (_, py) = chart.backend_coord(&(0.0, mid));
+        names
+            .draw(&Text::new(
+                label.clone(),
+                (name_w as i32 - 8, py - names_y),
+                font.clone(),
+            ))
+            .map_err(e)?;
+    }
+    root.present().map_err(e)
+}

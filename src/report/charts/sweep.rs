@@ -240,7 +240,7 @@ fn heat_maps<DB: DrawingBackend>(
 /// either way: the smallest step of 1, 2.5 or 5 x 10^n points whose labels fit (at least
 /// 50 pixels apart and wider than the widest label), and the axis's reach, `span` rounded
 /// up to a whole number of steps so that both ends carry a tick.
-fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64, f64) {
+pub(super) fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64, f64) {
     // Steps of 0.1 to 500 points of win rate, as fractions.
     const STEPS: [f64; 12] = [
         0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -268,7 +268,7 @@ const SIDE: u32 = 30;
 
 /// A change in win rate as a tick label, in points with the step's decimals and a true
 /// minus sign: `0`, `+5 pts`, `−2.5 pts`.
-fn change_label(x: f64, step: f64) -> String {
+pub(super) fn change_label(x: f64, step: f64) -> String {
     let pts = 100.0 * x;
     if pts.abs() < 1e-9 {
         return "0".into();
