@@ -3,15 +3,16 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
-
 use super::RunOpts;
+
+mod json;
 use crate::error::{Error, Result};
 use crate::overrides::Override;
 use crate::report::{RunInfo, Summary};
 use crate::runner::RunSpec;
 use crate::stats::Val;
-use crate::tune::{Goal, Method, Noise, Param, Search, Whole};
+use crate::tune::{Goal, Noise, Param, Search, Whole};
+use json::to_json;
 
 /// Find parameter values that meet a balance goal, on common random numbers.
 #[derive(Debug, clap::Args)]
@@ -83,14 +84,6 @@ fn metric(s: &Summary, goal: &Goal) -> Result<Val> {
     Ok(v)
 }
 
-fn val_json(v: &Val) -> Value {
-    json!({ "estimate": v.est, "low": v.lo, "high": v.hi })
-}
-
-fn num_json(p: &Param, x: f64) -> Value {
-    if p.integer { json!(x as i64) } else { json!(x) }
-}
-
 /// For one whole-number parameter with a target: where the line through the confirmation
 /// with the local slope crosses VALUE, and the whole values on each side of it, measured on
 /// the confirmation's games.
@@ -112,86 +105,6 @@ struct Tuned {
     interval: Option<(f64, f64)>,
     sides: Option<Sides>,
     noise: Option<Noise>,
-}
-
-/// The tune as JSON: what `--json` prints and `--out` writes as `tune.json`.
-fn to_json(a: &Args, r: &Tuned) -> Value {
-    let o = &a.opts;
-    let Tuned {
-        s,
-        refined,
-        first,
-        confirm,
-        confirmed,
-        interval,
-        sides,
-        noise,
-    } = r;
-    let (first, confirm) = (*first, *confirm);
-    let map = |xs: &[f64]| -> Value {
-        Value::Object(
-            a.param
-                .iter()
-                .zip(xs)
-                .map(|(p, x)| (p.path.clone(), num_json(p, *x)))
-                .collect(),
-        )
-    };
-    let goal = match &a.goal {
-        Goal::Equal { expr, value } => json!({ "expr": expr, "equals": value }),
-        Goal::Minimize { expr } => json!({ "expr": expr, "minimize": true }),
-    };
-    json!({
-        "scenario": a.scenario.display().to_string(),
-        "goal": goal,
-        "params": a.param.iter().map(|p| json!({
-            "path": p.path, "low": num_json(p, p.lo), "high": num_json(p, p.hi), "integer": p.integer,
-        })).collect::<Vec<_>>(),
-        "method": match s.method { Method::Bisection => "bisection", Method::Compass => "compass" },
-        "seed": o.seed,
-        "games": o.games,
-        "trials": s.trials.iter().map(|t| json!({
-            "values": map(&t.values), "metric": val_json(&t.metric),
-        })).collect::<Vec<_>>(),
-        "bracketed": s.bracketed,
-        "refinement": refined.as_ref().map(|r| json!({
-            "at": r.at, "first_game": r.first, "games": confirm, "metric": val_json(&r.metric),
-        })),
-        "best": map(&s.best),
-        // The best trial (numbered from 1) and the trials within noise of it: their 95%
-        // intervals of the goal's loss overlap (see `tune::within_noise`).
-        "best_trial": noise.as_ref().map(|n| n.best + 1),
-        "indistinguishable": noise.iter().flat_map(|n| &n.within).map(|&i| json!({
-            "trial": i + 1,
-            "values": map(&s.trials[i].values),
-            "metric": val_json(&s.trials[i].metric),
-        })).collect::<Vec<_>>(),
-        "confirmation": {
-            "first_game": first,
-            "games": confirm,
-            "metric": val_json(confirmed),
-            "goal_met": goal_met(&a.goal, confirmed),
-        },
-        "interval": interval.map(|(lo, hi)| {
-            let p = &a.param[0];
-            json!({ p.path.clone(): [lo, hi] })
-        }),
-        "whole_values": sides.as_ref().map(|w| json!({
-            "crossing": w.crossing,
-            "first_game": first,
-            "games": confirm,
-            "values": w.values.iter().map(|(x, v)| json!({
-                "value": num_json(&a.param[0], *x),
-                "metric": val_json(v),
-                "goal_met": goal_met(&a.goal, v),
-            })).collect::<Vec<_>>(),
-            "verdict": match w.verdict {
-                Whole::Met => "met",
-                Whole::Between => "no_whole_value",
-                Whole::Missed => "missed",
-            },
-        })),
-    })
 }
 
 /// For `EXPR = VALUE`: whether VALUE is inside the confirmation's interval.

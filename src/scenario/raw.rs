@@ -219,6 +219,11 @@ pub struct RawExample {
     #[serde(default)]
     #[schemars(with = "Option<i64>")]
     pub round: Option<Spanned<i64>>,
+    /// The factions in seat order, first seat first (every faction once): the example's
+    /// seating, as `--rotate-seats` gives a game (default: the factions' own order).
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub seats: Vec<Spanned<String>>,
     /// Settings this example changes (the scenario is compiled again with them).
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Src>")]

@@ -225,3 +225,39 @@ fn check_reads_the_first_seat_when_seats_rotate() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn an_example_seats_the_factions_as_it_says() {
+    let race = include_str!("../../scenarios/race_to_three.toml");
+    let p = temp_scenario("seats-example", race);
+    let out = vpsim_output(&["test", p.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("ok      with Second in the first seat"),
+        "{text}"
+    );
+    // The same example expecting the factions' own order fails: the seating is applied.
+    let wrong = race.replace(
+        "result = \"win Second\"\norder = [\"Second\", \"First\"]",
+        "result = \"win First\"\norder = [\"First\", \"Second\"]",
+    );
+    assert_ne!(wrong, race);
+    let p = temp_scenario("seats-example-wrong", &wrong);
+    let out = vpsim_output(&["test", p.to_str().unwrap()]);
+    assert!(!out.status.success());
+    for (seats, says) in [
+        ("[\"Second\", \"Second\"]", "`Second` is seated twice"),
+        ("[\"Second\"]", "`seats` leaves out `First`"),
+    ] {
+        let bad = race.replace(
+            "[\"Second\", \"First\"]\nsettings",
+            &format!("{seats}\nsettings"),
+        );
+        assert_ne!(bad, race);
+        let p = temp_scenario("seats-example-bad", &bad);
+        let out = vpsim_output(&["validate", p.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{err}");
+    }
+}

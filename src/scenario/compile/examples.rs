@@ -33,7 +33,7 @@ pub(super) fn compile(
         // An example naming a faction that sits out assumes more players: kept for `vpsim
         // test` to report, as one set past the last round is.
         // An example with settings of its own runs in the scenario compiled with them.
-        if variants && !ex.settings.is_empty() {
+        if variants && (!ex.settings.is_empty() || !ex.seats.is_empty()) {
             let mut v = whole.clone();
             for (k, f) in &ex.settings {
                 if !v.settings.contains_key(k) {
@@ -45,7 +45,14 @@ pub(super) fn compile(
                 v.settings.insert(k.clone(), f.clone());
             }
             let mut e = placeholder(ex);
-            e.variant = Some(Box::new(compile_at(&v, src, false)?));
+            let mut variant = compile_at(&v, src, false)?;
+            if !ex.seats.is_empty() {
+                // Seated as the example says: the variant rotates seats with that one seating.
+                let seating = seating(&ex.seats, &variant.factions, src)?;
+                variant.tables.rotate_seats = true;
+                variant.seatings = vec![seating];
+            }
+            e.variant = Some(Box::new(variant));
             examples.push(e);
             continue;
         }
@@ -321,4 +328,49 @@ fn placeholder(ex: &crate::scenario::raw::RawExample) -> Example {
         available: true,
         skipped: None,
     }
+}
+
+/// The seating an example's `seats` names: every faction once, first seat first.
+fn seating(
+    seats: &[Spanned<String>],
+    factions: &[crate::model::Faction],
+    src: &Source,
+) -> Result<crate::runtime::seats::Seating> {
+    let mut s = crate::runtime::seats::Seating::identity();
+    let mut seen = vec![false; factions.len()];
+    for (k, name) in seats.iter().enumerate() {
+        let Some(f) = factions.iter().position(|x| &x.name == name.get_ref()) else {
+            return Err(src.fail(
+                name.span().start,
+                format!(
+                    "`{}` is not a faction{}",
+                    name.get_ref(),
+                    suggest(name.get_ref(), factions.iter().map(|x| &x.name))
+                ),
+            ));
+        };
+        if k >= factions.len() || seen[f] {
+            return Err(src.fail(
+                name.span().start,
+                format!(
+                    "`{}` is seated twice: `seats` names every faction once",
+                    name.get_ref()
+                ),
+            ));
+        }
+        seen[f] = true;
+        s.at[k] = f as u8;
+        s.of[f] = k as u8;
+    }
+    if let Some(f) = seen.iter().position(|x| !x) {
+        let at = seats.last().map_or(0, |n| n.span().start);
+        return Err(src.fail(
+            at,
+            format!(
+                "`seats` leaves out `{}`: name every faction once, first seat first",
+                factions[f].name
+            ),
+        ));
+    }
+    Ok(s)
 }
