@@ -207,7 +207,7 @@ pub fn run(a: Args) -> Result<()> {
             tally: p.tally.clone(),
         };
         crate::output::clear_report(dir)?;
-        super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
+        super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }
     let mut results = Vec::new();
     for (name, e, at) in &checks {

@@ -331,7 +331,7 @@ pub fn run(a: Args) -> Result<()> {
                 threads: 1,
                 tally: t.clone(),
             };
-            super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.chart_size)?;
+            super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.canvas())?;
         }
         let title = format!("Compare: {}", ma.title);
         let md = format!(

@@ -134,7 +134,7 @@ pub fn run(a: Args) -> Result<()> {
             &levels,
             &series,
             1.0 / m.nfactions() as f64,
-            o.chart_size,
+            o.canvas(),
         )?;
         if !matchups.is_empty() {
             let names: Vec<String> = a.levels.iter().map(|l| l.value.clone()).collect();
@@ -151,7 +151,7 @@ pub fn run(a: Args) -> Result<()> {
                 &names,
                 &cells,
                 1.0 / m.nfactions() as f64,
-                o.chart_size,
+                o.canvas(),
             )?;
         }
         let title = format!("Ladder: {}", m.title);

@@ -470,7 +470,7 @@ pub fn run(a: Args) -> Result<()> {
             &summary,
             &merged,
             a.csv,
-            crate::report::charts::DEFAULT_SIZE,
+            crate::report::charts::DEFAULT_SIZE.into(),
         )?;
     }
     super::print_summary(&summary, a.json)

@@ -271,7 +271,7 @@ pub fn run(a: Args) -> Result<()> {
             threads: p.threads,
             tally: p.tally,
         };
-        super::write_outputs(dir, &summary, &file, o.csv, o.chart_size)?;
+        super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }
     super::print_summary(&summary, o.json)
 }

@@ -583,7 +583,7 @@ fn write_report(
         ),
         &params,
         &effects,
-        o.chart_size,
+        o.canvas(),
     )?;
     let title = format!("Sensitivity: {}", base_model.title);
     let mut md = super::report_header(&title, base_model, o.seed, o.games, "per variant or point");

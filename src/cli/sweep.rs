@@ -285,7 +285,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         &p.path,
                         &xs,
                         &series,
-                        o.chart_size,
+                        o.canvas(),
                     )?;
                 }
             }
@@ -314,7 +314,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         (q.path.as_str(), q.values.as_slice()),
                     ),
                     &maps,
-                    o.chart_size,
+                    o.canvas(),
                 )?;
             }
             _ => {}

@@ -581,7 +581,7 @@ pub fn run(a: Args) -> Result<()> {
             (&format!("Goal metric: {}", a.goal.expr()), &sub),
             target,
             &panels,
-            o.chart_size,
+            o.canvas(),
         )?;
         let title = format!("Tune: {}", model.title);
         let mut md = super::report_header(&title, &model, o.seed, o.games, "per variant or point");

@@ -23,6 +23,32 @@ const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 /// The chart size in pixels when `--chart-size` is not given.
 pub const DEFAULT_SIZE: (u32, u32) = (960, 600);
 
+/// A chart's canvas: its size in pixels, and how many pixels one unit of the drawing takes
+/// (`--chart-scale`): at scale 2 a 1600x900 chart is drawn as an 800x450 one, every text and
+/// line twice as large, so the picture reads the same placed at half its width.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Canvas {
+    /// Width and height in pixels (the PNG's).
+    pub px: (u32, u32),
+    /// Pixels per unit of drawing (the SVG's units), at least 1.
+    pub scale: f32,
+}
+
+impl Canvas {
+    /// The drawing's size in its own units (the SVG's size): the pixels over the scale.
+    pub fn units(&self) -> (u32, u32) {
+        let k = self.scale.max(1.0);
+        let u = |x: u32| ((x as f32 / k).round() as u32).max(1);
+        (u(self.px.0), u(self.px.1))
+    }
+}
+
+impl From<(u32, u32)> for Canvas {
+    fn from(px: (u32, u32)) -> Canvas {
+        Canvas { px, scale: 1.0 }
+    }
+}
+
 /// Parses `--chart-size WxH` (each side 320 to 4096 pixels).
 pub fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
     let (w, h) = s
@@ -226,15 +252,26 @@ fn frame<DB: DrawingBackend>(
 ) -> std::result::Result<DrawingArea<DB, Shift>, String> {
     root.fill(&WHITE).map_err(e)?;
     let (w, _) = root.dim_in_pixel();
-    let (head, body) = root.split_vertically(72);
-    head.draw(&Text::new(title, (20, 12), ("sans-serif", 24).into_font()))
+    // The title on one line and the subtitle on up to two, each shortened with an
+    // ellipsis rather than cut at the edge.
+    let room = w.saturating_sub(40);
+    let title_font = ("sans-serif", 24).into_font();
+    let sub_font = ("sans-serif", 15).into_font();
+    let title = fit_lines(root, title, &title_font, room, 1);
+    let sub = fit_lines(root, sub, &sub_font, room, 2);
+    let (head, body) = root.split_vertically(54 + 18 * sub.len() as u32);
+    for line in &title {
+        head.draw(&Text::new(line.clone(), (20, 12), title_font.clone()))
+            .map_err(e)?;
+    }
+    for (i, line) in sub.iter().enumerate() {
+        head.draw(&Text::new(
+            line.clone(),
+            (20, 44 + 18 * i as i32),
+            sub_font.clone().color(&GREY),
+        ))
         .map_err(e)?;
-    head.draw(&Text::new(
-        sub,
-        (20, 44),
-        ("sans-serif", 15).into_font().color(&GREY),
-    ))
-    .map_err(e)?;
+    }
     if keys.is_empty() {
         return Ok(body);
     }
@@ -268,6 +305,73 @@ fn frame<DB: DrawingBackend>(
         .map_err(e)?;
     }
     Ok(plot)
+}
+
+/// `text` in at most `lines` lines of at most `width` pixels in `font`: broken after a
+/// separator (` · `) or at a space, the last line ending in an ellipsis when the rest does
+/// not fit. Widths are the bundled font's, as plotters measures them.
+fn fit_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    font: &FontDesc,
+    width: u32,
+    lines: usize,
+) -> Vec<String> {
+    let style = TextStyle::from(font.clone());
+    let fits = |t: &str| {
+        area.estimate_text_size(t, &style)
+            .map_or(true, |(tw, _)| tw <= width)
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = text.trim().to_string();
+    while !rest.is_empty() {
+        if fits(&rest) {
+            out.push(std::mem::take(&mut rest));
+            break;
+        }
+        if out.len() + 1 == lines.max(1) {
+            // The last line: as many characters as fit, then an ellipsis.
+            let chars: Vec<char> = rest.chars().collect();
+            let mut n = chars.len();
+            while n > 0
+                && !fits(&format!(
+                    "{}…",
+                    chars[..n].iter().collect::<String>().trim_end()
+                ))
+            {
+                n -= 1;
+            }
+            out.push(format!(
+                "{}…",
+                chars[..n].iter().collect::<String>().trim_end()
+            ));
+            break;
+        }
+        // The longest head that fits, broken at a space (a ` · ` break keeps its dot).
+        let spaces: Vec<usize> = rest.match_indices(' ').map(|(i, _)| i).collect();
+        let cut = spaces
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| fits(rest[..i].trim_end()));
+        match cut {
+            Some(i) if i > 0 => {
+                out.push(rest[..i].trim_end().to_string());
+                rest = rest[i..].trim_start().to_string();
+            }
+            _ => {
+                // No space early enough: the ellipsis on this line.
+                let chars: Vec<char> = rest.chars().collect();
+                let mut n = chars.len();
+                while n > 0 && !fits(&format!("{}…", chars[..n].iter().collect::<String>())) {
+                    n -= 1;
+                }
+                out.push(format!("{}…", chars[..n].iter().collect::<String>()));
+                break;
+            }
+        }
+    }
+    out
 }
 
 fn e<E: std::fmt::Display>(x: E) -> String {
@@ -359,13 +463,21 @@ fn faction_chart<'a, DB: DrawingBackend>(
 ) -> std::result::Result<FactionChart<'a, DB>, String> {
     // Names are wrapped at spaces to the width of their slot, so that long ones never run
     // into each other; the label area grows with the number of lines.
+    // The labels' size shrinks (to 10 at the least) until the longest word fits its slot.
     let (w, _) = plot.dim_in_pixel();
     let slot = (w.saturating_sub(110) / names.len().max(1) as u32).max(40);
-    let wrapped: Vec<Vec<String>> = names.iter().map(|n| wrap(n, slot)).collect();
+    let longest = (names.iter().flat_map(|n| n.split_whitespace()))
+        .map(|word| word.chars().count() as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let size = (slot * 16 / (9 * longest)).clamp(10, 16);
+    let wrapped: Vec<Vec<String>> = (names.iter()).map(|n| wrap(n, slot * 16 / size)).collect();
     let lines = wrapped.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
+    let line_h = 3 + size as i32;
     let mut chart = ChartBuilder::on(plot)
         .margin(16)
-        .x_label_area_size(20 + 19 * lines)
+        .x_label_area_size(20 + line_h as u32 * lines)
         .y_label_area_size(70)
         .build_cartesian_2d(segments(names.len()).into_segmented(), y)
         .map_err(e)?;
@@ -389,13 +501,13 @@ fn faction_chart<'a, DB: DrawingBackend>(
     let step = (x1 - x0) as f64 / names.len().max(1) as f64;
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let font =
-        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, lines) in wrapped.iter().enumerate() {
         let x = x0 - bx + (step * (i as f64 + 0.5)) as i32;
         for (k, line) in lines.iter().enumerate() {
             plot.draw(&Text::new(
                 line.clone(),
-                (x, y1 - by + 8 + 19 * k as i32),
+                (x, y1 - by + 8 + line_h * k as i32),
                 font.clone(),
             ))
             .map_err(e)?;
@@ -470,18 +582,50 @@ pub(crate) fn png_bytes(rgb: &[u8], (w, h): (u32, u32)) -> std::result::Result<V
     Ok(png)
 }
 
+/// The PNG of a chart: its SVG rasterised by resvg at `scale` pixels per SVG unit onto a
+/// white `w` x `h` canvas, the text shaped (kerning, placement) from the bundled DejaVu Sans
+/// alone, so the PNG is the SVG's picture on any machine. Why not plotters' bitmap backend:
+/// it places glyphs one by one without kerning ("1 00,000 games", "wei ghted").
+pub(crate) fn rasterize(
+    svg: &str,
+    (w, h): (u32, u32),
+    scale: f32,
+) -> std::result::Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    static OPTIONS: std::sync::OnceLock<usvg::Options<'static>> = std::sync::OnceLock::new();
+    let opt = OPTIONS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(FONT.to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        usvg::Options {
+            font_family: "DejaVu Sans".into(),
+            fontdb: std::sync::Arc::new(db),
+            ..usvg::Options::default()
+        }
+    });
+    let tree = usvg::Tree::from_str(svg, opt).map_err(e)?;
+    let mut pixmap = tiny_skia::Pixmap::new(w.max(1), h.max(1))
+        .ok_or_else(|| format!("cannot draw {w}x{h} pixels"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    // Opaque pixels: premultiplied and straight RGB are the same.
+    let rgb: Vec<u8> = (pixmap.data().chunks_exact(4))
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    png_bytes(&rgb, (w.max(1), h.max(1)))
+}
+
 /// Renders one chart in memory as PNG and SVG, then writes `dir/name.png` and
 /// `dir/name.svg` atomically (so a full disk is an ordinary write error naming the file).
 macro_rules! render {
     ($dir:expr, $name:expr, $size:expr, $written:expr, $draw:ident($($arg:expr),*)) => {{
-        let (dir, name, dim): (&Path, &str, (u32, u32)) = ($dir, $name, $size);
+        let (dir, name, canvas): (&Path, &str, Canvas) = ($dir, $name, $size);
+        let dim = canvas.units();
         let fail = |m: String| Error::Write { what: format!("chart {name}"), source: std::io::Error::other(m) };
-        let mut rgb = vec![0u8; dim.0 as usize * dim.1 as usize * 3];
-        {
-            let root = BitMapBackend::with_buffer(&mut rgb, dim).into_drawing_area();
-            $draw(&root, $($arg),*).map_err(&fail)?;
-        }
-        let png = png_bytes(&rgb, dim).map_err(&fail)?;
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, dim).into_drawing_area();
@@ -494,6 +638,7 @@ macro_rules! render {
             "font-family=\"sans-serif\"",
             "font-family=\"DejaVu Sans, Verdana, sans-serif\"",
         );
+        let png = rasterize(&svg, canvas.px, canvas.scale).map_err(&fail)?;
         for (bytes, ext) in [(&png[..], "png"), (svg.as_bytes(), "svg")] {
             let path = dir.join(format!("{name}.{ext}"));
             crate::output::write_atomic(&path, bytes)?;
@@ -515,7 +660,7 @@ pub fn write_charts(
     dir: &Path,
     s: &Summary,
     t: &crate::stats::Tally,
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     std::fs::create_dir_all(dir).map_err(|source| Error::Write {

@@ -242,3 +242,64 @@ fn six_factions_of_fixed_length_charts_read_true() {
     assert!(svg(&dir, "length").contains("every game lasts 8 rounds"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The width and height of a PNG, from its header.
+fn png_size(path: &Path) -> (u32, u32) {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[1..4], b"PNG");
+    let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn chart_scale_draws_the_same_picture_larger_and_subtitles_never_run_off() {
+    let path = temp_scenario("charts-scale", TWO);
+    let dir = fresh_temp_path("charts-scale");
+    vpsim()
+        .arg("run")
+        .arg(&path)
+        .args(["--games", "500", "--quiet", "--chart-size", "1600x900"])
+        .args(["--chart-scale", "2", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    // The PNG has the pixels asked for; the drawing (the SVG) half of them each way.
+    assert_eq!(png_size(&dir.join("win_rates.png")), (1600, 900));
+    let s = svg(&dir, "win_rates");
+    let root = tags(&s, "svg")[0];
+    assert_eq!(
+        (attr(root, "width"), attr(root, "height")),
+        ("800", "450"),
+        "{root}"
+    );
+    // A narrow chart with a long subtitle: it wraps or ends in an ellipsis, within the width.
+    let long = "a_long_setting_name_for_a_long_subtitle";
+    let text = TWO.replace("[ranking]", &format!("[settings]\n{long} = 1\n[ranking]"));
+    let path = temp_scenario("charts-narrow", &text);
+    let dir = fresh_temp_path("charts-narrow");
+    vpsim()
+        .arg("run")
+        .arg(&path)
+        .args(["--games", "200", "--quiet", "--chart-size", "400x320"])
+        .args(["--set", &format!("settings.{long}=2"), "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let s = svg(&dir, "win_rates");
+    let subs: Vec<String> = texts(&s)
+        .into_iter()
+        .filter(|(a, _)| attr(a, "fill") == "#5A5A5A" && attr(a, "x") == "20")
+        .map(|(_, t)| t)
+        .collect();
+    assert!(subs.len() == 2, "two subtitle lines: {subs:?}");
+    assert!(subs[1].ends_with('…'), "{subs:?}");
+    let out = vpsim()
+        .args(["run", "scenarios/race_to_three.toml", "--chart-scale", "9"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("a number from 1 to 4"),
+        "{err}"
+    );
+}

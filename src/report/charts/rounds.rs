@@ -294,7 +294,7 @@ fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw 
 pub(super) fn write(
     dir: &Path,
     s: &Summary,
-    size: (u32, u32),
+    size: Canvas,
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
     if !s.leader_by_round.is_empty() {

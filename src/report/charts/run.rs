@@ -536,7 +536,7 @@ pub(super) fn write(
     dir: &Path,
     s: &Summary,
     t: &crate::stats::Tally,
-    size: (u32, u32),
+    size: Canvas,
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
     let dist: Vec<Dist> = (t.factions.iter())

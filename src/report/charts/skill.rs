@@ -238,7 +238,7 @@ pub fn write_exploit(
     (title, sub): (&str, &str),
     rows: &[(String, Rate, Rate)],
     fair: f64,
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
@@ -257,7 +257,7 @@ pub fn write_ladder(
     levels: &[String],
     series: &[(String, Vec<Rate>)],
     fair: f64,
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
@@ -349,7 +349,7 @@ pub fn write_matchups(
     levels: &[String],
     cells: &[(usize, usize, Rate)],
     fair: f64,
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
@@ -375,7 +375,7 @@ pub fn write_lift(
     (title, sub): (&str, &str),
     rows: &[LiftRow],
     margin: f64,
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();

@@ -443,7 +443,7 @@ pub fn write_sweep_lines(
     xlabel: &str,
     xs: &[f64],
     series: &[(String, Vec<Rate>)],
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
@@ -469,7 +469,7 @@ pub fn write_heat_maps(
     (title, sub): (&str, &str),
     ((x_label, xs), (y_label, ys)): (Axis, Axis),
     maps: &[(String, Vec<Vec<Rate>>)],
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
@@ -494,7 +494,7 @@ pub fn write_tornado(
     (title, sub): (&str, &str),
     params: &[String],
     effects: &[(String, Vec<(Val, Val)>)],
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();

@@ -147,7 +147,7 @@ pub fn write_tune(
     (title, sub): (&str, &str),
     target: Option<f64>,
     panels: &[TunePanel],
-    size: (u32, u32),
+    size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();

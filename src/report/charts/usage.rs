@@ -32,6 +32,17 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         .map(|u| u.share)
         .fold(0.0, f64::max)
         .max(1e-9);
+    // The axis's caption, shortened when the chart is too narrow for it.
+    let long = "share of the faction's decisions; ±N pp: its win rate with the action minus without, where beyond noise";
+    let short = "share of decisions; ±N pp: win rate with minus without (beyond noise)";
+    let style = TextStyle::from(("sans-serif", 13).into_font());
+    let width = plot.dim_in_pixel().0.saturating_sub(label_w + 24);
+    let fits = |t: &str| {
+        plot.estimate_text_size(t, &style)
+            .is_ok_and(|(w, _)| w <= width)
+    };
+    let desc = if fits(long) { long } else { short };
+    let cell_w = width / actions.len().max(1) as u32;
     let mut chart = ChartBuilder::on(&plot)
         .margin(12)
         .x_label_area_size(60)
@@ -48,7 +59,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         .y_labels(factions.len())
         .x_label_formatter(&label_at(&actions))
         .y_label_formatter(&label_at(&factions))
-        .x_desc("share of the faction's decisions; ±N pp: its win rate with the action minus without, where beyond noise")
+        .x_desc(desc)
         .label_style(("sans-serif", 13))
         .draw()
         .map_err(e)?;
@@ -70,20 +81,34 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
             } else {
                 format!("{:.1}%", 100.0 * u.share)
             };
-            let text = match u.difference {
-                Some(d) if d.beyond_noise() => format!("{share} {:+.1} pp", 100.0 * d.est),
-                _ => share,
+            // The share and the difference on one line, or on two when the cell is narrow.
+            let pp = match u.difference {
+                Some(d) if d.beyond_noise() => Some(format!("{:+.1} pp", 100.0 * d.est)),
+                _ => None,
             };
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    text,
-                    (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
-                    ("sans-serif", 14)
-                        .into_font()
-                        .color(&ink)
-                        .pos(Pos::new(HPos::Center, VPos::Center)),
-                )))
-                .map_err(e)?;
+            let one = match &pp {
+                Some(pp) => format!("{share} {pp}"),
+                None => share.clone(),
+            };
+            let cell_fits = plot
+                .estimate_text_size(&one, &TextStyle::from(("sans-serif", 14).into_font()))
+                .is_ok_and(|(w, _)| w + 6 <= cell_w);
+            let lines: Vec<(String, i32)> = match pp {
+                Some(pp) if !cell_fits => vec![(share, -8), (pp, 8)],
+                _ => vec![(one, 0)],
+            };
+            for (text, dy) in lines {
+                let style = ("sans-serif", 14)
+                    .into_font()
+                    .color(&ink)
+                    .pos(Pos::new(HPos::Center, VPos::Center));
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at((SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)))
+                            + Text::new(text, (0, dy), style),
+                    ))
+                    .map_err(e)?;
+            }
         }
     }
     Ok(())
@@ -93,7 +118,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
 pub(super) fn write(
     dir: &Path,
     s: &Summary,
-    size: (u32, u32),
+    size: Canvas,
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
     if s.factions.iter().all(|f| f.usage.is_empty()) {
