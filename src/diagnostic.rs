@@ -75,7 +75,8 @@ const WIDTH: usize = 160;
 fn snippet(loc: &Location) -> Option<String> {
     use ariadne::{Config, Label, Report, ReportKind, Source};
     let meta = std::fs::metadata(&loc.file).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SNIPPET_FILE || loc.line == 0 {
+    // A value an override wrote is not in the file: no line of it to show.
+    if !meta.is_file() || meta.len() > MAX_SNIPPET_FILE || loc.line == 0 || loc.from.is_some() {
         return None;
     }
     let text = std::fs::read_to_string(&loc.file).ok()?;
@@ -182,6 +183,7 @@ mod tests {
                 file: path.display().to_string(),
                 line,
                 col,
+                from: None,
             },
             msg: msg.into(),
         };

@@ -16,11 +16,17 @@ pub struct Location {
     pub line: usize,
     /// 1-based column (in characters).
     pub col: usize,
+    /// The `--set` or `--agent` flag that wrote this text, when one did: `line` is then
+    /// where in the file the flag's edit sits, and the file's text there is not this text.
+    pub from: Option<String>,
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+        match &self.from {
+            None => write!(f, "{}:{}:{}", self.file, self.line, self.col),
+            Some(flag) => write!(f, "{}:{}, in the value from {flag}", self.file, self.line),
+        }
     }
 }
 

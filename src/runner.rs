@@ -342,6 +342,7 @@ pub fn fault_error(m: &Model, seed: u64, game: u64, f: Fault) -> Error {
             file: m.file.clone(),
             line: 0,
             col: 0,
+            from: None,
         });
     let vars: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
     Error::Fault {

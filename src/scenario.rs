@@ -4,6 +4,7 @@
 //! rules of validity and the compilation in [`compile`].
 
 pub mod compile;
+pub mod linemap;
 pub mod raw;
 
 use std::path::Path;
@@ -74,7 +75,8 @@ pub fn parse_with(
         return Ok(first);
     }
     let edited = crate::overrides::apply(text, overrides)?;
-    match parse(&edited, file) {
+    let map = linemap::LineMap::new(text, overrides)?;
+    match parse_source(&Source::edited(file, &edited, &map)) {
         Ok(mut m) => {
             m.overrides = overrides.iter().map(|o| o.to_string()).collect();
             // The file's own hash: the overrides are listed beside it, not folded into it.
@@ -95,8 +97,13 @@ pub fn parse_with(
 
 /// Compiles scenario text; `file` names it in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Model> {
-    let src = Source::new(file, text);
-    too_many_tables(text, &src)?;
+    parse_source(&Source::new(file, text))
+}
+
+/// Compiles the text of `src`, its locations mapped to the file's lines.
+fn parse_source(src: &Source) -> Result<Model> {
+    let text = src.text;
+    too_many_tables(text, src)?;
     let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
         Error::Scenario {
@@ -104,7 +111,7 @@ pub fn parse(text: &str, file: &str) -> Result<Model> {
             msg: toml_message(e.message()),
         }
     })?;
-    compile::compile(&raw, &src)
+    compile::compile(&raw, src)
 }
 
 /// Refuses a file with more tables of a kind than a scenario may hold, before it is parsed:

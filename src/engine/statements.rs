@@ -177,6 +177,9 @@ impl<T: Tracer> Game<'_, T> {
             };
             // Which statement: its line in the file, and the source it credits.
             let mut by = match self.m.locs.get(loc as usize) {
+                Some(l) if l.from.is_some() => {
+                    format!(" [from {}", l.from.as_deref().unwrap_or(""))
+                }
                 Some(l) if l.line > 0 => format!(" [line {}", l.line),
                 _ => String::new(),
             };

@@ -40,6 +40,8 @@ pub struct Source<'a> {
     /// Byte offset where each line starts, so that a location is a binary search, not a
     /// count from the start of the file (loading stays linear in the file's size).
     line_starts: Vec<usize>,
+    /// Where each line came from when the text is the file edited by overrides.
+    map: Option<&'a super::linemap::LineMap>,
 }
 
 impl<'a> Source<'a> {
@@ -52,6 +54,15 @@ impl<'a> Source<'a> {
             file,
             text,
             line_starts,
+            map: None,
+        }
+    }
+
+    /// The source `text`, the file `file` edited by overrides, its lines' origins in `map`.
+    pub fn edited(file: &'a str, text: &'a str, map: &'a super::linemap::LineMap) -> Source<'a> {
+        Source {
+            map: Some(map),
+            ..Source::new(file, text)
         }
     }
 
@@ -61,10 +72,18 @@ impl<'a> Source<'a> {
         let line = self.line_starts.partition_point(|&s| s <= byte).max(1);
         let start = self.line_starts[line - 1];
         let col = self.text.get(start..byte).map_or(0, |l| l.chars().count()) + 1;
+        let (line, from) = match self.map {
+            Some(m) => {
+                let (l, flag) = m.origin(line);
+                (l, flag.map(str::to_string))
+            }
+            None => (line, None),
+        };
         Location {
             file: self.file.to_string(),
             line,
             col,
+            from,
         }
     }
 
