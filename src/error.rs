@@ -18,7 +18,7 @@ pub struct Location {
     pub col: usize,
     /// The `--set` or `--agent` flag that wrote this text, when one did: `line` is then
     /// where in the file the flag's edit sits, and the file's text there is not this text.
-    pub from: Option<String>,
+    pub from: Option<Box<str>>,
 }
 
 impl fmt::Display for Location {

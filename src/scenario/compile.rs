@@ -75,7 +75,7 @@ impl<'a> Source<'a> {
         let (line, from) = match self.map {
             Some(m) => {
                 let (l, flag) = m.origin(line);
-                (l, flag.map(str::to_string))
+                (l, flag.map(Box::from))
             }
             None => (line, None),
         };
