@@ -103,6 +103,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// The same for the metrics taken after each round, round by round, for the rounds of
     /// `leaders`.
     metric_rounds: Vec<i64>,
+    /// Whether the model has a metric taken after each round (checked once, not per round).
+    round_metrics: bool,
     /// The constant initial state and the initial values evaluated each game.
     init: crate::model::InitPlan,
     /// Decisions this player made by faction and action, `faction * actions + action`,
@@ -169,6 +171,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),
             ),
             metric_end: Vec::with_capacity(m.metric_values(false)),
+            round_metrics: m.metrics.iter().any(|mt| mt.per_round),
             metric_rounds: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.metric_values(true),
             ),

@@ -161,7 +161,7 @@ impl<T: Tracer> Game<'_, T> {
         if self.records && self.leaders.len() < LEADER_ROUNDS {
             let leader = self.leader()?;
             self.leaders.push(leader);
-            if self.m.metrics.iter().any(|mt| mt.per_round) {
+            if self.round_metrics {
                 self.record_metrics(true)?;
             }
         }
