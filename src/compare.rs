@@ -55,6 +55,10 @@ pub struct PairTally {
     /// Paired game lengths: the sum of A's rounds, of B − A and of (B − A)².
     #[serde(default)]
     pub rounds: PairSum,
+    /// Games whose result differs between A and B (another sole winner, or a win against a
+    /// shared win, a draw or nobody): changes that cancel in the win rates still count here.
+    #[serde(default)]
+    pub changed: u64,
 }
 
 /// Sums over paired values: exact integers, so tallies merge exactly.
@@ -114,6 +118,7 @@ impl PairTally {
             ends: Vec::new(),
             reasons_b: 0,
             rounds: PairSum::default(),
+            changed: 0,
         }
     }
 
@@ -139,6 +144,7 @@ impl PairTally {
             self.ends[a.reason as usize * self.reasons_b + b.reason as usize] += 1;
         }
         self.rounds.add(a.rounds as i128, b.rounds as i128);
+        self.changed += (a.result != b.result) as u64;
         for (f, pf) in self.factions.iter_mut().enumerate() {
             let wa = a.result == GameResult::Win(f as u8);
             let wb = b.result == GameResult::Win(f as u8);
@@ -168,6 +174,7 @@ impl PairTally {
             *x += y;
         }
         self.rounds.merge(&o.rounds);
+        self.changed += o.changed;
         for (x, y) in self.factions.iter_mut().zip(o.factions) {
             x.wins_a += y.wins_a;
             x.wins_b += y.wins_b;
@@ -383,6 +390,29 @@ pub fn level(alpha: f64) -> String {
 fn points(x: f64) -> String {
     let s = format!("{:.2}", 100.0 * x);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The clause a verdict adds about the games whose winner changed (`changed`, a rate over
+/// the paired games): when no win rate moved beyond noise but the winner changed in some
+/// games beyond noise, the changes cancel; otherwise just the share.
+pub fn changed_clause(d: &[FactionDiff], changed: &crate::stats::Rate, alpha: f64) -> String {
+    let share = format!(
+        "{:.2}% [{:.2}, {:.2}]",
+        100.0 * changed.rate,
+        100.0 * changed.low,
+        100.0 * changed.high
+    );
+    if changed.count == 0 {
+        return " The winner is the same in every game.".into();
+    }
+    let moved = d.iter().any(|f| f.p_holm < alpha);
+    if !moved && changed.low > 0.0 {
+        format!(
+            " Yet the winner changed in {share} of the games (the same games in both): B moves wins between factions in both directions, and the moves cancel in the win rates."
+        )
+    } else {
+        format!(" The winner changed in {share} of the games (the same games in both).")
+    }
 }
 
 /// A plain sentence saying which differences are beyond noise.

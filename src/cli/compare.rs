@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::RunOpts;
-use crate::compare::{FactionDiff, PairTally, diffs, run_pair, sentence};
+use crate::compare::{FactionDiff, PairTally, changed_clause, diffs, run_pair, sentence};
 use crate::error::{Error, Result};
 use crate::overrides::{Override, parse_override};
 
@@ -78,6 +78,9 @@ pub struct Comparison {
     pub sequential: Option<Sequential>,
     /// Per faction.
     pub factions: Vec<FactionDiff>,
+    /// Games whose result differs between A and B, played on the same streams, with a 95%
+    /// Wilson interval: a change whose moves cancel in the win rates shows here.
+    pub winner_changed: crate::stats::Rate,
     /// The verdict in words.
     pub sentence: String,
 }
@@ -186,6 +189,11 @@ pub fn run(a: Args) -> Result<()> {
         b.finish_and_clear();
     }
     let factions = result?;
+    let winner_changed = crate::stats::Rate::wilson(
+        tally.changed,
+        tally.games,
+        crate::stats::z_for(crate::report::CONFIDENCE),
+    );
     let alpha_used = match &sequential {
         Some(s) => a.alpha / s.planned_looks as f64,
         None => a.alpha,
@@ -208,6 +216,7 @@ pub fn run(a: Args) -> Result<()> {
         alpha: a.alpha,
         delta: a.delta,
         sequential,
+        winner_changed,
         // The sentence is for people: it names factions by their labels.
         sentence: sentence(
             &factions
@@ -219,7 +228,7 @@ pub fn run(a: Args) -> Result<()> {
                 })
                 .collect::<Vec<_>>(),
             alpha_used,
-        ),
+        ) + &changed_clause(&factions, &winner_changed, alpha_used),
         factions,
     };
     let json = serde_json::to_string_pretty(&cmp)

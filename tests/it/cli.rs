@@ -675,35 +675,3 @@ fn sweep_is_quiet_off_a_terminal_and_validate_lists_faction_inits() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
-
-#[test]
-fn faults_and_traces_under_overrides_name_the_users_own_line_or_the_flag() {
-    // A division by zero on the file's line 18; --agent inserts lines above it.
-    let text = crate::util::SAFE_OR_RISKY.replace("vp += 1\"]", "vp += 1 / (vp - vp)\"]");
-    let line = text.lines().position(|l| l.contains("vp - vp")).unwrap() + 1;
-    let p = crate::util::temp_scenario("cli-override-lines", &text);
-    let p = p.to_str().unwrap();
-    let out = crate::util::vpsim_output(&["run", p, "--agent", "A=greedy", "--games", "5"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("{p}:{line}:13: in game 0")), "{err}");
-    assert!(
-        err.contains("vp += 1 / (vp - vp)"),
-        "the user's line is shown: {err}"
-    );
-    // A cost that --set adds is traced as the flag's, not as a line of the file.
-    let out = crate::util::vpsim_output(&["trace", p, "--set", "action.safe.cost.vp=0"]);
-    let trace = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        trace.contains("[from --set action.safe.cost.vp=0]"),
-        "{trace}"
-    );
-    // A formula --set wrote faults as the flag's value, with no line of the file shown.
-    let set = "action.safe.effects=[\"vp += 2 / (vp - vp)\"]";
-    let out = crate::util::vpsim_output(&["run", p, "--set", set, "--games", "5"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(&format!("{p}:{line}, in the value from --set {set}")),
-        "{err}"
-    );
-    assert!(!err.contains("here"), "{err}");
-}

@@ -560,3 +560,72 @@ fn compare_names_its_equivalence_margin_and_one_level() {
     assert!(text.contains("no difference beyond ±2 points"), "{text}");
     assert!(text.contains("beyond noise with 95% confidence"), "{text}");
 }
+
+#[test]
+fn faults_and_traces_under_overrides_name_the_users_own_line_or_the_flag() {
+    // A division by zero on the file's line 18; --agent inserts lines above it.
+    let text = crate::util::SAFE_OR_RISKY.replace("vp += 1\"]", "vp += 1 / (vp - vp)\"]");
+    let line = text.lines().position(|l| l.contains("vp - vp")).unwrap() + 1;
+    let p = crate::util::temp_scenario("cli-override-lines", &text);
+    let p = p.to_str().unwrap();
+    let out = crate::util::vpsim_output(&["run", p, "--agent", "A=greedy", "--games", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{p}:{line}:13: in game 0")), "{err}");
+    assert!(
+        err.contains("vp += 1 / (vp - vp)"),
+        "the user's line is shown: {err}"
+    );
+    // A cost that --set adds is traced as the flag's, not as a line of the file.
+    let out = crate::util::vpsim_output(&["trace", p, "--set", "action.safe.cost.vp=0"]);
+    let trace = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        trace.contains("[from --set action.safe.cost.vp=0]"),
+        "{trace}"
+    );
+    // A formula --set wrote faults as the flag's value, with no line of the file shown.
+    let set = "action.safe.effects=[\"vp += 2 / (vp - vp)\"]";
+    let out = crate::util::vpsim_output(&["run", p, "--set", set, "--games", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{p}:{line}, in the value from --set {set}")),
+        "{err}"
+    );
+    assert!(!err.contains("here"), "{err}");
+}
+
+#[test]
+fn compare_counts_the_games_whose_winner_changed_when_the_moves_cancel() {
+    // Two symmetric factions; reversing the tie-break hands tied games to the other side:
+    // the win rates stay level while the winner of many games changes.
+    let text = "[scenario]\nname = \"symmetric\"\nrounds = 3\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[var]]\nname = \"vp\"\n[[var]]\nname = \"rows\"\ninit = \"uniform(0, 3)\"\n\
+        [[phase]]\nname = \"score\"\neach = \"faction\"\neffects = [\"vp += bernoulli(0.5)\"]\n\
+        [ranking]\nscore = \"vp\"\ntiebreak = [\"rows\", \"die\"]\n";
+    let p = crate::util::temp_scenario("compare-changed", text);
+    let p = p.to_str().unwrap();
+    let v = crate::util::json_of(&[
+        "compare",
+        p,
+        "--b-set",
+        "ranking.tiebreak=[\"-rows\", \"die\"]",
+        "--games",
+        "40000",
+        "--json",
+        "--quiet",
+    ]);
+    let changed = &v["winner_changed"];
+    assert!(changed["low"].as_f64().unwrap() > 0.1, "{changed}");
+    let s = v["sentence"].as_str().unwrap();
+    assert!(s.contains("No win-rate difference is beyond noise"), "{s}");
+    assert!(s.contains("Yet the winner changed in"), "{s}");
+    // A file against itself: the same winner in every game.
+    let v = crate::util::json_of(&["compare", p, "--games", "2000", "--json", "--quiet"]);
+    assert_eq!(v["winner_changed"]["count"], 0, "{v}");
+    assert!(
+        v["sentence"]
+            .as_str()
+            .unwrap()
+            .contains("The winner is the same in every game")
+    );
+}
