@@ -363,8 +363,9 @@ pub fn write_matchups(
     Ok(written)
 }
 
-/// One faction's lift: its label, and the lift with its interval (as fractions).
-pub type LiftRow = (String, crate::stats::Val);
+/// One faction's lift: its label, the lift with its interval (as fractions), and whether it
+/// is a better response beyond noise (drawn solid; otherwise pale).
+pub type LiftRow = (String, crate::stats::Val, bool);
 
 /// Each faction's lift from its configured agent to its best response, a bar with its
 /// (joint) interval, on an axis of change in win rate with a line at 0 and dashed lines
@@ -392,10 +393,13 @@ fn lift<DB: DrawingBackend>(
 ) -> Draw {
     let keys = [
         (
-            "lift, beyond noise".to_string(),
+            "better response, beyond noise".to_string(),
             Key::Swatch(color(0).to_rgba()),
         ),
-        ("within noise".to_string(), Key::Swatch(color(0).mix(0.3))),
+        (
+            "within noise, or agent kept".to_string(),
+            Key::Swatch(color(0).mix(0.3)),
+        ),
         (
             format!("margin ±{} pp", crate::stats::margin::pp(margin)),
             Key::Dashed(BLACK),
@@ -425,7 +429,7 @@ fn lift<DB: DrawingBackend>(
         .disable_mesh()
         .y_labels(0)
         .x_labels(0)
-        .x_desc("change in win rate, best response minus configured agent")
+        .x_desc("change in win rate, best candidate minus configured agent")
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(e)?;
@@ -475,10 +479,10 @@ fn lift<DB: DrawingBackend>(
     let font =
         TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     let (_, names_y) = names.get_base_pixel();
-    for (k, (label, v)) in rows.iter().enumerate() {
+    for (k, (label, v, beyond)) in rows.iter().enumerate() {
         // The first faction on top.
         let y0 = (n - 1 - k) as f64 + 0.25;
-        let beyond = v.lo > 0.0 || v.hi < 0.0;
+        let beyond = *beyond;
         let fill = if beyond {
             color(0).filled()
         } else {
