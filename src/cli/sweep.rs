@@ -142,6 +142,22 @@ pub struct Sweep {
     pub seed: u64,
     /// The points, first parameter slowest.
     pub points: Vec<Point>,
+    /// Whether a swept value is floored where it is stored (a real put in a variable, which
+    /// holds whole numbers): between whole stored values the response is a step, and the
+    /// chart draws the points alone.
+    pub floored: bool,
+}
+
+/// The warnings of the points' models that say a swept real is floored where it is stored
+/// (warnings the file's own values do not give), each once.
+fn floored_warnings(models: &[(Vec<Override>, crate::Model)], base: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in models.iter().flat_map(|(_, m)| &m.warnings) {
+        if w.contains("is stored in `") && !base.contains(w) && !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out
 }
 
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
@@ -222,6 +238,13 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             Ok((extra, loaded))
         })
         .collect::<Result<Vec<_>>>()?;
+    let base = load_point(&a.scenario, o, &[])?.warnings;
+    let floored = floored_warnings(&models, &base);
+    for w in floored.iter().take(3) {
+        crate::diagnostic::say(&format!(
+            "warning: a swept value is floored where it is stored, so the response between whole stored values is a step (the chart draws points only): {w}"
+        ));
+    }
     let out = super::command_out_dir(&models[0].1.name, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
@@ -258,6 +281,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         games: o.games,
         seed: o.seed,
         points,
+        floored: !floored.is_empty(),
     };
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
@@ -283,7 +307,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         "sweep",
                         (&title, &sub),
                         &p.path,
-                        &xs,
+                        (&xs, sweep.floored),
                         &series,
                         o.canvas(),
                     )?;

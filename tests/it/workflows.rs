@@ -629,3 +629,54 @@ fn compare_counts_the_games_whose_winner_changed_when_the_moves_cancel() {
             .contains("The winner is the same in every game")
     );
 }
+
+#[test]
+fn a_sweep_of_a_floored_setting_warns_and_draws_points_with_the_fair_share() {
+    // A's head start is a setting stored in a whole-number variable: 0.5 stores 0.
+    let text = "[scenario]\nname = \"floored\"\nrounds = 3\n[settings]\nhead = 0\n\
+        [[faction]]\nname = \"A\"\ninit = { vp = \"head\" }\n[[faction]]\nname = \"B\"\n\
+        [[var]]\nname = \"vp\"\n\
+        [[phase]]\nname = \"score\"\neach = \"faction\"\neffects = [\"vp += bernoulli(0.5)\"]\n\
+        [ranking]\nscore = \"vp\"\n";
+    let p = crate::util::temp_scenario("sweep-floored", text);
+    let dir = crate::util::fresh_temp_path("sweep-floored-out");
+    let out = crate::util::vpsim_output(&[
+        "sweep",
+        p.to_str().unwrap(),
+        "--param",
+        "settings.head=0,0.5,1",
+        "--games",
+        "500",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("a swept value is floored where it is stored"),
+        "{err}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(json["floored"], true);
+    let svg = std::fs::read_to_string(dir.join("sweep.svg")).unwrap();
+    assert!(svg.contains("fair share 50.0%"), "the fair share is drawn");
+    assert!(
+        svg.contains("win rate (95% intervals)"),
+        "points, not a band"
+    );
+    // A whole-number sweep of the same setting is not floored.
+    let out = crate::util::vpsim_output(&[
+        "sweep",
+        p.to_str().unwrap(),
+        "--param",
+        "settings.head=0,1",
+        "--games",
+        "200",
+        "--json",
+        "--quiet",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["floored"], false, "{v}");
+}

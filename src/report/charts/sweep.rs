@@ -16,14 +16,19 @@ fn sweep_lines<DB: DrawingBackend>(
     title: &str,
     sub: &str,
     xlabel: &str,
-    xs: &[f64],
+    (xs, floored): (&[f64], bool),
     series: &[(String, Vec<Rate>)],
 ) -> Draw {
-    let keys: Vec<(String, Key)> = series
+    let fair = 1.0 / series.len().max(1) as f64;
+    let mut keys: Vec<(String, Key)> = series
         .iter()
         .enumerate()
         .map(|(i, (n, _))| (n.clone(), Key::Line(color(i))))
         .collect();
+    keys.push((
+        format!("fair share {:.1}%", 100.0 * fair),
+        Key::Dashed(BLACK),
+    ));
     let plot = frame(root, title, sub, &keys)?;
     let (lo, hi) = (
         xs.iter().copied().fold(f64::INFINITY, f64::min),
@@ -51,7 +56,11 @@ fn sweep_lines<DB: DrawingBackend>(
     mesh.bold_line_style(GRID)
         .light_line_style(TRANSPARENT)
         .x_desc(xlabel)
-        .y_desc("win rate (95% band)")
+        .y_desc(if floored {
+            "win rate (95% intervals)"
+        } else {
+            "win rate (95% band)"
+        })
         .y_label_formatter(&|y| pct(*y))
         .label_style(("sans-serif", 16));
     // A whole-number parameter is ticked at whole numbers only.
@@ -59,8 +68,31 @@ fn sweep_lines<DB: DrawingBackend>(
         mesh.x_labels(whole_ticks(lo, hi)).x_label_formatter(&whole);
     }
     mesh.draw().map_err(e)?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![(lo, fair), (hi, fair)],
+            8,
+            6,
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
     for (i, (_, rates)) in series.iter().enumerate() {
         let c = color(i);
+        if floored {
+            // A floored value steps between whole stored values: each point with its
+            // interval, nothing drawn between them.
+            for (x, r) in xs.iter().zip(rates) {
+                whisker!(chart, (*x, r.low), (*x, r.high), [(-4, 0), (4, 0)]);
+            }
+            chart
+                .draw_series(
+                    xs.iter()
+                        .zip(rates)
+                        .map(|(x, r)| Circle::new((*x, r.rate), 5, c.filled())),
+                )
+                .map_err(e)?;
+            continue;
+        }
         let band: Vec<(f64, f64)> = xs
             .iter()
             .zip(rates)
@@ -435,13 +467,15 @@ fn tornado<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
-/// Line chart of win rates against one swept parameter (`name.png` / `.svg`).
+/// Line chart of win rates against one swept parameter, with the fair share dashed
+/// (`name.png` / `.svg`); `xs.1`: the value is floored where it is stored, and the points
+/// are drawn alone, with their intervals (no line or band between them).
 pub fn write_sweep_lines(
     dir: &Path,
     name: &str,
     (title, sub): (&str, &str),
     xlabel: &str,
-    xs: &[f64],
+    xs: (&[f64], bool),
     series: &[(String, Vec<Rate>)],
     size: Canvas,
 ) -> Result<Vec<PathBuf>> {
