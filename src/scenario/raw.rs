@@ -462,9 +462,10 @@ fn one() -> Spanned<i64> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
-    /// `weighted`, `greedy`, `priority`, `lookahead` or `mcts`.
-    #[schemars(with = "String")]
-    pub policy: Spanned<String>,
+    /// `weighted` (the default), `greedy`, `priority`, `lookahead` or `mcts`.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub policy: Option<Spanned<String>>,
     /// Lookahead: playouts per option (default 32).
     #[serde(default)]
     #[schemars(with = "Option<i64>")]

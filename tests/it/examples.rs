@@ -63,3 +63,41 @@ fn the_last_round_of_liberty_or_death_is_a_winter_quarters() {
     }
     assert!(checked > 0, "some games reach the last round");
 }
+
+#[test]
+fn an_example_with_an_action_and_effects_is_refused_and_an_agent_needs_no_policy() {
+    let base = crate::util::SAFE_OR_RISKY;
+    // Both an action and effects: the effects would be dropped, so the file is refused.
+    let both = format!(
+        "{base}\n[[example]]\nname = \"both\"\nactor = \"A\"\naction = \"safe\"\neffects = [\"vp += 5\"]\n"
+    );
+    let p = crate::util::temp_scenario("examples-both", &both);
+    let out = crate::util::vpsim_output(&["validate", p.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("one of them: to set the state before the action"),
+        "{err}"
+    );
+    let line = both
+        .lines()
+        .position(|l| l.starts_with("effects = [\"vp += 5"))
+        .unwrap()
+        + 1;
+    assert!(err.contains(&format!(":{line}:")), "at the effects: {err}");
+    // An agent table without `policy` is weighted, as the README says.
+    let mixed = base.replace(
+        "[[faction]]\nname = \"A\"\n",
+        "[[faction]]\nname = \"A\"\nagent = { mix = { safe = 1 } }\n",
+    );
+    assert_ne!(mixed, base);
+    let p = crate::util::temp_scenario("examples-no-policy", &mixed);
+    let out = crate::util::vpsim_output(&["run", p.to_str().unwrap(), "--games", "200", "-q"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("agents: A mix, B weighted"), "{text}");
+}

@@ -189,7 +189,7 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
         });
     };
     let kind = cx.keyword(
-        &Some(ra.policy.clone()),
+        &ra.policy,
         &["weighted", "greedy", "priority", "lookahead", "mcts"],
         "weighted",
         "policy",
@@ -234,7 +234,7 @@ fn agent(cx: &mut Cx, comp: &Compiler, ra: Option<&RawAgent>, actions: &[Action]
     if policy == Policy::Priority && ra.priority.is_empty() {
         let at = match &ra.rollout_policy {
             Some(p) if look.is_some() => p.span().start,
-            _ => ra.policy.span().start,
+            _ => ra.policy.as_ref().map_or(0, |p| p.span().start),
         };
         return Err(cx.src.fail(
             at,

@@ -107,6 +107,15 @@ pub(super) fn compile(
                 "an example runs a `phase`, an `action` or `effects`, one of them",
             ));
         }
+        // An action and effects together: the effects would be dropped silently.
+        if action.is_some()
+            && let Some(first) = ex.effects.first()
+        {
+            return Err(src.fail(
+                first.span().start,
+                "an example runs a `phase`, an `action` or `effects`, one of them: to set the state before the action, write these statements in `given`",
+            ));
+        }
         if action.is_some() && actor.is_none() {
             return Err(src.fail(
                 ex.action.as_ref().map_or(0, |a| a.span().start),
