@@ -300,8 +300,11 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
     let _ = writeln!(s, "\ntime a level: {speed}");
     let _ = writeln!(
         s,
-        "\nreadings (last level against the first; intervals simultaneous at 95% over the {} factions; margin {} pp):",
-        m.nfactions(),
+        "\nreadings (last level against the first; intervals {}; margin {} pp):",
+        match m.nfactions() {
+            1 => "at 95% for the one faction".to_string(),
+            n => format!("simultaneous at 95% over the {n} factions"),
+        },
         crate::stats::margin::pp(margin)
     );
     for line in readings(m, rungs, margin) {

@@ -272,12 +272,16 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             &mut m,
             "end_reasons",
             "End reasons",
-            format!(
-                "Most games end by {} ({}): {}.",
-                code(&r.name),
-                r.mechanism,
-                ci(&r.rate)
-            ),
+            if r.rate.count == r.rate.n {
+                format!("Every game ends by {} ({}).", code(&r.name), r.mechanism)
+            } else {
+                format!(
+                    "Most games end by {} ({}): {}.",
+                    code(&r.name),
+                    r.mechanism,
+                    ci(&r.rate)
+                )
+            },
         );
     }
     if let Some(p) = s

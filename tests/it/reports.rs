@@ -558,3 +558,29 @@ fn the_scenario_hash_is_the_files_own() {
     assert_eq!(agent, plain);
     assert_eq!(ladder, plain);
 }
+
+#[test]
+fn a_single_end_reason_reads_every_game_not_most() {
+    // Every game of the race ends by `three`: the report says so, with no interval.
+    let dir = crate::util::fresh_temp_path("reports-every-game");
+    let out = crate::util::vpsim_output(&[
+        "run",
+        "scenarios/race_to_three.toml",
+        "--games",
+        "500",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("Every game ends by `three` (condition)."),
+        "{md}"
+    );
+    assert!(!md.contains("Most games end by"), "{md}");
+}
