@@ -274,6 +274,15 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
             "End reasons",
             if r.rate.count == r.rate.n {
                 format!("Every game ends by {} ({}).", code(&r.name), r.mechanism)
+            } else if r.rate.rate >= 0.9995 {
+                // A share that would print as 100.0%: the games that end otherwise, counted.
+                format!(
+                    "All but {} of the {} games end by {} ({}).",
+                    super::thousands(r.rate.n - r.rate.count),
+                    super::thousands(r.rate.n),
+                    code(&r.name),
+                    r.mechanism
+                )
             } else {
                 format!(
                     "Most games end by {} ({}): {}.",
