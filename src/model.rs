@@ -147,6 +147,19 @@ impl Objective {
 }
 
 impl Agent {
+    /// A state-blind mix: the weighted policy with a fixed weight per action (`mix`, one per
+    /// action of the model), its decisions counted when `counted`.
+    pub fn fixed_mix(mix: Vec<f64>, counted: bool) -> Agent {
+        Agent {
+            policy: Policy::Weighted,
+            noise: Expr::constant(0.0),
+            priority: vec![u16::MAX; mix.len()],
+            mix: Some(mix),
+            look: None,
+            counted,
+        }
+    }
+
     /// How results name this agent: `weighted`, `greedy`, `priority`, `mix`,
     /// `lookahead(R)` or `mcts(N)` (with its exploration constant, horizon and objective
     /// when they are not the defaults).

@@ -74,8 +74,7 @@ pub fn parse_with(
     if overrides.is_empty() {
         return Ok(first);
     }
-    let edited = crate::overrides::apply(text, overrides)?;
-    let map = linemap::LineMap::new(text, overrides)?;
+    let (edited, map) = linemap::LineMap::new(text, overrides)?;
     match parse_source(&Source::edited(file, &edited, &map)) {
         Ok(mut m) => {
             m.overrides = overrides.iter().map(|o| o.to_string()).collect();

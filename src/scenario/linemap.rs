@@ -29,9 +29,9 @@ pub struct LineMap {
 }
 
 impl LineMap {
-    /// The map of `text` after `overrides`, applied one at a time as [`crate::overrides::apply`]
-    /// applies them all.
-    pub fn new(text: &str, overrides: &[Override]) -> Result<LineMap> {
+    /// `text` after `overrides` (as [`crate::overrides::apply`] gives it), and the map of
+    /// its lines, the overrides applied one at a time.
+    pub fn new(text: &str, overrides: &[Override]) -> Result<(String, LineMap)> {
         let mut before = text.to_string();
         let mut lines: Vec<Origin> = (1..=text.split('\n').count()).map(Origin::File).collect();
         for k in 0..overrides.len() {
@@ -39,10 +39,11 @@ impl LineMap {
             lines = step(&before, &after, &lines, k);
             before = after;
         }
-        Ok(LineMap {
+        let map = LineMap {
             lines,
             flags: overrides.iter().map(Override::flag).collect(),
-        })
+        };
+        Ok((before, map))
     }
 
     /// Where line `line` (1-based) of the edited text came from: the file's line, and the
@@ -102,7 +103,7 @@ mod tests {
     #[test]
     fn lines_keep_their_file_line_and_edited_ones_name_the_flag() {
         let text = "[scenario]\nname = \"x\"\nrounds = 3\n\n[settings]\ngoal = 10\nedge = 1\n";
-        let m = LineMap::new(text, &[set("settings.goal", "12")]).unwrap();
+        let (_, m) = LineMap::new(text, &[set("settings.goal", "12")]).unwrap();
         assert_eq!(m.origin(5), (5, None));
         assert_eq!(m.origin(6), (6, Some("--set settings.goal=12")));
         assert_eq!(m.origin(7), (7, None));

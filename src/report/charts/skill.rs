@@ -433,39 +433,7 @@ fn lift<DB: DrawingBackend>(
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(e)?;
-    let (_, ys) = chart.plotting_area().get_pixel_range();
-    let (bx, by) = body.get_base_pixel();
-    let tick_font =
-        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-    for &t in &ticks {
-        if t.abs() > 1e-12 {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(t, 0.0), (t, n as f64)],
-                    GRID.stroke_width(1),
-                )))
-                .map_err(e)?;
-        }
-        let (x, _) = chart.backend_coord(&(t, 0.0));
-        let (x, y) = (x - bx, ys.end - by);
-        body.draw(&PathElement::new(
-            vec![(x, y), (x, y + 5)],
-            BLACK.stroke_width(1),
-        ))
-        .map_err(e)?;
-        body.draw(&Text::new(
-            super::sweep::change_label(t, step),
-            (x, y + 8),
-            tick_font.clone(),
-        ))
-        .map_err(e)?;
-    }
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, 0.0), (0.0, n as f64)],
-            BLACK.mix(0.6).stroke_width(1),
-        )))
-        .map_err(e)?;
+    super::sweep::change_axis(&body, &mut chart, (&ticks, step), n as f64)?;
     for m in [-margin, margin] {
         chart
             .draw_series(DashedLineSeries::new(

@@ -295,6 +295,53 @@ pub(super) fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64, f64) {
     (ticks, step, r)
 }
 
+/// A chart whose x axis is a change in win rate and whose y axis counts rows.
+pub(super) type ChangeChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Draws a change-in-win-rate axis on `chart` (laid out on `area`, `rows` high): a grid line
+/// at each tick but 0, the tick marks and their labels below the plot, and the 0 line. The
+/// ticks are drawn here, not by plotters: its round values never fall on half steps (2.5
+/// points).
+pub(super) fn change_axis<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut ChangeChart<DB>,
+    (ticks, step): (&[f64], f64),
+    rows: f64,
+) -> Draw {
+    let (_, ys) = chart.plotting_area().get_pixel_range();
+    chart
+        .draw_series(
+            (ticks.iter().filter(|t| t.abs() > 1e-12))
+                .map(|&t| PathElement::new(vec![(t, 0.0), (t, rows)], GRID.stroke_width(1))),
+        )
+        .map_err(e)?;
+    let font =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    let (bx, by) = area.get_base_pixel();
+    for &t in ticks {
+        let (x, _) = chart.backend_coord(&(t, 0.0));
+        let (x, y) = (x - bx, ys.end - by);
+        area.draw(&PathElement::new(
+            vec![(x, y), (x, y + 5)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+        area.draw(&Text::new(change_label(t, step), (x, y + 8), font.clone()))
+            .map_err(e)?;
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, 0.0), (0.0, rows)],
+            BLACK.mix(0.6).stroke_width(1),
+        )))
+        .map_err(e)?;
+    Ok(())
+}
+
 /// A tornado panel's side margin, in pixels: half a wide tick label ("−2.5 pts").
 const SIDE: u32 = 30;
 
@@ -370,8 +417,6 @@ fn tornado<DB: DrawingBackend>(
         * 1.1;
     let font =
         TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
-    let tick_font =
-        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     let (_, names_y) = names.get_base_pixel();
     let row = |k: usize| (n - 1 - k) as f64;
     for (p, (panel, (name, eff))) in panels.iter().zip(effects).enumerate() {
@@ -399,38 +444,7 @@ fn tornado<DB: DrawingBackend>(
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(e)?;
-        let (_, ys) = chart.plotting_area().get_pixel_range();
-        chart
-            .draw_series(
-                ticks.iter().filter(|t| t.abs() > 1e-12).map(|&t| {
-                    PathElement::new(vec![(t, 0.0), (t, n as f64)], GRID.stroke_width(1))
-                }),
-            )
-            .map_err(e)?;
-        let (bx, by) = panel.get_base_pixel();
-        for &t in &ticks {
-            let (x, _) = chart.backend_coord(&(t, 0.0));
-            let (x, y) = (x - bx, ys.end - by);
-            panel
-                .draw(&PathElement::new(
-                    vec![(x, y), (x, y + 5)],
-                    BLACK.stroke_width(1),
-                ))
-                .map_err(e)?;
-            panel
-                .draw(&Text::new(
-                    change_label(t, step),
-                    (x, y + 8),
-                    tick_font.clone(),
-                ))
-                .map_err(e)?;
-        }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, 0.0), (0.0, n as f64)],
-                BLACK.mix(0.6).stroke_width(1),
-            )))
-            .map_err(e)?;
+        change_axis(panel, &mut chart, (&ticks, step), n as f64)?;
         for (k, (d, u)) in eff.iter().enumerate() {
             // Each row: one step down in its lower half, one step up in its upper half; a
             // change within noise (its interval holds 0) is pale.
