@@ -271,24 +271,66 @@ fn leaf_paths(table: &Table, out: &mut Vec<String>) {
     walk(table, "", &mut |p, _| out.push(p.to_string()));
 }
 
+/// Whether a path names a quantity (a number the rules compute with) rather than a
+/// condition or a statement: only those are listed when the file writes a formula there.
+fn quantity_path(p: &str) -> bool {
+    const PARENTS: [&str; 4] = [".init.", ".settings.", ".cost.", ".mix."];
+    const KEYS: [&str; 12] = [
+        "weight",
+        "value",
+        "probability",
+        "actions",
+        "noise",
+        "rollouts",
+        "iterations",
+        "horizon",
+        "min",
+        "max",
+        "init",
+        "rounds",
+    ];
+    let last = p.rsplit('.').next().unwrap_or(p);
+    p.starts_with("settings.") || PARENTS.iter().any(|q| p.contains(q)) || KEYS.contains(&last)
+}
+
+/// One value a designer can tweak with `--set` (and so sweep, tune and perturb).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tweakable {
+    /// The path `--set` takes.
+    pub path: String,
+    /// The value as written (a formula without its quotes).
+    pub value: String,
+    /// Whether the file writes a formula there, which a number given with `--set` replaces.
+    pub formula: bool,
+}
+
 /// Every value a designer can tweak with `--set`, with its current value as written:
 /// numbers and true/false anywhere in the rules (settings, faction parameters, action
-/// weights, variable bounds, rounds), in file order. Worked examples and assertions are
-/// tests of the rules, not rules, and are left out.
-pub fn tweakables(text: &str) -> Vec<(String, String)> {
+/// weights, variable bounds, rounds), and formulas where a number goes (`init = { chance =
+/// "50 + edge" }`), in file order. Worked examples and assertions are tests of the rules,
+/// not rules, and are left out.
+pub fn tweakables(text: &str) -> Vec<Tweakable> {
     let mut out = Vec::new();
     if let Ok(doc) = text.parse::<DocumentMut>() {
         walk(doc.as_table(), "", &mut |p, v| {
             let test = p.starts_with("example.") || p.starts_with("assert.");
-            // A number, or a formula that is one (`init = { chance = "50" }`): every value
-            // --set, sweep, sensitivity and tune take.
             let number = |s: &str| s.trim().parse::<f64>().is_ok_and(f64::is_finite);
+            let mut push = |value: String, formula: bool| {
+                out.push(Tweakable {
+                    path: p.to_string(),
+                    value,
+                    formula,
+                })
+            };
             match v {
                 Some(v @ (Value::Integer(_) | Value::Float(_) | Value::Boolean(_))) if !test => {
-                    out.push((p.to_string(), v.clone().decorated("", "").to_string()));
+                    push(v.clone().decorated("", "").to_string(), false);
                 }
                 Some(Value::String(s)) if !test && number(s.value()) => {
-                    out.push((p.to_string(), s.value().trim().to_string()));
+                    push(s.value().trim().to_string(), false);
+                }
+                Some(Value::String(s)) if !test && quantity_path(p) => {
+                    push(s.value().trim().to_string(), true);
                 }
                 _ => {}
             }
@@ -309,10 +351,18 @@ pub fn tweakables(text: &str) -> Vec<(String, String)> {
         for (path, t) in agents {
             let policy = t.get("policy").and_then(|p| p.as_str());
             if policy == Some("lookahead") && !t.contains_key("rollouts") {
-                out.push((format!("{path}.rollouts"), "32".into()));
+                out.push(Tweakable {
+                    path: format!("{path}.rollouts"),
+                    value: "32".into(),
+                    formula: false,
+                });
             }
             if policy == Some("mcts") && !t.contains_key("iterations") {
-                out.push((format!("{path}.iterations"), "1000".into()));
+                out.push(Tweakable {
+                    path: format!("{path}.iterations"),
+                    value: "1000".into(),
+                    formula: false,
+                });
             }
         }
     }
@@ -452,8 +502,18 @@ pub fn apply(text: &str, overrides: &[Override]) -> Result<String> {
     Ok(doc.to_string())
 }
 
-/// The current numeric value at a path (for `vpsim sensitivity`), if it is a number.
-pub fn current_number(text: &str, path: &str) -> Result<f64> {
+/// The value a path holds in the file: a number, or a formula (which `--set` replaces with
+/// a number, so it can be swept and tuned, but has no number to start from or perturb).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Current {
+    /// A number (or a formula that is one, `"50"`).
+    Number(f64),
+    /// A formula, as written.
+    Formula(String),
+}
+
+/// The current value at a path (for `vpsim sensitivity` and `vpsim tune`).
+pub fn current_value(text: &str, path: &str) -> Result<Current> {
     let doc = text
         .parse::<DocumentMut>()
         .map_err(|e| Error::Usage(format!("cannot read the scenario as TOML: {e}")))?;
@@ -501,7 +561,7 @@ pub fn current_number(text: &str, path: &str) -> Result<f64> {
     as_number(item, path)
 }
 
-fn number_in(t: &Table, rest: &[&str], path: &str) -> Result<f64> {
+fn number_in(t: &Table, rest: &[&str], path: &str) -> Result<Current> {
     let mut item: Option<&Item> = None;
     let mut table = t;
     for (j, key) in rest.iter().enumerate() {
@@ -529,15 +589,14 @@ fn number_in(t: &Table, rest: &[&str], path: &str) -> Result<f64> {
     )
 }
 
-fn as_number(item: &Item, path: &str) -> Result<f64> {
+fn as_number(item: &Item, path: &str) -> Result<Current> {
     match item.as_value() {
-        Some(Value::Integer(i)) => Ok(*i.value() as f64),
-        Some(Value::Float(f)) => Ok(*f.value()),
-        Some(Value::String(s)) => s
-            .value()
-            .trim()
-            .parse()
-            .map_err(|_| Error::Usage(format!("--param {path}: `{}` is a formula, not a number; give the values to try with vpsim sweep", s.value()))),
+        Some(Value::Integer(i)) => Ok(Current::Number(*i.value() as f64)),
+        Some(Value::Float(f)) => Ok(Current::Number(*f.value())),
+        Some(Value::String(s)) => Ok(match s.value().trim().parse() {
+            Ok(x) => Current::Number(x),
+            Err(_) => Current::Formula(s.value().trim().to_string()),
+        }),
         _ => Err(Error::Usage(format!("--param {path}: not a number"))),
     }
 }
@@ -569,9 +628,12 @@ mod tests {
     #[test]
     fn tweakables_list_numbers_with_paths_ready_for_set() {
         let t = tweakables(
-            "[scenario]\nname = \"x\"\nrounds = 5\n[settings]\ngoal = 10\np = 0.5\n[[faction]]\nname = \"A\"\ninit = { skill = 3 }\n[[action]]\nname = \"go\"\nweight = 2\n[[example]]\nname = \"e\"\nseed = 1\n",
+            "[scenario]\nname = \"x\"\nrounds = 5\n[settings]\ngoal = 10\np = 0.5\n[[faction]]\nname = \"A\"\ninit = { skill = 3, edge = \"50 + p\" }\n[[action]]\nname = \"go\"\nweight = 2\nwhen = \"round > 1\"\n[[example]]\nname = \"e\"\nseed = 1\n",
         );
-        let got: Vec<String> = t.iter().map(|(p, v)| format!("{p}={v}")).collect();
+        let got: Vec<String> = t
+            .iter()
+            .map(|t| format!("{}={}", t.path, t.value))
+            .collect();
         assert_eq!(
             got,
             [
@@ -579,9 +641,11 @@ mod tests {
                 "settings.goal=10",
                 "settings.p=0.5",
                 "faction.A.init.skill=3",
+                "faction.A.init.edge=50 + p",
                 "action.go.weight=2"
             ]
         );
+        assert!(t[4].formula && !t[3].formula);
     }
 
     const TEXT: &str = "[settings]\ngoal = 10 # the target\n\n[[faction]]\nname = \"A\"\ninit = { skill = 2 }\n\n[[action]]\nname = \"go\"\nweight = 1\n";

@@ -238,7 +238,16 @@ fn plan_steps(a: &Args) -> Result<Vec<Step>> {
             ),
             None => (p.trim().to_string(), None),
         };
-        let value = crate::overrides::current_number(&text, &path)?;
+        let value = match crate::overrides::current_value(&text, &path)? {
+            crate::overrides::Current::Number(x) => x,
+            crate::overrides::Current::Formula(f) => {
+                return Err(Error::Usage(format!(
+                    "--param {p}: the file writes a formula there (`{f}`), so there is no number to \
+                     step from: give one with --set {path}=VALUE (it replaces the formula), or try \
+                     values with vpsim sweep --param {path}=V1,V2,..."
+                )));
+            }
+        };
         // A whole number (0 included) moves by 1; any other value by a tenth of itself.
         let step = step.unwrap_or(if value.fract() == 0.0 {
             1.0

@@ -374,7 +374,7 @@ pub fn run(a: Args) -> Result<()> {
     o.refuse_csv("tune.json")?;
     o.check()?;
     o.check_params(&a.param.iter().map(|p| p.path.as_str()).collect::<Vec<_>>())?;
-    let text = crate::scenario::read_text(&a.scenario)?;
+    let text = crate::overrides::apply(&crate::scenario::read_text(&a.scenario)?, &o.set)?;
     // Both bounds of every parameter compile, and the goal names real metrics, before any
     // game is played.
     let load = |xs: &[f64]| -> Result<crate::Model> {
@@ -390,14 +390,16 @@ pub fn run(a: Args) -> Result<()> {
         super::load(&a.scenario, &sets, o.prep())
     };
     // The search starts from the file's values (the middle of the bounds where a value lies
-    // outside them).
+    // outside them, or where the file writes a formula, which the tried numbers replace).
     let mut start = Vec::new();
     for p in &a.param {
-        let now = crate::overrides::current_number(&text, &p.path)?;
-        start.push(p.snap(if (p.lo..=p.hi).contains(&now) {
-            now
-        } else {
-            (p.lo + p.hi) / 2.0
+        let now = match crate::overrides::current_value(&text, &p.path)? {
+            crate::overrides::Current::Number(x) => Some(x),
+            crate::overrides::Current::Formula(_) => None,
+        };
+        start.push(p.snap(match now {
+            Some(x) if (p.lo..=p.hi).contains(&x) => x,
+            _ => (p.lo + p.hi) / 2.0,
         }));
     }
     for (i, p) in a.param.iter().enumerate() {

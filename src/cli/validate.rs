@@ -58,8 +58,13 @@ pub fn run(a: Args) -> Result<()> {
             "tweakable with --set PATH=VALUE ({} values, current values shown):",
             knobs.len()
         );
-        for (path, value) in knobs {
-            let _ = writeln!(text, "  {path}={value}");
+        for k in knobs {
+            let note = if k.formula {
+                "   (a formula: a number given with --set replaces it)"
+            } else {
+                ""
+            };
+            let _ = writeln!(text, "  {}={}{note}", k.path, k.value);
         }
     }
     super::out(&text)
@@ -187,7 +192,8 @@ pub fn describe(m: &Model) -> String {
             })
             .collect();
         let how = if when.is_empty() {
-            "by statement".to_string()
+            // The last round, or `end NAME` statements: as run's end-reason table names it.
+            r.mechanism.clone()
         } else {
             when.join(", ")
         };

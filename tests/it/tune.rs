@@ -432,3 +432,61 @@ fn no_best_is_announced_when_every_trial_is_within_noise() {
     );
     assert!(!text.contains("\nbest: "), "{text}");
 }
+
+/// A path the file writes as a formula (`settings = { q = "p + 0.1" }`) takes numbers everywhere `--set`
+/// does: validate lists it, sweep and tune try numbers in its place, and sensitivity, which
+/// has no number to step from, says what to give instead.
+#[test]
+fn a_formula_valued_path_is_listed_swept_and_tuned() {
+    let text = RACE.replace(
+        "name = \"Second\"",
+        "name = \"Second\"\nsettings = { q = \"p + 0.1\" }",
+    );
+    let file = temp_scenario("tune-formula-path", &text);
+    let f = file.to_str().unwrap();
+    let out = vpsim_output(&["validate", f]);
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed.contains(
+            "faction.Second.settings.q=p + 0.1   (a formula: a number given with --set replaces it)"
+        ),
+        "{listed}"
+    );
+    let sweep = vpsim_output(&[
+        "sweep",
+        f,
+        "--param",
+        "faction.Second.settings.q=0.3,0.5",
+        "--games",
+        "300",
+    ]);
+    assert!(sweep.status.success(), "{sweep:?}");
+    let tune = vpsim_output(&[
+        "tune",
+        f,
+        "--param",
+        "faction.Second.settings.q=0.2:0.6",
+        "--goal",
+        "win_rate(First) - win_rate(Second) = 0",
+        "--games",
+        "300",
+        "--evals",
+        "6",
+    ]);
+    assert!(tune.status.success(), "{tune:?}");
+    let sens = vpsim_output(&[
+        "sensitivity",
+        f,
+        "--param",
+        "faction.Second.settings.q",
+        "--games",
+        "300",
+    ]);
+    let err = String::from_utf8_lossy(&sens.stderr);
+    assert!(!sens.status.success());
+    assert!(
+        err.contains("writes a formula there (`p + 0.1`)")
+            && err.contains("--set faction.Second.settings.q=VALUE"),
+        "{err}"
+    );
+}
