@@ -423,9 +423,48 @@ fn is_judgement(a: &Ast) -> bool {
     }
 }
 
+/// Parses a metric expression; a percentage written as one (`< 40%`, which reads as a
+/// remainder with nothing after it) gets the fraction to write instead.
+fn parse_metric(expr: &str) -> Result<Ast, ParseError> {
+    parse_expr(expr).map_err(|mut e| {
+        if let Some((pos, number)) = percent_literal(expr) {
+            let fraction = number
+                .parse::<f64>()
+                .map_or(0.0, |x| (x * 1e4).round() / 1e6);
+            e.pos = pos;
+            e.msg = format!(
+                "`{number}%` is not a number here: rates are fractions, so write {fraction} for \
+                 {number}%"
+            );
+        }
+        e
+    })
+}
+
+/// The first `NUMBER%` followed by nothing an operand could start (the end, `)`, `,`, a
+/// comparison, `and`, `or`): its byte offset and the number.
+fn percent_literal(expr: &str) -> Option<(usize, &str)> {
+    let b = expr.as_bytes();
+    for (i, _) in expr.match_indices('%') {
+        let mut j = i;
+        while j > 0 && (b[j - 1].is_ascii_digit() || b[j - 1] == b'.') {
+            j -= 1;
+        }
+        let rest = expr[i + 1..].trim_start();
+        let ends = rest.is_empty()
+            || rest.starts_with([')', ',', '<', '>', '=', '!'])
+            || rest.starts_with("and ")
+            || rest.starts_with("or ");
+        if j < i && ends {
+            return Some((j, &expr[j..i]));
+        }
+    }
+    None
+}
+
 /// Checks that an assertion is well formed against a summary's names (before any game).
 pub fn validate(s: &Summary, expr: &str) -> Result<(), ParseError> {
-    let ast = parse_expr(expr)?;
+    let ast = parse_metric(expr)?;
     if !is_judgement(&ast) {
         return err(
             0,
@@ -441,7 +480,7 @@ pub fn validate(s: &Summary, expr: &str) -> Result<(), ParseError> {
 /// The value of a metric expression (not a comparison) on a summary, with its interval: what
 /// `vpsim tune` aims at.
 pub fn metric(s: &Summary, expr: &str) -> Result<Val, ParseError> {
-    let ast = parse_expr(expr)?;
+    let ast = parse_metric(expr)?;
     if is_judgement(&ast) {
         return err(
             0,
@@ -456,7 +495,7 @@ pub fn metric(s: &Summary, expr: &str) -> Result<Val, ParseError> {
 
 /// Judges an assertion against a summary.
 pub fn judge(s: &Summary, expr: &str, judge: Judge) -> Result<Verdict, ParseError> {
-    let ast = parse_expr(expr)?;
+    let ast = parse_metric(expr)?;
     if !is_judgement(&ast) {
         return err(0, format!("`{expr}` compares nothing: write a comparison"));
     }
@@ -502,5 +541,21 @@ fn comparisons<'a>(a: &'a Ast, out: &mut Vec<(&'a Ast, &'a Ast)>) {
         Ast::Not(e, _) => comparisons(e, out),
         Ast::Bin(_, l, r, _) => out.push((l, r)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_percentage_gets_the_fraction_to_write() {
+        let e = parse_metric("win_rate(A) < 40%").unwrap_err();
+        assert_eq!(e.pos, 14);
+        assert!(e.msg.contains("write 0.4 for 40%"), "{}", e.msg);
+        assert!(parse_metric("score_mean(A) % 2 == 1").is_ok());
+        // A remainder with its operand stays a remainder (and its own error, if any).
+        assert_eq!(percent_literal("5 % 2 < 1"), None);
+        assert_eq!(percent_literal("(x < 12.5%)"), Some((5, "12.5")));
     }
 }

@@ -354,7 +354,7 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
             let verdict = if holm_p[i] < alpha {
                 "different".to_string()
             } else if win_diff.low > -delta && win_diff.high < delta {
-                format!("no difference beyond ±{} points", points(delta))
+                format!("no difference beyond ±{} pp", points(delta))
             } else {
                 "undecided".to_string()
             };
@@ -422,7 +422,7 @@ pub fn sentence(d: &[FactionDiff], alpha: f64) -> String {
         .filter(|f| f.p_holm < alpha)
         .map(|f| {
             format!(
-                "{} ({:+.1} points of win rate, {} CI [{:+.1}, {:+.1}], Holm-adjusted {})",
+                "{} ({:+.1} pp in win rate, {} CI [{:+.1}, {:+.1}], Holm-adjusted {})",
                 f.name,
                 100.0 * f.win_diff.estimate,
                 level(alpha),

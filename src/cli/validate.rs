@@ -136,11 +136,20 @@ pub fn describe(m: &Model) -> String {
             .map(|x| format!(", side {x}"))
             .unwrap_or_default();
         let player = if f.player { "" } else { ", non-player" };
-        let _ = writeln!(
-            s,
-            "  {} ({}{side}{player}), agent {policy}",
-            f.name, f.label
-        );
+        // The label only when the file gives one that differs from the name.
+        let label = if f.label == f.name {
+            String::new()
+        } else {
+            format!("label {}", f.label)
+        };
+        let about = format!("{label}{side}{player}");
+        let about = about.trim_start_matches(", ");
+        let about = if about.is_empty() {
+            String::new()
+        } else {
+            format!(" ({about})")
+        };
+        let _ = writeln!(s, "  {}{about}, agent {policy}", f.name);
     }
     let _ = writeln!(s, "state: {} variables in {} slots", m.vars.len(), m.slots);
     for (vi, v) in m.vars.iter().enumerate() {

@@ -100,12 +100,12 @@ fn rank_reading(s: &Summary) -> Option<String> {
 pub fn race_reading(s: &Summary) -> Option<String> {
     let f = s.feedback?;
     Some(format!(
-        "Feedback: a faction gains {:+.3} [{:+.3}, {:+.3}] points more in a round after leading (alone or tied) than after trailing, the same faction in the same round compared, pooled over {} faction-rounds and {} gains ({}% interval): {}.",
+        "Feedback: a faction gains {:+.3} [{:+.3}, {:+.3}] points more in a round after leading (alone or tied) than after trailing, the same faction in the same round compared, pooled over {} gains in {} (faction, round) pairs, those with at least 2 rounds after leading and 2 after trailing ({}% interval): {}.",
         f.gain,
         f.low,
         f.high,
-        crate::report::thousands(f.cells as u64),
         crate::report::thousands(f.gains),
+        crate::report::thousands(f.cells as u64),
         s.confidence * 100.0,
         feedback_verdict(&f)
     ))

@@ -130,7 +130,7 @@ fn sensitivity_table_report_and_tornado_show_the_intervals() {
     // a legend that says what pale bars and whiskers are.
     let svg = std::fs::read_to_string(dir.join("tornado.svg")).unwrap();
     // (plotters writes a text's content, then a newline, then its closing tag.)
-    let ticks = svg.matches(" pts\n</text>").count();
+    let ticks = svg.matches(" pp\n</text>").count();
     assert!((2..=16).contains(&ticks), "{ticks} tick labels");
     assert!(svg.contains("within noise"), "no legend for pale bars");
     assert!(svg.contains("95% interval"), "no legend for the whiskers");

@@ -557,7 +557,7 @@ fn compare_names_its_equivalence_margin_and_one_level() {
     ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("no difference beyond ±2 points"), "{text}");
+    assert!(text.contains("no difference beyond ±2 pp"), "{text}");
     assert!(text.contains("beyond noise with 95% confidence"), "{text}");
 }
 

@@ -163,6 +163,9 @@ fn heat_maps<DB: DrawingBackend>(
         .map(|r| (r.rate - fair).abs())
         .fold(0.01, f64::max);
     for (panel, (name, grid)) in panels.iter().zip(maps) {
+        // The cells' text shrinks to fit "33.3%*" in a cell's width (about 0.6 em a glyph).
+        let cell_w = (panel.dim_in_pixel().0 as f64 - 75.0) / xs.len().max(1) as f64;
+        let cell_font = (cell_w / 4.2).clamp(8.0, 14.0);
         let mut chart = ChartBuilder::on(panel)
             .caption(name, ("sans-serif", 18))
             .margin(10)
@@ -201,16 +204,14 @@ fn heat_maps<DB: DrawingBackend>(
                 let off = r.low > fair || r.high < fair;
                 // Dark text on the pale middle of the scale, white on its strong ends.
                 let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
-                let text = if off {
-                    format!("{}*", pct(r.rate))
-                } else {
-                    pct(r.rate)
-                };
+                // One decimal: a starred 33.6% beside an unstarred 33.1% must not both
+                // read "33%".
+                let text = format!("{:.1}%{}", 100.0 * r.rate, if off { "*" } else { "" });
                 chart
                     .draw_series(std::iter::once(Text::new(
                         text,
                         (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
-                        ("sans-serif", 14)
+                        ("sans-serif", cell_font)
                             .into_font()
                             .color(&ink)
                             .pos(Pos::new(HPos::Center, VPos::Center)),
@@ -342,7 +343,7 @@ pub(super) fn change_axis<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A tornado panel's side margin, in pixels: half a wide tick label ("−2.5 pts").
+/// A tornado panel's side margin, in pixels: half a wide tick label ("−2.5 pp").
 const SIDE: u32 = 30;
 
 /// A change in win rate as a tick label, in points with the step's decimals and a true
@@ -358,7 +359,7 @@ pub(super) fn change_label(x: f64, step: f64) -> String {
             (m - m.round()).abs() < 1e-6
         })
         .unwrap_or(3) as usize;
-    format!("{pts:+.digits$} pts").replace('-', "\u{2212}")
+    format!("{pts:+.digits$} pp").replace('-', "\u{2212}")
 }
 
 /// Whether a change's interval excludes 0: beyond noise.
@@ -571,7 +572,7 @@ mod tests {
         let (ticks, step, _) = change_ticks(0.077, 700);
         assert!((step - 0.025).abs() < 1e-12, "{step}");
         assert_eq!(ticks.len(), 9);
-        assert_eq!(change_label(ticks[5], step), "+2.5 pts");
+        assert_eq!(change_label(ticks[5], step), "+2.5 pp");
         // However narrow the panel, both ends of the axis carry a tick.
         for px in [100, 160, 280, 500, 700, 2000] {
             let (ticks, step, reach) = change_ticks(0.077, px);
