@@ -222,7 +222,13 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
                 },
                 BinOp::Sub => Val {
                     est: x.est - y.est,
-                    lo: x.lo - y.hi,
+                    // A spread (`max(m) - min(m)`) cannot be negative, whatever its ends'
+                    // intervals allow.
+                    lo: if spread_of(l, r) {
+                        (x.lo - y.hi).max(0.0)
+                    } else {
+                        x.lo - y.hi
+                    },
                     hi: x.hi - y.lo,
                 },
                 BinOp::Mul | BinOp::Div => {
@@ -241,6 +247,25 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
             }
         }
     })
+}
+
+/// Whether `l - r` is `max(m) - min(m)` over factions of one metric `m`: never negative.
+fn spread_of(l: &Ast, r: &Ast) -> bool {
+    let agg = |a: &Ast, f: &str| match a {
+        Ast::Call(name, args, _) if name == f => match &args[..] {
+            [
+                Ast::Name {
+                    owner: None,
+                    name,
+                    index: None,
+                    ..
+                },
+            ] => Some(name.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    matches!((agg(l, "max"), agg(r, "min")), (Some(a), Some(b)) if a == b)
 }
 
 fn compare(op: BinOp, x: Val, y: Val, judge: Judge) -> bool {
@@ -557,5 +582,18 @@ mod tests {
         // A remainder with its operand stays a remainder (and its own error, if any).
         assert_eq!(percent_literal("5 % 2 < 1"), None);
         assert_eq!(percent_literal("(x < 12.5%)"), Some((5, "12.5")));
+    }
+
+    #[test]
+    fn a_spread_of_one_metric_is_never_negative() {
+        let p = |t: &str| parse_expr(t).unwrap();
+        let (Ast::Bin(_, l, r, _), Ast::Bin(_, l2, r2, _)) = (
+            p("max(win_rate) - min(win_rate)"),
+            p("max(win_rate) - min(score_mean)"),
+        ) else {
+            panic!("a difference parses as one")
+        };
+        assert!(spread_of(&l, &r));
+        assert!(!spread_of(&l2, &r2));
     }
 }

@@ -185,6 +185,18 @@ impl Goal {
         if x.is_nan() { f64::INFINITY } else { x }
     }
 
+    /// What [`Goal::loss`] is, in short lines for a chart's color bar.
+    pub fn loss_words(&self) -> Vec<String> {
+        match self {
+            Goal::Equal { value, .. } => vec![
+                "distance from".into(),
+                "the goal:".into(),
+                format!("|metric \u{2212} {value}|"),
+            ],
+            Goal::Minimize { .. } => vec!["goal metric".into(), "(lower is better)".into()],
+        }
+    }
+
     /// The interval of [`Goal::loss`] over a metric's interval: for `EXPR = VALUE` the
     /// distances `|EXPR - VALUE|` it spans (from 0 when it holds VALUE), for `minimize` the
     /// metric's own interval.

@@ -577,14 +577,34 @@ pub fn run(a: Args) -> Result<()> {
                 band: if i == 0 { interval } else { None },
             })
             .collect();
-        crate::report::charts::write_tune(
-            dir,
-            "tune",
-            (&format!("Goal metric: {}", a.goal.expr()), &sub),
-            target,
-            &panels,
-            o.canvas(),
-        )?;
+        let title = format!("Goal metric: {}", a.goal.expr());
+        if let [px, py] = &a.param[..] {
+            // Two parameters: one map of the trials, colored by the loss, instead of two
+            // panels that each flatten the other parameter into noise.
+            let map = crate::report::charts::TuneMap {
+                axes: [
+                    (px.path.clone(), (px.lo, px.hi)),
+                    (py.path.clone(), (py.lo, py.hi)),
+                ],
+                trials: s
+                    .trials
+                    .iter()
+                    .map(|t| (t.values[0], t.values[1], a.goal.loss(&t.metric)))
+                    .collect(),
+                best: (s.best[0], s.best[1]),
+                loss: a.goal.loss_words(),
+            };
+            crate::report::charts::write_tune_map(dir, "tune", (&title, &sub), &map, o.canvas())?;
+        } else {
+            crate::report::charts::write_tune(
+                dir,
+                "tune",
+                (&title, &sub),
+                target,
+                &panels,
+                o.canvas(),
+            )?;
+        }
         let title = format!("Tune: {}", model.title);
         let mut md = super::report_header(&title, &model, o.seed, o.games, "per variant or point");
         let _ = write!(

@@ -676,4 +676,4 @@ pub fn write_charts(
 
 pub use skill::{LiftRow, write_exploit, write_ladder, write_lift, write_matchups};
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
-pub use tune::{TunePanel, write_tune};
+pub use tune::{TuneMap, TunePanel, write_tune, write_tune_map};

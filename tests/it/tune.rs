@@ -143,6 +143,13 @@ fn several_parameters_are_searched_and_reported() {
     for f in ["tune.json", "tune.png", "tune.svg", "report.md"] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
+    // Two parameters draw one map of the trials (x and y the parameters, colored by the
+    // loss, the chosen pair ringed), not a panel per parameter.
+    let svg = std::fs::read_to_string(dir.join("tune.svg")).unwrap();
+    assert!(svg.contains("ringed: the chosen pair"), "{svg}");
+    assert!(svg.contains("settings.p") && svg.contains("settings.q"));
+    assert!(svg.contains("(lower is better)"));
+    assert_eq!(svg.matches("<circle").count(), 2 * 12 + 1, "{svg}");
     let v: Value = serde_json::from_slice(&std::fs::read(dir.join("tune.json")).unwrap()).unwrap();
     assert_eq!(v["method"], "compass");
     assert_eq!(v["trials"].as_array().unwrap().len(), 12);

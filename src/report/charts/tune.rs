@@ -1,11 +1,14 @@
 //! The chart of `tune`: the goal metric against each tuned parameter, every tried point with
 //! its 95% interval, the goal as a dashed line, the chosen value with its confirmation
 //! interval, and (one parameter) the interval for the value that meets the goal as a band.
+//! With two parameters it is a map instead: every trial at its two values, colored by how far
+//! it is from the goal, the chosen pair ringed.
 
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::*;
 use crate::stats::Val;
@@ -138,6 +141,159 @@ fn tune<DB: DrawingBackend>(
         }
     }
     root.present().map_err(e)
+}
+
+/// The map of a two-parameter search: where each trial was, and how far from the goal.
+#[derive(Debug, Clone)]
+pub struct TuneMap {
+    /// The two parameters: path and bounds (the x axis, then the y axis).
+    pub axes: [(String, (f64, f64)); 2],
+    /// Every trial: its two values and its loss (how far from the goal, lower is better).
+    pub trials: Vec<(f64, f64, f64)>,
+    /// The chosen pair.
+    pub best: (f64, f64),
+    /// What the loss is, in short lines over the color bar.
+    pub loss: Vec<String>,
+}
+
+/// The loss's color: dark (purple) for the best, light (yellow) for the worst.
+fn loss_color(t: f64) -> RGBColor {
+    use plotters::style::colors::colormaps::{ColorMap, ViridisRGB};
+    ViridisRGB.get_color(t.clamp(0.0, 1.0) as f32)
+}
+
+fn tune_map<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    sub: &str,
+    map: &TuneMap,
+) -> Draw {
+    let sub = format!("{sub} · ringed: the chosen pair");
+    let plot = frame(root, title, &sub, &[])?;
+    let (w, h) = plot.dim_in_pixel();
+    let (area, scale) = plot.split_horizontally(w.saturating_sub(150));
+    let span = |(lo, hi): (f64, f64), pts: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = pts.fold((lo, hi), |(a, b), x| (a.min(x), b.max(x)));
+        let pad = ((hi - lo) * 0.05).max(1e-9);
+        (lo - pad, hi + pad)
+    };
+    let xr = span(map.axes[0].1, &mut map.trials.iter().map(|t| t.0));
+    let yr = span(map.axes[1].1, &mut map.trials.iter().map(|t| t.1));
+    let finite = map.trials.iter().map(|t| t.2).filter(|l| l.is_finite());
+    let (lmin, lmax) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), l| {
+        (a.min(l), b.max(l))
+    });
+    let (lmin, lmax) = if lmin.is_finite() {
+        (lmin, lmax.max(lmin + 1e-12))
+    } else {
+        (0.0, 1.0)
+    };
+    let t_of = |l: f64| {
+        if l.is_finite() {
+            (l - lmin) / (lmax - lmin)
+        } else {
+            1.0
+        }
+    };
+    let mut chart = ChartBuilder::on(&area)
+        .margin(16)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)
+        .map_err(e)?;
+    let mut mesh = chart.configure_mesh();
+    mesh.bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .x_desc(map.axes[0].0.as_str())
+        .y_desc(map.axes[1].0.as_str())
+        .label_style(("sans-serif", 16));
+    let whole_x = map.trials.iter().all(|t| t.0.fract() == 0.0);
+    let whole_y = map.trials.iter().all(|t| t.1.fract() == 0.0);
+    if whole_x {
+        mesh.x_labels(whole_ticks(xr.0, xr.1))
+            .x_label_formatter(&whole);
+    }
+    if whole_y {
+        mesh.y_labels(whole_ticks(yr.0, yr.1))
+            .y_label_formatter(&whole);
+    }
+    mesh.draw().map_err(e)?;
+    // The worst first, so that the best trials are drawn on top where they overlap.
+    let mut order: Vec<&(f64, f64, f64)> = map.trials.iter().collect();
+    order.sort_by(|a, b| t_of(b.2).total_cmp(&t_of(a.2)));
+    for &(x, y, l) in order {
+        chart
+            .draw_series([
+                Circle::new((x, y), 7, loss_color(t_of(l)).filled()),
+                Circle::new((x, y), 7, BLACK.mix(0.5).stroke_width(1)),
+            ])
+            .map_err(e)?;
+    }
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            map.best,
+            12,
+            BLACK.stroke_width(3),
+        )))
+        .map_err(e)?;
+    // The color bar: the best loss at the bottom, the worst on top.
+    let (top, bottom) = (70i32, h as i32 - 60);
+    let steps = 64;
+    for k in 0..steps {
+        let y0 = bottom - (bottom - top) * k / steps;
+        let y1 = bottom - (bottom - top) * (k + 1) / steps;
+        let t = (k as f64 + 0.5) / steps as f64;
+        scale
+            .draw(&Rectangle::new(
+                [(20, y1), (44, y0)],
+                loss_color(t).filled(),
+            ))
+            .map_err(e)?;
+    }
+    scale
+        .draw(&Rectangle::new(
+            [(20, top), (44, bottom)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+    let label =
+        TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (v, y) in [(lmax, top), (lmin, bottom)] {
+        scale
+            .draw(&PathElement::new(
+                vec![(44, y), (48, y)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(e)?;
+        scale
+            .draw(&Text::new(format!("{v:.3}"), (50, y), label.clone()))
+            .map_err(e)?;
+    }
+    let caption = TextStyle::from(("sans-serif", 15).into_font());
+    for (i, line) in map.loss.iter().enumerate() {
+        scale
+            .draw(&Text::new(
+                line.to_string(),
+                (8, 4 + 17 * i as i32),
+                caption.clone(),
+            ))
+            .map_err(e)?;
+    }
+    root.present().map_err(e)
+}
+
+/// The tune chart of a two-parameter search (`name.png` / `.svg`): the map of its trials.
+pub fn write_tune_map(
+    dir: &Path,
+    name: &str,
+    (title, sub): (&str, &str),
+    map: &TuneMap,
+    size: Canvas,
+) -> Result<Vec<PathBuf>> {
+    register_font();
+    let mut written = Vec::new();
+    render!(dir, name, size, written, tune_map(title, sub, map));
+    Ok(written)
 }
 
 /// The tune chart (`name.png` / `.svg`): one panel per parameter.
