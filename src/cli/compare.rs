@@ -1,5 +1,7 @@
 //! `vpsim compare`: two variants on the same games, and whether they differ beyond noise.
 
+mod report;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -107,6 +109,32 @@ pub struct Sequential {
     pub planned_looks: u32,
     /// Every faction decided before --games.
     pub decided: bool,
+}
+
+/// The chart's subtitle: the games played (fewer than `--games` when `--until-decided`
+/// stopped early), the overrides both variants share and each one's own.
+fn subtitle(a: &Args, games: u64) -> String {
+    let name =
+        a.a.file_stem()
+            .map_or("scenario".to_string(), |s| s.to_string_lossy().to_string());
+    let own = |tag: &str, sets: &[&Override]| -> Option<String> {
+        let list: Vec<String> = sets.iter().map(|o| o.to_string()).collect();
+        (!list.is_empty()).then(|| format!("{tag}: {}", list.join(" ")))
+    };
+    let a_only: Vec<&Override> = a.a_agent.iter().chain(&a.a_set).collect();
+    let b_only: Vec<&Override> = a.b_agent.iter().chain(&a.b_set).collect();
+    let overrides: Vec<String> = (a.opts.overrides().into_iter())
+        .chain(own("A", &a_only))
+        .chain(own("B", &b_only))
+        .collect();
+    crate::report::charts::subtitle_of(
+        &name,
+        a.opts.seed,
+        games,
+        " per variant",
+        &overrides,
+        "no overrides",
+    )
 }
 
 /// Runs `vpsim compare`.
@@ -295,13 +323,14 @@ pub fn run(a: Args) -> Result<()> {
             f.verdict
         );
     }
+    let mut notes = String::new();
     // A per-faction interval may exclude 0 while the Holm-adjusted p, which guards every
     // faction at once, stays above alpha: say which one the verdict follows.
     if (cmp.factions.iter())
         .any(|f| (f.win_diff.low > 0.0 || f.win_diff.high < 0.0) && f.p_holm >= alpha_used)
     {
         let _ = writeln!(
-            s,
+            notes,
             "\nnote: an interval is one faction's; the verdict follows the Holm-adjusted p, which \
              holds for all {} factions at once, so an interval can exclude 0 beside a verdict that \
              is not `different`",
@@ -310,7 +339,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(q) = &cmp.sequential {
         let _ = writeln!(
-            s,
+            notes,
             "\nsequential: {} of {} planned looks, alpha {} split over them; {}",
             q.looks,
             q.planned_looks,
@@ -322,6 +351,7 @@ pub fn run(a: Args) -> Result<()> {
             }
         );
     }
+    s.push_str(&notes);
     let _ = writeln!(s, "\n{}", cmp.sentence);
     if let Some(dir) = &out {
         crate::output::clear_report(dir)?;
@@ -342,23 +372,18 @@ pub fn run(a: Args) -> Result<()> {
             };
             super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.canvas())?;
         }
-        let title = format!("Compare: {}", ma.title);
-        let md = format!(
-            "{}```text\n{s}```\n\nEach variant's full report: [A](a/report.html) ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md)).\n",
-            super::report_header(
-                &title,
-                &ma,
-                o.seed,
-                cmp.games,
-                &if cmp.games < o.games {
-                    // --until-decided stopped before --games: say both.
-                    format!("per variant (up to {})", crate::report::thousands(o.games))
-                } else {
-                    "per variant".to_string()
-                }
-            )
-        );
-        super::write_report(dir, &md, &title)?;
+        let labels: Vec<String> = ma.factions.iter().map(|f| f.label.clone()).collect();
+        let level = format!("{lv}{widened}");
+        let page = report::Page {
+            title: &ma.title,
+            labels: &labels,
+            asked: o.games,
+            level: &level,
+            notes: &notes,
+            sub: &subtitle(&a, cmp.games),
+            canvas: o.canvas(),
+        };
+        report::write(dir, &cmp, &page)?;
     }
     if o.json {
         return super::out(&format!("{json}\n"));

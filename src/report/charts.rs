@@ -674,6 +674,6 @@ pub fn write_charts(
     Ok(written)
 }
 
-pub use skill::{LiftRow, write_exploit, write_ladder, write_lift, write_matchups};
+pub use skill::{DiffWords, LiftRow, write_exploit, write_ladder, write_lift, write_matchups};
 pub use sweep::{Axis, write_heat_maps, write_sweep_lines, write_tornado};
 pub use tune::{TuneMap, TunePanel, write_tune, write_tune_map};

@@ -193,6 +193,25 @@ pub(crate) fn code(s: &str) -> String {
     }
 }
 
+/// Text from a scenario or the command line (a label, a name, an override) as Markdown
+/// text that renders as itself: on one line, with every character Markdown gives a meaning
+/// (emphasis, links, raw HTML, table cells, headings) escaped.
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '!' | '&' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let mut m = String::new();

@@ -130,8 +130,10 @@ fn reports_name_the_hash_fnv1a_and_their_command_starts_with_vpsim() {
             .collect();
         assert_eq!(hash.len(), 16, "{command}: {hash}");
         assert!(hash.chars().all(|c| c.is_ascii_hexdigit()), "{hash}");
+        // The command, as a line or (compare, laid out like run) a block to reproduce it.
         assert!(
-            md.contains(&format!("Command: `vpsim {command} ")),
+            md.contains(&format!("Command: `vpsim {command} "))
+                || md.contains(&format!("```sh\nvpsim {command} ")),
             "{command}: {md}"
         );
         assert!(!md.contains(env!("CARGO_BIN_EXE_vpsim")), "{md}");

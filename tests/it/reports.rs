@@ -584,3 +584,43 @@ fn a_single_end_reason_reads_every_game_not_most() {
     );
     assert!(!md.contains("Most games end by"), "{md}");
 }
+
+/// compare's report is laid out like run's: a block to reproduce it, a table of the two
+/// variants, the verdict, the paired-difference chart over a table with a row per faction,
+/// and the games whose winner changed; the chart names the games played and B's override.
+#[test]
+fn compare_report_has_the_paired_chart_and_a_table_per_faction() {
+    let dir = fresh_temp_path("compare-report");
+    let out = vpsim()
+        .args([
+            "compare",
+            "scenarios/race_to_three.toml",
+            "--b-set",
+            "settings.q=0.45",
+        ])
+        .args(["--games", "3000", "-q", "--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for part in [
+        "Reproduce with:\n\n```sh\nvpsim compare ",
+        "| B | `scenarios/race_to_three.toml` (FNV-1a `",
+        "`settings.q=0.45`",
+        "## Verdict\n\nB differs from A beyond noise",
+        "![Win rates, B − A](compare.png)",
+        "| First | ",
+        "| Second | ",
+        "## Games whose winner changed",
+        "[A](a/report.html)",
+    ] {
+        assert!(md.contains(part), "missing {part:?} in {md}");
+    }
+    let svg = std::fs::read_to_string(dir.join("compare.svg")).unwrap();
+    assert!(svg.contains("race_to_three · seed 1 · 3,000 games per variant · B: settings.q=0.45"));
+    assert!(svg.contains("change in win rate, B minus A"), "{svg}");
+    assert!(dir.join("compare.png").is_file());
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<figure") && html.contains("B minus A"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

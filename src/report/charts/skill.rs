@@ -363,24 +363,43 @@ pub fn write_matchups(
     Ok(written)
 }
 
-/// One faction's lift: its label, the lift with its interval (as fractions), and whether it
-/// is a better response beyond noise (drawn solid; otherwise pale).
+/// One faction's difference in win rate: its label, the difference with its interval (as
+/// fractions), and whether it is beyond noise (drawn solid; otherwise pale).
 pub type LiftRow = (String, crate::stats::Val, bool);
 
-/// Each faction's lift from its configured agent to its best response, a bar with its
-/// (joint) interval, on an axis of change in win rate with a line at 0 and dashed lines
-/// at the practical margin either side (`name.png` / `.svg`).
+/// The words of a difference chart: the x axis, and the legend of solid and pale bars.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffWords<'a> {
+    /// The x axis: what is subtracted from what.
+    pub axis: &'a str,
+    /// A solid bar.
+    pub beyond: &'a str,
+    /// A pale bar.
+    pub within: &'a str,
+}
+
+/// Each faction's difference in win rate (exploit's lift from its configured agent to its
+/// best response, compare's B − A), a bar with its interval, on an axis of change in win
+/// rate with a line at 0 and dashed lines at the practical margin either side (`name.png` /
+/// `.svg`).
 pub fn write_lift(
     dir: &Path,
     name: &str,
     (title, sub): (&str, &str),
+    words: DiffWords<'_>,
     rows: &[LiftRow],
     margin: f64,
     size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
-    render!(dir, name, size, written, lift(title, sub, rows, margin));
+    render!(
+        dir,
+        name,
+        size,
+        written,
+        lift(title, sub, words, rows, margin)
+    );
     Ok(written)
 }
 
@@ -388,18 +407,13 @@ fn lift<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     sub: &str,
+    words: DiffWords<'_>,
     rows: &[LiftRow],
     margin: f64,
 ) -> Draw {
     let keys = [
-        (
-            "better response, beyond noise".to_string(),
-            Key::Swatch(color(0).to_rgba()),
-        ),
-        (
-            "within noise, or agent kept".to_string(),
-            Key::Swatch(color(0).mix(0.3)),
-        ),
+        (words.beyond.to_string(), Key::Swatch(color(0).to_rgba())),
+        (words.within.to_string(), Key::Swatch(color(0).mix(0.3))),
         (
             format!("margin ±{} pp", crate::stats::margin::pp(margin)),
             Key::Dashed(BLACK),
@@ -429,7 +443,7 @@ fn lift<DB: DrawingBackend>(
         .disable_mesh()
         .y_labels(0)
         .x_labels(0)
-        .x_desc("change in win rate, best candidate minus configured agent")
+        .x_desc(words.axis)
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(e)?;
