@@ -395,16 +395,52 @@ impl RunOpts {
     }
 }
 
-/// A progress bar on stderr, only when both stdout and stderr are terminals and not --quiet.
-pub fn progress_bar(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
+/// What the next progress bars are part of, shown before them (`level 2 of 4: lookahead:8`),
+/// for a command that plays several runs in turn; `None` for a single run.
+static STAGE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Names the stage the next progress bars belong to ([`STAGE`]).
+pub fn set_stage(stage: Option<String>) {
+    if let Ok(mut s) = STAGE.lock() {
+        *s = stage;
+    }
+}
+
+/// Whether progress goes to the terminal: both stdout and stderr are terminals and not
+/// --quiet.
+fn shows_progress(quiet: bool) -> bool {
     use std::io::IsTerminal;
-    if quiet || !std::io::stderr().is_terminal() || !std::io::stdout().is_terminal() {
+    !quiet && std::io::stderr().is_terminal() && std::io::stdout().is_terminal()
+}
+
+/// A bar over `total` steps of a command's own (`factions searched`), only where progress
+/// shows ([`shows_progress`]); its message names the current step.
+pub fn steps_bar(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
+    if !shows_progress(quiet) {
         return None;
     }
     let bar = indicatif::ProgressBar::new(total);
+    let template = format!("{{wide_bar}} {{pos}}/{{len}} {what}  {{msg}}  {{elapsed}}");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// A progress bar on stderr, only when both stdout and stderr are terminals and not --quiet;
+/// it names the stage it belongs to ([`set_stage`]).
+pub fn progress_bar(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
+    if !shows_progress(quiet) {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let stage = STAGE.lock().ok().and_then(|s| s.clone());
+    if let Some(stage) = stage {
+        bar.set_prefix(format!("{stage}  "));
+    }
     // The bar takes what is left of the terminal's width; counts and rate are whole numbers.
     let style = indicatif::ProgressStyle::with_template(
-        "{wide_bar} {human_pos}/{human_len} games  {rate}  eta {eta}",
+        "{prefix}{wide_bar} {human_pos}/{human_len} games  {rate}  eta {eta}",
     )
     .map(|st| {
         st.with_key(

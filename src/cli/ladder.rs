@@ -91,8 +91,12 @@ pub fn run(a: Args) -> Result<()> {
         super::prepare_out(dir, o.force)?;
     }
     let mut rungs = Vec::new();
-    for (l, m) in a.levels.iter().zip(&models) {
-        let p = super::run::play(m, o, 0, o.games, None)?;
+    let n = a.levels.len();
+    for (k, (l, m)) in a.levels.iter().zip(&models).enumerate() {
+        super::set_stage(Some(format!("level {} of {n}: {}", k + 1, l.value)));
+        let p = super::run::play(m, o, 0, o.games, None);
+        super::set_stage(None);
+        let p = p?;
         let info = RunInfo::of(m, o.seed);
         rungs.push(Rung {
             name: l.value.clone(),
@@ -339,7 +343,13 @@ fn play_matchups(a: &Args, m: &crate::Model) -> Result<Vec<crate::ladder::Matchu
                     .chain(o.set.iter().cloned())
                     .collect();
                 let model = super::load(&a.scenario, &sets, prep)?;
-                let p = super::run::play(&model, o, 0, each, None)?;
+                super::set_stage(Some(format!(
+                    "{} on {} against {}",
+                    faction.label, la.value, lb.value
+                )));
+                let p = super::run::play(&model, o, 0, each, None);
+                super::set_stage(None);
+                let p = p?;
                 wins += p.tally.factions[f].wins;
                 games += p.tally.games;
             }
