@@ -581,7 +581,8 @@ pub fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String 
 /// (`per` says per what: "per variant or point", "a level"), and the command.
 pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64, per: &str) -> String {
     format!(
-        "# {title}\n\nvpsim {} · scenario `{}` (FNV-1a `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
+        "# {}\n\nvpsim {} · scenario `{}` (FNV-1a `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
+        crate::report::markdown::md_text(title),
         env!("CARGO_PKG_VERSION"),
         m.file,
         m.hash,

@@ -212,10 +212,27 @@ pub fn md_text(s: &str) -> String {
     out
 }
 
+/// The summary with the free text a scenario gives (its title, the factions' labels) escaped
+/// for Markdown ([`md_text`]), so that a label renders as itself in every reading and table.
+fn escaped(s: &Summary) -> Summary {
+    let mut e = s.clone();
+    e.scenario.title = md_text(&s.scenario.title);
+    for f in &mut e.factions {
+        f.label = md_text(&f.label);
+    }
+    e
+}
+
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
+    let s = &escaped(s);
     let mut m = String::new();
-    let _ = writeln!(m, "# {}{}\n", s.scenario.title, s.with_overrides());
+    let _ = writeln!(
+        m,
+        "# {}{}\n",
+        s.scenario.title,
+        md_text(&s.with_overrides())
+    );
     let fence = "`".repeat(3.max(longest_backticks(command) + 1));
     let _ = writeln!(m, "Reproduce with:\n\n{fence}sh\n{command}\n{fence}\n");
     let _ = writeln!(m, "| | |\n|---|---|");
@@ -240,7 +257,8 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let _ = writeln!(m, "| overrides | {overrides} |");
     let agents = s.agents();
     let agents = agents.trim_start_matches("agents: ");
-    let _ = writeln!(m, "| agents | {} |", agents.replace('|', "\\|"));
+    // Built from the (escaped) labels.
+    let _ = writeln!(m, "| agents | {agents} |");
     let _ = writeln!(m, "| intervals | {:.0}% Wilson |\n", 100.0 * s.confidence);
     let has = |c: &str| charts.iter().any(|x| x == c);
     let chart = |m: &mut String, file: &str, title: &str, reading: String| {
@@ -356,9 +374,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     if let Some(reading) = s.seat_reading() {
         write_seats(&mut m, s, &reading);
     }
-    let labels: Vec<String> = (s.factions.iter())
-        .map(|f| f.label.replace('|', "\\|"))
-        .collect();
+    let labels: Vec<String> = (s.factions.iter()).map(|f| f.label.clone()).collect();
     m.push_str(&super::metrics::markdown(&s.metrics, &labels));
     let _ = writeln!(m, "## Summary\n");
     let _ = writeln!(
@@ -433,11 +449,7 @@ fn write_seats(m: &mut String, s: &Summary, reading: &str) {
         m,
         "## Seats\n\nThe factions rotated through the seats (each sat in each seat equally often, to within one game). Sole wins by seat, and each faction's from that seat:\n"
     );
-    let labels: Vec<String> = s
-        .factions
-        .iter()
-        .map(|f| f.label.replace('|', "\\|"))
-        .collect();
+    let labels: Vec<String> = s.factions.iter().map(|f| f.label.clone()).collect();
     let _ = writeln!(
         m,
         "| seat | win [95% CI] | over fair share | {} |",

@@ -462,3 +462,45 @@ print(json.dumps(out))
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A label or title with Markdown in it renders as itself: report.md escapes it (no raw
+/// HTML, link, emphasis or extra table cell), so report.html shows the text.
+#[test]
+fn markdown_in_labels_and_titles_is_escaped_in_reports() {
+    let text = std::fs::read_to_string(RACE)
+        .unwrap()
+        .replacen(
+            "[scenario]\n",
+            "[scenario]\ntitle = \"Race [link](https://x.example) *now*\"\n",
+            1,
+        )
+        .replacen(
+            "name = \"First\"\n",
+            "name = \"First\"\nlabel = \"A|<img src=x onerror=alert(1)>_b_\"\n",
+            1,
+        );
+    assert!(text.contains("onerror"), "the label went in");
+    let file = crate::util::temp_scenario("files-md-escape", &text);
+    let dir = fresh_temp_path("files-md-escape");
+    run_into(
+        &["run", file.to_str().unwrap(), "--games", "200", "-q"],
+        &dir,
+    );
+    let md = read_text(&dir, "report.md");
+    assert!(
+        md.contains(r"A\|\<img src=x onerror=alert(1)\>\_b\_"),
+        "{md}"
+    );
+    assert!(
+        md.contains(r"# Race \[link\](https://x.example) \*now\*"),
+        "{md}"
+    );
+    let html = read_text(&dir, "report.html");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("href=\"https://x.example\"") && !html.contains("<em>"));
+    assert!(
+        html.contains("A|&lt;img src=x onerror=alert(1)&gt;_b_"),
+        "{html}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
