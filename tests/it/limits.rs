@@ -318,3 +318,22 @@ fn nested_aggregates_compile_in_bounded_memory() {
     };
     assert_eq!(json("native"), json("interp"));
 }
+
+/// Seventeen factions, one more than the limit, are refused at the seventeenth.
+#[test]
+fn a_faction_past_the_limit_is_located_at_its_table() {
+    let mut text = String::from("[scenario]\nname = \"x\"\nrounds = 1\n[[var]]\nname = \"vp\"\n");
+    for i in 1..=17 {
+        text.push_str(&format!("[[faction]]\nname = \"F{i}\"\n"));
+    }
+    text.push_str("[ranking]\nscore = \"vp\"\n");
+    let file = temp_scenario("limits-17-factions", &text);
+    let out = vpsim_output(&["validate", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    // Lines 1-5 are the header; the k-th faction's table is on line 4 + 2k.
+    assert!(
+        err.contains(":38:1: a scenario needs 1 to 16 [[faction]] tables, found 17"),
+        "{err}"
+    );
+}

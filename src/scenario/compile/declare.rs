@@ -122,8 +122,10 @@ pub(super) fn faction_settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) ->
 pub(super) fn factions(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()> {
     let nf = raw.factions.len();
     if nf == 0 || nf > MAX_FACTIONS {
+        // At the first faction too many (or the top of the file when there is none).
+        let at = raw.factions.get(MAX_FACTIONS).map_or(0, |f| f.span().start);
         return Err(src.fail(
-            0,
+            at,
             format!("a scenario needs 1 to {MAX_FACTIONS} [[faction]] tables, found {nf}"),
         ));
     }
