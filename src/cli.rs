@@ -538,11 +538,12 @@ pub fn write_outputs(
         let md = crate::report::markdown::report(summary, &reproduce_line(), &names);
         write_report(dir, &md, &summary.scenario.title)
     })();
-    if let Err(e) = &result {
-        // Every file the report put in place, whichever step wrote it.
+    result.map_err(|e| {
+        // Every file the report put in place, whichever step wrote it, said once: in a
+        // write error's message, else on a line of its own before the error.
         let names = crate::output::written(dir);
-        let line = format!(
-            "{e}: kept {} complete file(s) in {}: {}",
+        let kept = format!(
+            "kept {} complete file(s) in {}: {}",
             names.len(),
             dir.display(),
             if names.is_empty() {
@@ -551,9 +552,17 @@ pub fn write_outputs(
                 names.join(", ")
             }
         );
-        crate::diagnostic::say(&line);
-    }
-    result
+        match e {
+            crate::Error::Write { what, source } => crate::Error::Write {
+                what,
+                source: std::io::Error::new(source.kind(), format!("{source}; {kept}")),
+            },
+            other => {
+                crate::diagnostic::say(&kept);
+                other
+            }
+        }
+    })
 }
 
 /// The report folder of `--out`: DIR, or `reports/<scenario-name>-<command>/` for a bare `--out`.

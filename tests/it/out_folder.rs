@@ -240,6 +240,8 @@ fn a_report_that_fails_names_every_file_it_kept() {
         err.contains(&format!("kept {} complete file(s)", files.len())),
         "{err}"
     );
+    // The failure is said once, with what was kept.
+    assert_eq!(err.matches("score_race.svg").count(), 1, "{err}");
     for f in &files {
         assert!(err.contains(f.as_str()), "{f} not named: {err}");
     }
@@ -497,7 +499,7 @@ fn a_compare_that_stops_early_says_how_many_games_it_played() {
         .success();
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(
-        md.contains("10,000 games per variant (up to 2,000,000)"),
+        md.contains("| games | 10,000 per variant (stopped when decided; up to 2,000,000) |"),
         "{md}"
     );
 }
