@@ -261,24 +261,24 @@ pub fn run(m: &Model, spec: &RunSpec, progress: &(dyn Fn(u64) + Sync)) -> Result
 pub type RowSink<'a> = &'a mut dyn FnMut(&[GameRow], &[i64]) -> Result<()>;
 
 /// Like [`run`], also handing every game's outcome to `rows`, in game order, in batches (for
-/// the per-game table). Memory is bounded by one batch of chunks.
+/// the per-game table). Memory is bounded by two batches of chunks: while the pool plays one
+/// batch, this thread hands the previous one to `rows`, so writing the table overlaps the
+/// games instead of pausing them.
 pub fn run_rows(
     m: &Model,
     spec: &RunSpec,
     progress: &(dyn Fn(u64) + Sync),
     rows: RowSink,
 ) -> Result<RunResult> {
+    type Part = (Tally, Vec<GameRow>, Vec<i64>);
     let pool = pool(spec.threads)?;
     let threads = pool.current_num_threads();
     let start = Instant::now();
     let chunks = spec.games.div_ceil(chunk_games(m));
     let per_batch = (threads as u64 * 4).max(1);
-    let mut tally = empty_tally(m);
-    let mut c0 = 0;
-    while c0 < chunks {
-        let c1 = (c0 + per_batch).min(chunks);
-        type Part = (Tally, Vec<GameRow>, Vec<i64>);
-        let batch: Vec<std::result::Result<Part, Stop>> = pool.install(|| {
+    // One batch of chunks, played on the pool, each chunk's rows kept in game order.
+    let play = |c0: u64, c1: u64| -> Vec<std::result::Result<Part, Stop>> {
+        pool.install(|| {
             (c0..c1)
                 .into_par_iter()
                 .map_init(
@@ -299,27 +299,51 @@ pub fn run_rows(
                     },
                 )
                 .collect()
-        });
-        let mut stop = None;
-        for r in batch {
-            match r {
-                Ok((t, out, metrics)) if stop.is_none() => {
-                    tally = tally.merge(t);
-                    rows(&out, &metrics)?;
-                }
-                Ok(_) => {}
-                Err(s) => {
-                    stop = Some(match stop.take() {
-                        Some(p) => first_stop(p, s),
-                        None => s,
-                    })
+        })
+    };
+    let mut tally = empty_tally(m);
+    let mut stop: Option<Stop> = None;
+    // The batch played and not yet handed over.
+    let mut done: Vec<std::result::Result<Part, Stop>> = Vec::new();
+    let mut c0 = 0;
+    loop {
+        let c1 = (c0 + per_batch).min(chunks);
+        // Play the next batch (if any, and if nothing stopped) while this thread folds and
+        // writes the previous one.
+        let ahead = c0 < chunks && stop.is_none();
+        let (next, written) = std::thread::scope(|scope| {
+            let next = ahead.then(|| scope.spawn(|| play(c0, c1)));
+            let mut written = Ok(());
+            for r in done.drain(..) {
+                match r {
+                    Ok((t, out, metrics)) if stop.is_none() && written.is_ok() => {
+                        tally = std::mem::replace(&mut tally, empty_tally(m)).merge(t);
+                        written = rows(&out, &metrics);
+                    }
+                    Ok(_) => {}
+                    Err(s) => {
+                        stop = Some(match stop.take() {
+                            Some(p) => first_stop(p, s),
+                            None => s,
+                        })
+                    }
                 }
             }
+            let next = next.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (next, written)
+        });
+        if let Err(e) = written {
+            // The table cannot be finished: the batch played meanwhile is dropped.
+            return Err(e);
         }
-        if let Some(s) = stop {
-            return Err(stop_error(m, spec.seed, s));
+        match next {
+            Some(batch) => done = batch,
+            None => break,
         }
         c0 = c1;
+    }
+    if let Some(s) = stop {
+        return Err(stop_error(m, spec.seed, s));
     }
     Ok(RunResult {
         tally,
