@@ -517,7 +517,10 @@ pub fn write_outputs(
     };
     let result = (|| -> Result<()> {
         let interrupted = crate::signal::stopped;
-        crate::output::write_atomic(&dir.join("tally.json"), enc(tally.to_json())?.as_bytes())?;
+        crate::output::write_atomic(
+            &dir.join("tally.json"),
+            enc(tally.to_json(crate::report::ShardKey::from_env()))?.as_bytes(),
+        )?;
         crate::output::write_atomic(
             &dir.join("summary.json"),
             enc(serde_json::to_string_pretty(summary))?.as_bytes(),

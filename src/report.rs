@@ -16,7 +16,9 @@ pub mod tables;
 mod tally;
 mod terminal;
 pub mod usage;
-pub use tally::{Shard, TallyFile, read_tally};
+pub use tally::{
+    SHARD_KEY_VAR, Shard, ShardKey, TallyFile, parse_tally, read_tally, read_tally_keyed,
+};
 
 use crate::model::Model;
 use crate::runner::{RunResult, RunSpec};

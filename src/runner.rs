@@ -332,10 +332,8 @@ pub fn run_rows(
             let next = next.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
             (next, written)
         });
-        if let Err(e) = written {
-            // The table cannot be finished: the batch played meanwhile is dropped.
-            return Err(e);
-        }
+        // A write that fails ends the run: the batch played meanwhile is dropped.
+        written?;
         match next {
             Some(batch) => done = batch,
             None => break,

@@ -78,29 +78,91 @@ pub struct TallyFile {
 /// file's contents exactly as they were digested.
 const DIGEST_KEY: &str = "{\"digest\":\"";
 
-impl TallyFile {
-    /// The file's text: its JSON, led by a `digest` key, the FNV-1a hash of the rest, so that
-    /// any edit of a value shows (a check against damage and hand edits, not a signature).
-    pub fn to_json(&self) -> serde_json::Result<String> {
-        let body = serde_json::to_string(self)?;
-        let digest = crate::scenario::compile::fnv1a(body.as_bytes());
-        Ok(format!("{DIGEST_KEY}{digest}\",{}", &body[1..]))
+/// After the digest, in a file written with a shard key: the keyed MAC of the same contents.
+const MAC_KEY: &str = "\",\"mac\":\"";
+
+/// The environment variable that holds the shard key: when set (the same on every shard's
+/// machine and the merge's), `tally.json` carries a keyed MAC that only a holder of the key
+/// can make, and merge refuses a file without it or with one that does not match.
+pub const SHARD_KEY_VAR: &str = "VPSIM_SHARD_KEY";
+
+/// A shard key: 32 bytes derived from the text of [`SHARD_KEY_VAR`].
+#[derive(Clone, Copy)]
+pub struct ShardKey([u8; 32]);
+
+impl ShardKey {
+    /// The key from the environment, `None` when [`SHARD_KEY_VAR`] is unset or empty.
+    pub fn from_env() -> Option<ShardKey> {
+        let text = std::env::var_os(SHARD_KEY_VAR)?;
+        (!text.is_empty()).then(|| ShardKey::new(text.as_encoded_bytes()))
+    }
+
+    /// The key derived from any secret text (BLAKE3's key derivation, with vpsim's context).
+    pub fn new(secret: &[u8]) -> ShardKey {
+        ShardKey(blake3::derive_key("vpsim tally.json MAC v1", secret))
+    }
+
+    /// The MAC of `body` (BLAKE3 in keyed mode), as 64 hex digits.
+    fn mac(&self, body: &[u8]) -> blake3::Hash {
+        blake3::keyed_hash(&self.0, body)
     }
 }
 
-/// Splits a tally file's text into its digest and the JSON it digests, `None` when it does
-/// not start as vpsim writes one.
-fn split_digest(bytes: &[u8]) -> Option<(&[u8], Vec<u8>)> {
+impl TallyFile {
+    /// The file's text: its JSON, led by a `digest` key, the FNV-1a hash of the rest: a check
+    /// against damage and mix-ups, not a signature (anyone can compute it again). With a
+    /// `key`, a `mac` key follows it: BLAKE3 keyed with the shard key over the same
+    /// contents, which no one without the key can make.
+    pub fn to_json(&self, key: Option<ShardKey>) -> serde_json::Result<String> {
+        let body = serde_json::to_string(self)?;
+        let digest = crate::scenario::compile::fnv1a(body.as_bytes());
+        let mac = key.map_or(String::new(), |k| {
+            format!("{MAC_KEY}{}", k.mac(body.as_bytes()).to_hex())
+        });
+        Ok(format!("{DIGEST_KEY}{digest}{mac}\",{}", &body[1..]))
+    }
+}
+
+/// A tally file's text split: its digest, its MAC when it has one, and the JSON they cover;
+/// `None` when it does not start as vpsim writes one.
+struct Sealed<'a> {
+    digest: &'a [u8],
+    mac: Option<&'a [u8]>,
+    body: Vec<u8>,
+}
+
+fn split_digest(bytes: &[u8]) -> Option<Sealed<'_>> {
     let rest = bytes.strip_prefix(DIGEST_KEY.as_bytes())?;
-    let (digest, rest) = rest.split_at_checked(16)?;
+    let (digest, mut rest) = rest.split_at_checked(16)?;
+    let mut mac = None;
+    if let Some(after) = rest.strip_prefix(MAC_KEY.as_bytes()) {
+        let (m, after) = after.split_at_checked(64)?;
+        (mac, rest) = (Some(m), after);
+    }
     let rest = rest.strip_prefix(b"\",")?;
-    Some((digest, [b"{", rest].concat()))
+    Some(Sealed {
+        digest,
+        mac,
+        body: [b"{", rest].concat(),
+    })
+}
+
+/// Reads `DIR/tally.json` with the shard key of the environment ([`ShardKey::from_env`]):
+/// see [`read_tally_keyed`].
+pub fn read_tally(
+    dir: &Path,
+    check: impl Fn(&Path, &TallyFile) -> Result<()>,
+) -> Result<TallyFile> {
+    read_tally_keyed(dir, ShardKey::from_env(), check)
 }
 
 /// Reads `DIR/tally.json`: its version, then its keys and values, then `check` (which names
-/// a value that cannot be), then its digest, so that an edit no check can see is refused too.
-pub fn read_tally(
+/// a value that cannot be), then its digest, so that an edit no check can see is refused too,
+/// and, with a `key`, its MAC (a file without one, or one written with a key when there is
+/// none now, is refused).
+pub fn read_tally_keyed(
     dir: &Path,
+    key: Option<ShardKey>,
     check: impl Fn(&Path, &TallyFile) -> Result<()>,
 ) -> Result<TallyFile> {
     // A tally's histograms are bounded (see `stats::Histogram`): real files are a few MB.
@@ -116,6 +178,18 @@ pub fn read_tally(
             path.display()
         )),
     })?;
+    parse_tally(dir, &bytes, key, check)
+}
+
+/// A tally file's text as [`read_tally_keyed`] reads it (`dir` names it in messages and is
+/// handed to `check`).
+pub fn parse_tally(
+    dir: &Path,
+    bytes: &[u8],
+    key: Option<ShardKey>,
+    check: impl Fn(&Path, &TallyFile) -> Result<()>,
+) -> Result<TallyFile> {
+    let path = dir.join("tally.json");
     // The version first: another version's file may have other keys, and the message to give
     // then is which version to merge with.
     #[derive(Deserialize)]
@@ -123,7 +197,7 @@ pub fn read_tally(
         vpsim_version: String,
     }
     let ours = env!("CARGO_PKG_VERSION");
-    if let Ok(w) = serde_json::from_slice::<Written>(&bytes)
+    if let Ok(w) = serde_json::from_slice::<Written>(bytes)
         && w.vpsim_version != ours
     {
         return Err(Error::Usage(format!(
@@ -135,19 +209,45 @@ pub fn read_tally(
     }
     let not_ours =
         |why: String| Error::Usage(format!("{}: not a vpsim tally ({why})", path.display()));
-    let Some((digest, body)) = split_digest(&bytes) else {
+    let Some(Sealed { digest, mac, body }) = split_digest(bytes) else {
         return Err(not_ours(
             "it does not start with the `digest` vpsim writes first".into(),
         ));
     };
+    let refuse = |why: &str| Error::Usage(format!("{}: {why}", path.display()));
+    // The key first: without the right one, nothing else in the file is worth reading.
+    match (key, mac) {
+        (None, None) => {}
+        (None, Some(_)) => {
+            return Err(refuse(&format!(
+                "it was written with a shard key ({SHARD_KEY_VAR}): set the same key to read it"
+            )));
+        }
+        (Some(_), None) => {
+            return Err(refuse(&format!(
+                "it has no `mac`, but {SHARD_KEY_VAR} is set: it was written without the key; \
+                 run the shard again with it"
+            )));
+        }
+        (Some(k), Some(m)) => {
+            // `blake3::Hash` compares in constant time.
+            let ok = blake3::Hash::from_hex(m).is_ok_and(|m| m == k.mac(&body));
+            if !ok {
+                return Err(refuse(&format!(
+                    "`mac` does not match the file's contents: it was edited, or written with \
+                     another {SHARD_KEY_VAR}"
+                )));
+            }
+        }
+    }
     let file: TallyFile = serde_json::from_slice(&body)
         .map_err(|e| not_ours(crate::scenario::plain_types(&e.to_string())))?;
     check(dir, &file)?;
     if digest != crate::scenario::compile::fnv1a(&body).as_bytes() {
-        return Err(Error::Usage(format!(
-            "{}: `digest` does not match the file's contents; the file is damaged or was edited: run the shard again",
-            path.display()
-        )));
+        return Err(refuse(
+            "`digest` does not match the file's contents; the file is damaged or was edited: \
+             run the shard again",
+        ));
     }
     Ok(file)
 }

@@ -295,29 +295,69 @@ fn edited(v: &str) -> String {
     }
 }
 
-/// Any single-value edit of a shard's tally.json, over every value of every seed scenario's
-/// shard files, is refused by merge or merges to the unedited result: merge cannot be made
-/// to report a different run.
+/// Plays shards 1 and 2 of 2 of `scenario` (60 games, seed 3) into `root/NAME-1` and
+/// `root/NAME-2`, with `key` as the shard key when given; returns the two folders.
+fn two_shards(
+    root: &std::path::Path,
+    name: &str,
+    scenario: &std::path::Path,
+    key: Option<&str>,
+) -> Vec<std::path::PathBuf> {
+    let dirs: Vec<_> = (1..=2).map(|k| root.join(format!("{name}-{k}"))).collect();
+    for (k, d) in dirs.iter().enumerate() {
+        let mut cmd = vpsim();
+        cmd.env_remove(vpsim::report::SHARD_KEY_VAR);
+        if let Some(key) = key {
+            cmd.env(vpsim::report::SHARD_KEY_VAR, key);
+        }
+        cmd.arg("run")
+            .arg(scenario)
+            .args(["--games", "60", "--seed", "3"])
+            .args(["--shard", &format!("{}/2", k + 1), "--quiet", "--out"])
+            .arg(d)
+            .assert()
+            .success();
+    }
+    dirs
+}
+
+/// Every single-value edit of a shard's tally.json, over every value of every seed
+/// scenario's shard files: as it is, the digest refuses it; with a shard key, the MAC refuses
+/// every edit, the digest recomputed or not (the digest is a checksum anyone can compute
+/// again: without a key, the relations between the counts refuse only some of those).
 #[test]
 fn no_single_edit_of_a_shard_merges_into_another_result() {
     let root = fresh_temp_dir("every-edit");
-    let read = |d: &std::path::Path| vpsim::report::read_tally(d, |_, _| Ok(()));
+    let secret = "a key only the shard machines hold";
+    let key = Some(vpsim::report::ShardKey::new(secret.as_bytes()));
+    let read = |d: &std::path::Path, k| vpsim::report::read_tally_keyed(d, k, |_, _| Ok(()));
+    // A file's text read as merge reads it, without writing it anywhere.
+    let parse = |d: &std::path::Path, text: &str, k| {
+        vpsim::report::parse_tally(d, text.as_bytes(), k, |_, _| Ok(()))
+    };
+    let merge =
+        |files: &[(std::path::PathBuf, vpsim::report::TallyFile)]| vpsim::cli::merge::merge(files);
     let mut edits = 0;
     for (s, scenario) in crate::util::scenario_files().iter().enumerate() {
-        let dirs: Vec<_> = (1..=2).map(|k| root.join(format!("{s}-{k}"))).collect();
-        for (k, d) in dirs.iter().enumerate() {
-            run_shard(
-                scenario,
-                &["--games", "60", "--seed", "3"],
-                k as u32 + 1,
-                2,
-                d,
-            );
-        }
-        let files: Vec<_> = dirs.iter().map(|d| (d.clone(), read(d).unwrap())).collect();
-        let good = vpsim::cli::merge::merge(&files).unwrap();
-        let file = dirs[1].join("tally.json");
-        let text = std::fs::read_to_string(&file).unwrap();
+        let plain = two_shards(&root, &format!("{s}"), scenario, None);
+        let keyed = two_shards(&root, &format!("{s}-key"), scenario, Some(secret));
+        let files: Vec<_> = plain
+            .iter()
+            .map(|d| (d.clone(), read(d, None).unwrap()))
+            .collect();
+        let good = merge(&files).unwrap();
+        let first = (keyed[0].clone(), read(&keyed[0], key).unwrap());
+        let keyed_good = merge(&[
+            first.clone(),
+            (keyed[1].clone(), read(&keyed[1], key).unwrap()),
+        ])
+        .unwrap();
+        assert_eq!(keyed_good.tally, good.tally, "the key changes no count");
+        let (file, kfile) = (plain[1].join("tally.json"), keyed[1].join("tally.json"));
+        let (text, ktext) = (
+            std::fs::read_to_string(&file).unwrap(),
+            std::fs::read_to_string(&kfile).unwrap(),
+        );
         for r in json_values(&text) {
             let changed = format!(
                 "{}{}{}",
@@ -325,25 +365,59 @@ fn no_single_edit_of_a_shard_merges_into_another_result() {
                 edited(&text[r.clone()]),
                 &text[r.end..]
             );
-            std::fs::write(&file, &changed).unwrap();
-            let merged = read(&dirs[1])
-                .and_then(|f| vpsim::cli::merge::merge(&[files[0].clone(), (dirs[1].clone(), f)]));
-            if let Ok(m) = merged {
-                assert_eq!(
-                    m,
-                    good,
-                    "{}: {} -> {}",
+            edits += 1;
+            assert!(
+                parse(&plain[1], &changed, None).is_err(),
+                "{}: the digest let an edit through",
+                scenario.display()
+            );
+        }
+        for r in json_values(&ktext) {
+            let changed = format!(
+                "{}{}{}",
+                &ktext[..r.start],
+                edited(&ktext[r.clone()]),
+                &ktext[r.end..]
+            );
+            // The digest made anew, as anyone can: the MAC still refuses it (an edit of the
+            // digest itself is undone by that).
+            let forged = redigest_keyed(&changed);
+            if forged != ktext {
+                let e = parse(&keyed[1], &forged, key).unwrap_err().to_string();
+                // An edit of the contents is refused by the MAC (the version, read first to
+                // name the version to use, by its own check); one of the MAC itself may also
+                // break the file's shape.
+                let body = r.start > ktext.find("\"mac\"").unwrap() + 72;
+                assert!(
+                    !body || e.contains("`mac` does not match") || e.contains("`vpsim_version`"),
+                    "{}: {} -> {e}",
                     scenario.display(),
-                    &text[r.clone()],
-                    edited(&text[r])
+                    &ktext[r.clone()]
                 );
             }
-            edits += 1;
         }
-        std::fs::write(&file, &text).unwrap();
+        // The keyed file is refused without its key, and with another.
+        assert!(read(&keyed[1], None).is_err() && read(&plain[1], key).is_err());
+        let other = Some(vpsim::report::ShardKey::new(b"another key"));
+        assert!(read(&keyed[1], other).is_err());
     }
     assert!(edits > 1000, "{edits} edits");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A keyed tally file's text with its digest made anew for the contents it covers (what
+/// follows the `mac`), the `mac` kept: what anyone without the key can do.
+fn redigest_keyed(text: &str) -> String {
+    let Some(head) = text.find("\"mac\":\"").map(|i| i + "\"mac\":\"".len()) else {
+        return text.to_string();
+    };
+    let Some(end) = text.get(head..).and_then(|t| t.find('"')) else {
+        return text.to_string();
+    };
+    let mac = &text[head..head + end];
+    let rest = &text[head + end + 2..];
+    let digest = vpsim::scenario::compile::fnv1a(format!("{{{rest}").as_bytes());
+    format!("{{\"digest\":\"{digest}\",\"mac\":\"{mac}\",{rest}")
 }
 
 /// A tally file's text with its digest made anew for its contents, as a run that really
@@ -353,4 +427,49 @@ fn redigest(text: &str) -> String {
     let body = format!("{{{rest}");
     let digest = vpsim::scenario::compile::fnv1a(body.as_bytes());
     format!("{{\"digest\":\"{digest}\",{rest}")
+}
+
+/// With `VPSIM_SHARD_KEY`, shards merge under the same key into exactly the single run, and
+/// merge refuses them without it or under another key, saying which.
+#[test]
+fn keyed_shards_merge_only_under_their_key() {
+    let root = fresh_temp_dir("keyed-shards");
+    let race = std::path::Path::new("scenarios/race_to_three.toml");
+    let dirs = two_shards(&root, "race", race, Some("s3cret"));
+    let merge = |key: Option<&str>| {
+        let mut cmd = vpsim();
+        cmd.env_remove(vpsim::report::SHARD_KEY_VAR);
+        if let Some(k) = key {
+            cmd.env(vpsim::report::SHARD_KEY_VAR, k);
+        }
+        cmd.arg("merge").args(&dirs).arg("--json").output().unwrap()
+    };
+    let ok = merge(Some("s3cret"));
+    assert!(ok.status.success(), "{ok:?}");
+    let single = vpsim()
+        .args([
+            "run",
+            "scenarios/race_to_three.toml",
+            "--games",
+            "60",
+            "--seed",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        without_performance(&ok.stdout),
+        without_performance(&single.stdout)
+    );
+    for (key, says) in [
+        (None, "written with a shard key (VPSIM_SHARD_KEY)"),
+        (Some("guess"), "`mac` does not match"),
+    ] {
+        let out = merge(key);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }
