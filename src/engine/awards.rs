@@ -1,8 +1,9 @@
 //! Rank awards: points by place on a metric, with the tie policies.
 //!
 //! Owns "where ties are split": `award` ranks every faction on a metric (with an optional
-//! tie-break chain folded into the key) and pays each place from a scale; tied factions share
-//! by the policy: split (sum the tied places, divide, round down), high, low, or zero.
+//! tie-break chain folded into the key; with `min K`, only the factions whose metric is at
+//! least K) and pays each place from a scale read when the award runs; tied factions share by
+//! the policy: split (sum the tied places, divide, round down), high, low, or zero.
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::{AssignOp, Expr, LValue, Num, TiePolicy};
@@ -17,14 +18,27 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn award(
         &mut self,
         lv: &LValue,
-        metric: &Expr,
-        scale: &[i64],
+        (metric, min): (&Expr, Option<&Expr>),
+        scale: &[Expr],
         ties: TiePolicy,
         chain: &[Expr],
         source: Option<u8>,
         b: Bind,
     ) -> Step {
         let n = self.m.nfactions();
+        // The scale as it reads now (`3 + round, round, round - 1`), each a whole number.
+        let mut pay = [0i64; MAX_FACTIONS];
+        let places = scale.len().min(MAX_FACTIONS);
+        for (p, e) in pay.iter_mut().zip(scale) {
+            *p = match self.num(e, b)? {
+                Num::Int(v) => v,
+                Num::Real(r) => match crate::expr::tree::to_int(r.floor()) {
+                    Ok(v) => v,
+                    Err(kind) => return Err(self.fault(kind, e.loc)),
+                },
+            };
+        }
+        let pay = &pay[..places];
         let mut key = [Num::Int(0); MAX_FACTIONS];
         for (f, k) in key.iter_mut().enumerate().take(n) {
             *k = self.num(
@@ -60,10 +74,27 @@ impl<T: Tracer> Game<'_, T> {
                 key[f] = Num::Int(behind as i64);
             }
         }
-        let mut amounts = [0i64; MAX_FACTIONS];
+        // `min K`: the eligible factions, ranked among themselves; the others take no place.
+        let mut who = [0usize; MAX_FACTIONS];
+        let mut m = 0;
+        let floor = match min {
+            Some(k) => Some(self.num(k, b)?),
+            None => None,
+        };
+        for f in 0..n {
+            if floor.is_none_or(|k| key[f] >= k) {
+                who[m] = f;
+                m += 1;
+            }
+        }
+        let mut ranked = [Num::Int(0); MAX_FACTIONS];
+        for (r, &f) in ranked.iter_mut().zip(&who[..m]) {
+            *r = key[f];
+        }
+        let mut paid = [0i64; MAX_FACTIONS];
         // Integer keys (the common case) rank as `i64`s: the same order, fewer steps.
         let mut ints = [0i64; MAX_FACTIONS];
-        let whole = key[..n].iter().zip(&mut ints).all(|(k, i)| match *k {
+        let whole = ranked[..m].iter().zip(&mut ints).all(|(k, i)| match *k {
             Num::Int(v) => {
                 *i = v;
                 true
@@ -71,9 +102,13 @@ impl<T: Tracer> Game<'_, T> {
             Num::Real(_) => false,
         });
         if whole {
-            rank_awards(&ints[..n], scale, ties, &mut amounts[..n]);
+            rank_awards(&ints[..m], pay, ties, &mut paid[..m]);
         } else {
-            rank_awards(&key[..n], scale, ties, &mut amounts[..n]);
+            rank_awards(&ranked[..m], pay, ties, &mut paid[..m]);
+        }
+        let mut amounts = [0i64; MAX_FACTIONS];
+        for (&f, &a) in who[..m].iter().zip(&paid) {
+            amounts[f] = a;
         }
         let mut changed = false;
         for (f, &a) in amounts.iter().enumerate().take(n) {

@@ -249,11 +249,12 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Award {
                 lv,
                 metric,
+                min,
                 scale,
                 ties,
                 chain,
                 source,
-            } => self.award(lv, metric, scale, *ties, chain, *source, b)?,
+            } => self.award(lv, (metric, min.as_ref()), scale, *ties, chain, *source, b)?,
             Stmt::Block(body) => {
                 for s in body.iter() {
                     if self.ended.is_some() {

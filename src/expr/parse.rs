@@ -110,7 +110,7 @@ pub enum StmtAst {
     End(String, usize),
     /// `draw deck [if cond]`.
     Draw(String, usize, Option<Ast>),
-    /// `award var[\[elem\]] by metric scale a, b, ... [ties split|high|low|zero]
+    /// `award var[\[elem\]] by metric [min K] scale a, b, ... [ties split|high|low|zero]
     /// [as source]`.
     Award {
         /// Faction variable receiving the awards.
@@ -119,7 +119,9 @@ pub enum StmtAst {
         index: Option<(String, usize)>,
         /// Metric ranked highest first.
         metric: Ast,
-        /// Award per place: constant formulas (numbers and settings).
+        /// `min K`: only factions whose metric is at least K are ranked.
+        min: Option<Ast>,
+        /// Award per place: formulas of the moment (round, settings, global variables).
         scale: Vec<Ast>,
         /// Tie policy.
         ties: TiePolicy,

@@ -81,8 +81,12 @@ pub enum Stmt {
         lv: LValue,
         /// The metric.
         metric: Expr,
-        /// Award per place (0 beyond the end).
-        scale: Box<[i64]>,
+        /// `min K`: only factions whose metric is at least K are ranked; the others get
+        /// nothing and take no place.
+        min: Option<Expr>,
+        /// Award per place (0 beyond the end): formulas of the moment, evaluated when the
+        /// award runs (constants in most files, which the native engine lowers inline).
+        scale: Box<[Expr]>,
         /// How ties share.
         ties: TiePolicy,
         /// Tie-break chain (higher first) before the policy.
@@ -164,8 +168,16 @@ impl Stmt {
     pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
             Stmt::Assign { value, .. } => f(value),
-            Stmt::Award { metric, chain, .. } => {
+            Stmt::Award {
+                metric,
+                min,
+                scale,
+                chain,
+                ..
+            } => {
                 f(metric);
+                min.iter_mut().for_each(&mut *f);
+                scale.iter_mut().for_each(&mut *f);
                 chain.iter_mut().for_each(&mut *f);
             }
             Stmt::Race(r) => {

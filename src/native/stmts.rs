@@ -29,8 +29,20 @@ fn lowerable(s: &Stmt) -> bool {
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),
-        // The engine ranks a tie-break chain first; awards without one are lowered.
-        Stmt::Award { lv, chain, .. } => chain.is_empty() && !matches!(lv.elem, Elem::Bound),
+        // The engine ranks a tie-break chain first, eligibility (`min K`) and scales read at
+        // the moment; the other awards (constant scales, no chain) are lowered.
+        Stmt::Award {
+            lv,
+            chain,
+            min,
+            scale,
+            ..
+        } => {
+            chain.is_empty()
+                && min.is_none()
+                && const_scale(scale).is_some()
+                && !matches!(lv.elem, Elem::Bound)
+        }
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
         Stmt::Outcome { .. }
@@ -154,4 +166,16 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
         f: Some(Run::new(f, code)),
     });
     Ok(1)
+}
+
+/// An award's scale as whole numbers, when every entry is a constant (the case the native
+/// engine lowers inline).
+pub(crate) fn const_scale(scale: &[crate::expr::Expr]) -> Option<Vec<i64>> {
+    scale
+        .iter()
+        .map(|e| match e.as_const_num()? {
+            crate::expr::Num::Int(v) => Some(v),
+            crate::expr::Num::Real(r) => crate::expr::tree::to_int(r).ok(),
+        })
+        .collect()
 }

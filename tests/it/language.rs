@@ -3,7 +3,9 @@
 //! past the last round, a scenario with no phase, and the moment immediate end conditions
 //! are checked.
 
-use crate::util::{ONE_MOMENT, temp_scenario, vpsim, vpsim_output};
+use crate::util::{
+    ONE_MOMENT, examples_pass_on_both, rule_lines, temp_scenario, vpsim, vpsim_output,
+};
 
 /// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
 fn json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
@@ -38,13 +40,6 @@ fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
 /// `vpsim test` passes every worked example of `path` (with `extra` flags).
 fn examples_pass(path: &std::path::Path, extra: &[&str]) {
     vpsim().arg("test").arg(path).args(extra).assert().success();
-}
-
-/// `vpsim test` passes every worked example of `path` on both engines.
-fn examples_pass_on_both(path: &std::path::Path) {
-    for engine in ["native", "interp"] {
-        examples_pass(path, &["--engine", engine]);
-    }
 }
 
 /// The points a run's `--json` credits to `source`, over every faction and game.
@@ -287,8 +282,8 @@ const AWARDS: &str = "[scenario]\nname = \"awards\"\nrounds = 3\n[settings]\nfir
     \"award award_vp[banker] by cash scale first, second ties zero as awards\",\n]\n\
     [ranking]\nscore = \"award_vp[landlord] + award_vp[banker]\"\n";
 
-/// An award adds to one element of an indexed variable, and its scale is a constant
-/// formula: settings reach it, so `--set` changes the award values.
+/// An award adds to one element of an indexed variable, and its scale is a formula read
+/// when it runs: settings reach it, so `--set` changes the award values.
 #[test]
 fn awards_go_into_indexed_variables_with_scales_from_settings() {
     let path = temp_scenario("awards", AWARDS);
@@ -305,15 +300,23 @@ fn awards_go_into_indexed_variables_with_scales_from_settings() {
     let more = same_on_both(&path, &["--set", "settings.first=7"]);
     let gain = points(&more) - points(&base);
     assert!(gain > 3.0 * games && gain <= 4.0 * games, "{gain}");
-    // A scale must be constant.
-    let bad = AWARDS.replace("scale first, second ties", "scale round, second ties");
-    let out = vpsim_output(&[
-        "validate",
-        temp_scenario("awards-bad", &bad).to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("an award is a constant formula"), "{err}");
+    // A scale is read when the award runs (`round` may be in it), outside any faction's
+    // scope: a faction variable there is refused, as is a constant that is not whole.
+    for (scale, says) in [
+        ("scale cash, second ties", "no faction is in scope here"),
+        ("scale 2.5, second ties", "awards are whole numbers, not 2.5"),
+    ] {
+        let bad = AWARDS.replace("scale first, second ties", scale);
+        let out = vpsim_output(&[
+            "validate",
+            temp_scenario("awards-bad", &bad).to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{scale}: {err}");
+    }
+    let moment = AWARDS.replace("scale first, second ties", "scale round, second ties");
+    same_on_both(&temp_scenario("awards-moment", &moment), &[]);
 }
 
 const DERIVED: &str = "[scenario]\nname = \"derived\"\nrounds = 4\n\
@@ -531,16 +534,6 @@ fn the_player_count_is_a_setting_on_both_engines() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to the 4 factions declared"));
-}
-
-/// The code lines of a scenario's rules: neither blank nor a comment, before its first
-/// worked example.
-fn rule_lines(path: &str) -> usize {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .take_while(|l| l.trim() != "[[example]]")
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .count()
 }
 
 /// Catan and Terraforming Mars are each written twice: with this language's additions

@@ -39,6 +39,7 @@ mod skill;
 mod statistics;
 mod timing;
 mod tune;
+mod twice;
 mod usage;
 mod util;
 mod watch;

@@ -190,3 +190,31 @@ pub fn interrupted<S: AsRef<std::ffi::OsStr>>(
     let out = child.wait_with_output().unwrap();
     (out, sent.elapsed())
 }
+
+/// `vpsim test` passes every worked example of `path` on both engines.
+pub fn examples_pass_on_both(path: impl AsRef<std::path::Path>) {
+    for engine in ["native", "interp"] {
+        let out = vpsim()
+            .arg("test")
+            .arg(path.as_ref())
+            .args(["--engine", engine])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} on {engine}: {}{}",
+            path.as_ref().display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The lines of rules of a scenario file: not blank, not comments, before its examples.
+pub fn rule_lines(path: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .take_while(|l| l.trim() != "[[example]]")
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .count()
+}

@@ -47,6 +47,7 @@ impl Compiler<'_> {
                 var,
                 index,
                 metric,
+                min,
                 scale,
                 ties,
                 chain,
@@ -68,10 +69,15 @@ impl Compiler<'_> {
                     .iter()
                     .map(|k| Ok(Expr::new(self.code(k, inner)?, loc)))
                     .collect::<Result<Vec<_>, ParseError>>()?;
+                let min = match min {
+                    Some(k) => Some(Expr::new(self.code(k, ctx)?, loc)),
+                    None => None,
+                };
                 Stmt::Award {
                     lv,
                     metric,
-                    scale: self.scale(scale, ctx)?,
+                    min,
+                    scale: self.award_scale(scale, ctx, loc)?,
                     ties: *ties,
                     chain: chain.into_boxed_slice(),
                     source: self.source(source)?,
@@ -305,8 +311,8 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
-    /// An award's or a race's scale: each a constant formula (numbers and settings, so that
-    /// `--set`, `sweep` and `tune` reach award values) giving a whole number.
+    /// A race's scale: each a constant formula (numbers and settings, so that `--set`,
+    /// `sweep` and `tune` reach award values) giving a whole number.
     pub(super) fn scale(&self, scale: &[Ast], ctx: Ctx) -> Result<Box<[i64]>, ParseError> {
         scale
             .iter()
@@ -319,8 +325,32 @@ impl Compiler<'_> {
                     Some(Num::Real(v)) => err(p, format!("awards are whole numbers, not {v}")),
                     None => err(
                         p,
-                        "an award is a constant formula: numbers and settings, no variable or dice",
+                        "a race's award is a constant formula: numbers and settings, no \
+                         variable or dice",
                     ),
+                }
+            })
+            .collect()
+    }
+
+    /// An award's scale: formulas of the moment (round, settings, global variables),
+    /// evaluated when the award runs; a constant one must be a whole number.
+    pub(super) fn award_scale(
+        &self,
+        scale: &[Ast],
+        ctx: Ctx,
+        loc: u32,
+    ) -> Result<Box<[Expr]>, ParseError> {
+        scale
+            .iter()
+            .map(|a| {
+                let p = a.pos();
+                let e = Expr::new(self.code(a, ctx)?, loc);
+                match e.as_const_num() {
+                    Some(Num::Real(v)) if v.fract() != 0.0 || v.abs() >= 9.0e18 => {
+                        err(p, format!("awards are whole numbers, not {v}"))
+                    }
+                    _ => Ok(e),
                 }
             })
             .collect()

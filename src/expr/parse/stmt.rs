@@ -165,8 +165,9 @@ impl Parser {
         Ok(StmtAst::Complete(pos))
     }
 
-    /// `award var[\[elem\]] by metric scale a, b, ... [ties split|high|low|zero | ties by key,
-    /// ...] [as source]`; each award is a constant formula (a number, a setting).
+    /// `award var[\[elem\]] by metric [min K] scale a, b, ... [ties split|high|low|zero | ties
+    /// by key, ...] [as source]`; each award is a formula of the moment (round, settings,
+    /// global variables), evaluated when the award runs.
     fn stmt_award(&mut self) -> PResult<StmtAst> {
         self.bump();
         let var = self.ident("a faction variable after `award`")?;
@@ -180,6 +181,12 @@ impl Parser {
         };
         self.word("by")?;
         let metric = self.expr()?;
+        let min = if self.is_word("min") {
+            self.bump();
+            Some(self.expr()?)
+        } else {
+            None
+        };
         self.word("scale")?;
         let scale = self.exprs()?;
         let (ties, chain) = self.award_ties()?;
@@ -188,6 +195,7 @@ impl Parser {
             var,
             index,
             metric,
+            min,
             scale,
             ties,
             chain,
