@@ -81,8 +81,8 @@ impl<T: Tracer> Game<'_, T> {
             Some(k) => Some(self.num(k, b)?),
             None => None,
         };
-        for f in 0..n {
-            if floor.is_none_or(|k| key[f] >= k) {
+        for (f, k) in key[..n].iter().enumerate() {
+            if floor.is_none_or(|least| *k >= least) {
                 who[m] = f;
                 m += 1;
             }
