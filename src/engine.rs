@@ -89,6 +89,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     menu: Vec<u16>,
     menu_at: Vec<u32>,
     ended: Option<u16>,
+    /// While the game-end phases run: no end condition is checked (the game has ended).
+    closing: bool,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
     /// The faction leading alone on the ranking score after each round (index round - 1),
@@ -165,6 +167,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu,
             menu_at,
             ended: None,
+            closing: false,
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(

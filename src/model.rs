@@ -215,6 +215,9 @@ pub struct Phase {
     pub before: Vec<Stmt>,
     /// Statements.
     pub effects: Vec<Stmt>,
+    /// Runs once when the game ends, whatever the reason, before the ranking (`at =
+    /// "game_end"`), instead of every round.
+    pub at_end: bool,
 }
 
 /// An action.

@@ -310,7 +310,8 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         })
     };
     let mut phases = Vec::new();
-    for p in &m.phases {
+    // The game-end phases are the engine's to run, once, when the game has ended.
+    for p in m.phases.iter().filter(|p| !p.at_end) {
         let (Some(run), Some(before)) = (run_of(&p.effects), run_of(&p.before)) else {
             return Ok(0);
         };

@@ -175,11 +175,13 @@ pub fn describe(m: &Model) -> String {
         .phases
         .iter()
         .map(|p| {
-            format!(
-                "{}{}",
-                p.name,
-                if p.faction { " (each faction)" } else { "" }
-            )
+            let kind = match (p.faction, p.at_end) {
+                (true, true) => " (each faction, once at the game's end)",
+                (false, true) => " (once at the game's end)",
+                (true, false) => " (each faction)",
+                (false, false) => "",
+            };
+            format!("{}{kind}", p.name)
         })
         .collect();
     let _ = writeln!(s, "phases: {}", phases.join(", "));

@@ -207,6 +207,8 @@ impl<T: Tracer> Game<'_, T> {
         }
         match self.ended {
             Some(reason) => {
+                // An example that ends the game runs its game-end phases, as a game does.
+                self.game_end()?;
                 let mut o = self.rank(reason)?;
                 o.rounds = round;
                 Ok(Some(o))

@@ -106,6 +106,11 @@ impl<T: Tracer> Game<'_, T> {
             }
             self.after_round()?;
         }
+        // The game-end phases, once the game has ended (not when a playout stops at its
+        // horizon, which is no end of the game).
+        if self.ended.is_some() || round >= m.rounds {
+            self.game_end()?;
+        }
         let reason = self.ended.unwrap_or(m.last_round_reason);
         if T::ON {
             let r = &m.reasons[reason as usize];
@@ -125,6 +130,31 @@ impl<T: Tracer> Game<'_, T> {
             self.record_metrics(false)?;
         }
         Ok(out)
+    }
+
+    /// Runs the game-end phases (`at = "game_end"`), each when its `when` holds, as a round
+    /// runs a phase; no end condition is checked in them, and the game keeps its reason.
+    pub(super) fn game_end(&mut self) -> Step {
+        let m = self.m;
+        if !m.phases.iter().any(|p| p.at_end) {
+            return Ok(());
+        }
+        let reason = self.ended.take();
+        self.closing = true;
+        let mut ran = Ok(());
+        for (i, p) in m.phases.iter().enumerate().filter(|(_, p)| p.at_end) {
+            ran = match &p.when {
+                Some(w) => self.test(w, Bind::global()),
+                None => Ok(true),
+            }
+            .and_then(|on| if on { self.phase(i) } else { Ok(()) });
+            if ran.is_err() {
+                break;
+            }
+        }
+        self.closing = false;
+        self.ended = reason;
+        ran
     }
 
     /// Evaluates the metrics taken at the end (or, `per_round`, after a round) for each of
@@ -257,6 +287,9 @@ impl<T: Tracer> Game<'_, T> {
             if self.ended.is_some() {
                 return Ok(());
             }
+            if p.at_end {
+                continue;
+            }
             if let Some(w) = &p.when
                 && !self.test(w, Bind::global())?
             {
@@ -318,7 +351,8 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn phase(&mut self, pi: usize) -> Step {
         let p = &self.m.phases[pi];
         if T::ON {
-            self.tracer.line(format_args!(" phase {}", p.name));
+            let when = if p.at_end { " (at the game's end)" } else { "" };
+            self.tracer.line(format_args!(" phase {}{when}", p.name));
         }
         if !p.faction {
             return self.run(&p.effects, Bind::global());

@@ -538,6 +538,11 @@ pub struct RawPhase {
     #[serde(default)]
     #[schemars(with = "Vec<Src>")]
     pub effects: Vec<Formula>,
+    /// When it runs: `"round"` (default: every round, in order) or `"game_end"` (once, when
+    /// the game ends, whatever the reason, before the ranking).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub at: Option<Spanned<String>>,
 }
 
 /// `[[action]]`.

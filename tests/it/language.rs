@@ -304,7 +304,10 @@ fn awards_go_into_indexed_variables_with_scales_from_settings() {
     // scope: a faction variable there is refused, as is a constant that is not whole.
     for (scale, says) in [
         ("scale cash, second ties", "no faction is in scope here"),
-        ("scale 2.5, second ties", "awards are whole numbers, not 2.5"),
+        (
+            "scale 2.5, second ties",
+            "awards are whole numbers, not 2.5",
+        ),
     ] {
         let bad = AWARDS.replace("scale first, second ties", scale);
         let out = vpsim_output(&[

@@ -24,20 +24,24 @@ fn json(path: &str, engine: &str) -> serde_json::Value {
 /// engines, play the same games as each other, and the file with the features is shorter.
 #[test]
 fn rules_written_with_the_features_are_shorter_and_play_the_same_games() {
-    for name in ["wingspan_goals"] {
+    for name in ["wingspan_goals", "longest_path"] {
         let after = format!("tests/data/round_three/{name}.toml");
         let before = format!("tests/data/round_three/{name}_before.toml");
         for path in [&after, &before] {
             examples_pass_on_both(path);
         }
+        // Each file the same on both engines; both files the same games (the points'
+        // sources may differ: a file without the features may credit none).
         let runs: Vec<serde_json::Value> = [&after, &before]
             .iter()
-            .flat_map(|p| ["native", "interp"].map(|e| json(p, e)))
+            .map(|p| {
+                let native = json(p, "native");
+                assert_eq!(native, json(p, "interp"), "{p}");
+                native
+            })
             .collect();
-        for r in &runs[1..] {
-            assert_eq!(r["factions"], runs[0]["factions"], "{name}");
-            assert_eq!(r["points_by_source"], runs[0]["points_by_source"], "{name}");
-        }
+        assert_eq!(runs[0]["factions"], runs[1]["factions"], "{name}");
+        assert_eq!(runs[0]["end_reasons"], runs[1]["end_reasons"], "{name}");
         assert!(
             rule_lines(&after) < rule_lines(&before),
             "{name}: {} rule lines with the features, {} without",
@@ -85,4 +89,34 @@ expect = ["A.vp == 30", "B.vp == 0"]
     assert_eq!(v["factions"][0]["score"]["mean"], 60.0);
     assert_eq!(v["factions"][1]["score"]["mean"], 0.0);
     assert_eq!(v["factions"], json(f, "interp")["factions"]);
+}
+
+/// A game-end phase takes no decisions and cannot end the game again or mark a win: each is
+/// refused where it is written.
+#[test]
+fn a_game_end_phase_refuses_decisions_and_endings() {
+    let base = std::fs::read_to_string("tests/data/round_three/longest_path.toml").unwrap();
+    let phase = "at = \"game_end\"\neffects = [";
+    for (edit, line, says) in [
+        (
+            "at = \"game_end\"\neach = \"faction\"\nactions = 1\neffects = [",
+            36,
+            "a game-end phase takes no decisions",
+        ),
+        (
+            "at = \"game_end\"\neffects = [\"if round > 3: end out_of_trains\", ",
+            35,
+            "`end`, `win` and `lose` have no place in it",
+        ),
+    ] {
+        let text = base.replacen(phase, edit, 1);
+        let file = crate::util::temp_scenario("twice-game-end", &text);
+        let out = vpsim_output(&["validate", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(says) && err.contains(&format!(":{line}:")),
+            "{err}"
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! Phases: `[[phase]]` tables, the steps every round goes through in order.
 //!
-//! Owns a phase's kind (global, or once per faction in an order), when it runs, its order
-//! keys, the actions a faction may take in it and its effects.
+//! Owns a phase's kind (global, or once per faction in an order), when it runs (every round,
+//! or once at the game's end), its order keys, the actions a faction may take in it and its
+//! effects.
 
 use super::{Cx, Source};
 use crate::error::Result;
@@ -37,11 +38,43 @@ pub(super) fn compile(
                 ),
             ));
         }
+        let at_end =
+            cx.keyword(&p.at, &["round", "game_end"], "round", "phase timing")? == "game_end";
+        if at_end && let Some(a) = &p.actions {
+            return Err(src.fail(
+                a.span().start,
+                format!(
+                    "phase `{}`: a game-end phase takes no decisions (the game has ended): drop \
+                     `actions`, or score what the decisions would in `effects`",
+                    p.name
+                ),
+            ));
+        }
         if p.order.len() > MAX_ORDER_KEYS {
             return Err(src.fail(
                 p.order[0].span().start,
                 format!("phase `{}`: at most {MAX_ORDER_KEYS} order keys", p.name),
             ));
+        }
+        let before = cx.stmts(comp, &p.before, ctx)?;
+        let effects = cx.stmts(comp, &p.effects, ctx)?;
+        if at_end {
+            // The game has ended: nothing in it may end it again or mark a win or a loss.
+            let lists = p
+                .before
+                .iter()
+                .zip(&before)
+                .chain(p.effects.iter().zip(&effects));
+            if let Some((f, _)) = lists.into_iter().find(|(_, s)| ends_or_marks(s)) {
+                return Err(src.fail(
+                    f.span().start,
+                    format!(
+                        "phase `{}` runs when the game has ended: `end`, `win` and `lose` have \
+                         no place in it (score what decides the game, and let the ranking rank)",
+                        p.name
+                    ),
+                ));
+            }
         }
         phases.push(Phase {
             name: p.name.0.clone(),
@@ -53,11 +86,26 @@ pub(super) fn compile(
                 .map(|f| cx.expr(comp, f, Ctx::faction()))
                 .collect::<Result<_>>()?,
             actions: cx.opt(comp, &p.actions, Ctx::faction())?,
-            before: cx.stmts(comp, &p.before, ctx)?,
-            effects: cx.stmts(comp, &p.effects, ctx)?,
+            before,
+            effects,
+            at_end,
         });
     }
     // A scenario decided at setup (its ranking reads only the starting values) needs no
     // phase: its rounds pass with nothing to do.
     Ok(phases)
+}
+
+/// Whether a statement ends the game or marks a win or a loss, at any depth.
+fn ends_or_marks(s: &crate::expr::Stmt) -> bool {
+    use crate::expr::Stmt;
+    match s {
+        Stmt::End(_) | Stmt::Outcome { .. } => true,
+        Stmt::Block(body) => body.iter().any(ends_or_marks),
+        Stmt::If { then, els, .. } => {
+            ends_or_marks(then) || els.as_deref().is_some_and(ends_or_marks)
+        }
+        Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => ends_or_marks(body),
+        _ => false,
+    }
 }
