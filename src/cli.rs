@@ -399,7 +399,7 @@ impl RunOpts {
 /// for a command that plays several runs in turn; `None` for a single run.
 static STAGE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
-/// Names the stage the next progress bars belong to ([`STAGE`]).
+/// Names the stage the next progress bars belong to (shown before each bar).
 pub fn set_stage(stage: Option<String>) {
     if let Ok(mut s) = STAGE.lock() {
         *s = stage;
@@ -414,7 +414,7 @@ fn shows_progress(quiet: bool) -> bool {
 }
 
 /// A bar over `total` steps of a command's own (`factions searched`), only where progress
-/// shows ([`shows_progress`]); its message names the current step.
+/// shows (both stdout and stderr terminals, not --quiet); its message names the current step.
 pub fn steps_bar(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
     if !shows_progress(quiet) {
         return None;
