@@ -278,6 +278,10 @@ pub enum Timing {
     RoundStart,
     /// After the round's last phase.
     RoundEnd,
+    /// At the end of each faction turn (phases with actions), for that faction: once it
+    /// holds, every faction still in takes one more turn, that one's last, then the game
+    /// ends (`timing = "final_turns"`).
+    FinalTurns,
 }
 
 /// An end condition.

@@ -302,6 +302,11 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     if m.slots == 0 {
         return Ok(0);
     }
+    // Final turns count turns across rounds: the engine plays such rounds (its statement
+    // lists still run as machine code).
+    if (m.checks.iter()).any(|c| c.timing == crate::model::Timing::FinalTurns) {
+        return Ok(0);
+    }
     let mut codes = Vec::new();
     let mut keep = |r: Option<(usize, Keep)>| {
         r.map(|(a, c)| {

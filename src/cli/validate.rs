@@ -200,6 +200,7 @@ pub fn describe(m: &Model) -> String {
                 Timing::TurnStart => "checked at turn start",
                 Timing::RoundStart => "checked at round start",
                 Timing::RoundEnd => "checked at round end",
+                Timing::FinalTurns => "checked at turn end, then one final turn each",
             })
             .collect();
         let how = if when.is_empty() {

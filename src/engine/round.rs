@@ -32,6 +32,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.marks = Default::default();
         self.env.pending = Default::default();
         self.env.forced = None;
+        self.env.final_turns = None;
         self.env.steps = 0;
         self.env.points.fill(0);
         self.env.uses.fill(0);
@@ -322,6 +323,7 @@ impl<T: Tracer> Game<'_, T> {
         }
         let pi = at.phase as usize;
         self.turn_list(&self.m.phases[pi].effects, b)?;
+        self.turn_over(b)?;
         self.turns_from(pi, at.order, at.seat as usize + 1)?;
         self.phases_from(pi + 1)
     }
@@ -410,6 +412,43 @@ impl<T: Tracer> Game<'_, T> {
                 }
             }
             self.turn_list(&p.effects, b)?;
+            if p.actions.is_some() {
+                self.turn_over(b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of faction `b.bound`'s turn in a phase with actions: a final turn counted
+    /// (the last ends the game), or else the final-turns conditions checked for it; once one
+    /// holds, every faction still in takes one more turn, this one's last.
+    fn turn_over(&mut self, b: Bind) -> Step {
+        let m = self.m;
+        if self.ended.is_some() || self.timings & (1 << Timing::FinalTurns as u8) == 0 {
+            return Ok(());
+        }
+        if let Some((reason, left)) = self.env.final_turns {
+            self.env.final_turns = (left > 1).then_some((reason, left - 1));
+            if left <= 1 {
+                self.ended = Some(reason);
+            }
+            return Ok(());
+        }
+        for c in m.checks.iter().filter(|c| c.timing == Timing::FinalTurns) {
+            if self.test(&c.when, b)? {
+                let n = m.nfactions() as u32 - self.env.st.out.count_ones();
+                self.env.final_turns = Some((c.reason, n));
+                if T::ON {
+                    self.tracer.line(format_args!(
+                        "  final turns: {} holds for {}; each faction still in takes one more \
+                         turn, {} last",
+                        m.reasons[c.reason as usize].name,
+                        m.factions[b.bound as usize].name,
+                        m.factions[b.bound as usize].name
+                    ));
+                }
+                break;
+            }
         }
         Ok(())
     }

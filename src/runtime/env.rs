@@ -89,6 +89,9 @@ pub struct Env<'a> {
     pub(crate) steps: u64,
     /// A result forced by rule (settled `win` and `lose` marks), if any.
     pub(crate) forced: Option<super::Result>,
+    /// Final turns under way (`timing = "final_turns"`): the reason the game will end with,
+    /// and the turns left, the triggering faction's own last.
+    pub(crate) final_turns: Option<(u16, u32)>,
     /// What settling marks needs to know of the model.
     pub(crate) rules: Rules,
     /// Lookahead decisions: the tape, a playout's branch, the searcher.
@@ -215,6 +218,7 @@ impl<'a> Env<'a> {
             race: Completers::default(),
             steps: 0,
             forced: None,
+            final_turns: None,
             rules: Rules::default(),
             look: super::look::Look::default(),
             uses: Vec::new(),

@@ -24,7 +24,7 @@ fn json(path: &str, engine: &str) -> serde_json::Value {
 /// engines, play the same games as each other, and the file with the features is shorter.
 #[test]
 fn rules_written_with_the_features_are_shorter_and_play_the_same_games() {
-    for name in ["wingspan_goals", "longest_path"] {
+    for name in ["wingspan_goals", "longest_path", "final_turns"] {
         let after = format!("tests/data/round_three/{name}.toml");
         let before = format!("tests/data/round_three/{name}_before.toml");
         for path in [&after, &before] {
@@ -119,4 +119,43 @@ fn a_game_end_phase_refuses_decisions_and_endings() {
             "{err}"
         );
     }
+}
+
+/// Final turns, traced: once the condition holds at the end of a faction's turn, every
+/// faction takes exactly one more turn in turn order, the one that triggered it last, and the
+/// game ends then, on both engines' games (the trace replays the interpreter's).
+#[test]
+fn final_turns_give_each_faction_one_more_turn_the_trigger_last() {
+    let file = "tests/data/round_three/final_turns.toml";
+    for game in 0..6 {
+        let out = vpsim_output(&["trace", file, "--game", &game.to_string()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let at = text
+            .find("final turns: last_turns holds for ")
+            .expect("triggered");
+        let trigger = &text[at + "final turns: last_turns holds for ".len()..][..1];
+        let after = &text[at..];
+        let turns: Vec<&str> = after
+            .lines()
+            .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(": claim"))
+            .collect();
+        assert_eq!(turns.len(), 3, "game {game}: {after}");
+        assert_eq!(turns[2], trigger, "game {game}: {after}");
+        let mut each = turns.clone();
+        each.sort();
+        assert_eq!(each, ["A", "B", "C"], "game {game}");
+        assert!(after.contains("game ends in round") && after.contains(": last_turns"));
+    }
+    // A final-turns condition ends the game with a ranking: `win` has none.
+    let text = std::fs::read_to_string(file).unwrap().replace(
+        "name = \"last_turns\"\n",
+        "name = \"last_turns\"\nresult = \"win\"\n",
+    );
+    let bad = crate::util::temp_scenario("twice-final-win", &text);
+    let out = vpsim_output(&["validate", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a `win` or `lose` result has no final turns"),
+        "{err}"
+    );
 }

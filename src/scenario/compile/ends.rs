@@ -27,13 +27,20 @@ pub(super) fn checks(
         let e = e.get_ref();
         let timing = match cx.keyword(
             &e.timing,
-            &["immediate", "turn_start", "round_start", "round_end"],
+            &[
+                "immediate",
+                "turn_start",
+                "round_start",
+                "round_end",
+                "final_turns",
+            ],
             "immediate",
             "timing",
         )? {
             "immediate" => Timing::Immediate,
             "turn_start" => Timing::TurnStart,
             "round_start" => Timing::RoundStart,
+            "final_turns" => Timing::FinalTurns,
             _ => Timing::RoundEnd,
         };
         if let Some(w) = &e.when {
@@ -42,9 +49,18 @@ pub(super) fn checks(
                 "lose" => CheckKind::Lose,
                 _ => CheckKind::End,
             };
-            // A win or lose condition is about one faction; a turn-start condition can read
-            // the faction whose turn starts.
-            let ctx = if timing == Timing::TurnStart || kind != CheckKind::End {
+            if timing == Timing::FinalTurns && kind != CheckKind::End {
+                return Err(src.fail(
+                    w.span().start,
+                    "final turns end the game with a ranking (or a draw, or nobody): a \
+                     `win` or `lose` result has no final turns",
+                ));
+            }
+            // A win or lose condition is about one faction; a turn-start or final-turns
+            // condition can read the faction whose turn starts or ends.
+            let ctx = if matches!(timing, Timing::TurnStart | Timing::FinalTurns)
+                || kind != CheckKind::End
+            {
                 Ctx::faction()
             } else {
                 Ctx::global()
