@@ -215,8 +215,7 @@ pub struct Phase {
     pub before: Vec<Stmt>,
     /// Statements.
     pub effects: Vec<Stmt>,
-    /// Runs once when the game ends, whatever the reason, before the ranking (`at =
-    /// "game_end"`), instead of every round.
+    /// Runs once when the game ends, before the ranking (`at = "game_end"`), not every round.
     pub at_end: bool,
 }
 
@@ -278,9 +277,8 @@ pub enum Timing {
     RoundStart,
     /// After the round's last phase.
     RoundEnd,
-    /// At the end of each faction turn (phases with actions), for that faction: once it
-    /// holds, every faction still in takes one more turn, that one's last, then the game
-    /// ends (`timing = "final_turns"`).
+    /// At the end of each faction turn (phases with actions), for that faction: then one more
+    /// turn each, that one's last, and the game ends (`"final_turns"`).
     FinalTurns,
 }
 
