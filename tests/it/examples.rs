@@ -101,3 +101,42 @@ fn an_example_with_an_action_and_effects_is_refused_and_an_agent_needs_no_policy
     );
     assert!(text.contains("agents: A mix, B weighted"), "{text}");
 }
+
+/// An example's `settings` reach a faction's own setting as `Faction.setting`, and a key that
+/// is no setting is refused with the caret under the key.
+#[test]
+fn an_example_sets_a_factions_own_setting() {
+    let text = r#"
+[scenario]
+name = "own"
+rounds = 3
+[[faction]]
+name = "A"
+settings = { chance = 0.5 }
+[[faction]]
+name = "B"
+settings = { chance = 0.5 }
+[[var]]
+name = "vp"
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["vp += bernoulli(chance)"]
+[ranking]
+score = "vp"
+[[example]]
+name = "A always scores, B never"
+settings = { "A.chance" = 1, "B.chance" = 0 }
+phase = "p"
+expect = ["A.vp == 1", "B.vp == 0"]
+"#;
+    let file = crate::util::temp_scenario("examples-own-setting", text);
+    crate::util::examples_pass_on_both(&file);
+    let bad = crate::util::temp_scenario(
+        "examples-own-setting-bad",
+        &text.replace("\"B.chance\" = 0", "\"B.chanse\" = 0"),
+    );
+    let out = crate::util::vpsim_output(&["validate", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":21:30: `B.chanse` is not a setting"), "{err}");
+}

@@ -36,13 +36,36 @@ pub(super) fn compile(
         if variants && (!ex.settings.is_empty() || !ex.seats.is_empty()) {
             let mut v = whole.clone();
             for (k, f) in &ex.settings {
-                if !v.settings.contains_key(k) {
-                    return Err(src.fail(
-                        f.span().start,
-                        format!("`{k}` is not a setting{}", suggest(k, raw.settings.keys())),
-                    ));
+                // `A.chance`: faction A's own setting; `chance`: the scenario's.
+                let own = k.split_once('.').and_then(|(who, name)| {
+                    let fi = v
+                        .factions
+                        .iter()
+                        .position(|x| x.get_ref().name.get_ref() == who)?;
+                    Some((fi, name))
+                });
+                match own {
+                    Some((fi, name))
+                        if v.settings.contains_key(name)
+                            || v.factions[fi].get_ref().settings.contains_key(name) =>
+                    {
+                        let fac = v.factions[fi].get_mut();
+                        fac.settings.insert(name.to_string(), f.clone());
+                    }
+                    None if v.settings.contains_key(k) => {
+                        v.settings.insert(k.clone(), f.clone());
+                    }
+                    _ => {
+                        return Err(src.fail(
+                            key_start(src.text, f.span().start, k),
+                            format!(
+                                "`{k}` is not a setting{}: name a setting, or a faction's own \
+                                 as `Faction.setting`",
+                                suggest(k, raw.settings.keys())
+                            ),
+                        ));
+                    }
                 }
-                v.settings.insert(k.clone(), f.clone());
             }
             let mut e = placeholder(ex);
             let mut variant = compile_at(&v, src, false)?;
@@ -382,4 +405,19 @@ fn seating(
         ));
     }
     Ok(s)
+}
+
+/// Where key `k` is written before its value at `value_at` (`"A.chance" = 0.1`), so that an
+/// error about the key points at the key; the value's place when it cannot be found.
+fn key_start(text: &str, value_at: usize, k: &str) -> usize {
+    let before = &text[..value_at.min(text.len())];
+    let Some(eq) = before.rfind('=') else {
+        return value_at;
+    };
+    let head = before[..eq].trim_end();
+    let head = head.strip_suffix('"').unwrap_or(head);
+    match head.strip_suffix(k) {
+        Some(rest) => rest.strip_suffix('"').map_or(rest.len(), str::len),
+        None => value_at,
+    }
 }
