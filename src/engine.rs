@@ -91,6 +91,8 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     ended: Option<u16>,
     /// While the game-end phases run: no end condition is checked (the game has ended).
     closing: bool,
+    /// Whether the model has game-end phases (`at = "game_end"`), known once.
+    end_phases: bool,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
     /// The faction leading alone on the ranking score after each round (index round - 1),
@@ -168,6 +170,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu_at,
             ended: None,
             closing: false,
+            end_phases: m.phases.iter().any(|p| p.at_end),
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(

@@ -109,7 +109,7 @@ impl<T: Tracer> Game<'_, T> {
         }
         // The game-end phases, once the game has ended (not when a playout stops at its
         // horizon, which is no end of the game).
-        if self.ended.is_some() || round >= m.rounds {
+        if self.end_phases && (self.ended.is_some() || round >= m.rounds) {
             self.game_end()?;
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
@@ -137,9 +137,6 @@ impl<T: Tracer> Game<'_, T> {
     /// runs a phase; no end condition is checked in them, and the game keeps its reason.
     pub(super) fn game_end(&mut self) -> Step {
         let m = self.m;
-        if !m.phases.iter().any(|p| p.at_end) {
-            return Ok(());
-        }
         let reason = self.ended.take();
         self.closing = true;
         let mut ran = Ok(());

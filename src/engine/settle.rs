@@ -130,12 +130,12 @@ impl<T: Tracer> Game<'_, T> {
     /// the order declared, the `win` and `lose` marks are settled together, and then, if
     /// that did not end the game, the first game-ending condition that held ends it.
     pub(super) fn moment_end(&mut self) -> Step {
-        if self.closing {
-            // The game has ended: the game-end phases check no end condition.
-            self.env.pending = Default::default();
-            return Ok(());
-        }
         if self.env.pending.any() {
+            if self.closing {
+                // The game has ended: the game-end phases check no end condition.
+                self.env.pending = Default::default();
+                return Ok(());
+            }
             let end = self.pending_checks()?;
             if let Some(r) = end
                 && self.ended.is_none()
