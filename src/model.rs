@@ -280,6 +280,9 @@ pub enum Timing {
     /// At the end of each faction turn (phases with actions), for that faction: then one more
     /// turn each, that one's last, and the game ends (`"final_turns"`).
     FinalTurns,
+    /// At the end of each faction turn, for that faction: the round is finished, then the
+    /// game ends (`"final_round"`).
+    FinalRound,
 }
 
 /// An end condition.

@@ -304,7 +304,12 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     }
     // Final turns count turns across rounds: the engine plays such rounds (its statement
     // lists still run as machine code).
-    if (m.checks.iter()).any(|c| c.timing == crate::model::Timing::FinalTurns) {
+    if (m.checks.iter()).any(|c| {
+        matches!(
+            c.timing,
+            crate::model::Timing::FinalTurns | crate::model::Timing::FinalRound
+        )
+    }) {
         return Ok(0);
     }
     let mut codes = Vec::new();

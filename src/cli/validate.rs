@@ -201,6 +201,7 @@ pub fn describe(m: &Model) -> String {
                 Timing::RoundStart => "checked at round start",
                 Timing::RoundEnd => "checked at round end",
                 Timing::FinalTurns => "checked at turn end, then one final turn each",
+                Timing::FinalRound => "checked at turn end, then the round is finished",
             })
             .collect();
         let how = if when.is_empty() {

@@ -238,6 +238,7 @@ impl Game<'_, NoTrace> {
         self.env.pending = env.pending;
         self.env.forced = env.forced;
         self.env.final_turns = env.final_turns;
+        self.env.final_round = env.final_round;
         self.env.steps = env.steps;
         self.env.points.copy_from_slice(&env.points);
         self.env.look.stop = u32::MAX;

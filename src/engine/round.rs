@@ -33,6 +33,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.pending = Default::default();
         self.env.forced = None;
         self.env.final_turns = None;
+        self.env.final_round = None;
         self.env.steps = 0;
         self.env.points.fill(0);
         self.env.uses.fill(0);
@@ -328,7 +329,12 @@ impl<T: Tracer> Game<'_, T> {
     /// The round-end step: round-end events, then round-end checks.
     pub(super) fn round_end(&mut self) -> Step {
         self.events(EventAt::RoundEnd)?;
-        self.checks(Timing::RoundEnd, Bind::global())
+        self.checks(Timing::RoundEnd, Bind::global())?;
+        // A final round (`timing = "final_round"`) ends the game once it is finished.
+        if self.ended.is_none() {
+            self.ended = self.env.final_round;
+        }
+        Ok(())
     }
 
     /// Runs a faction's statement list of a phase (`before` or `effects`) for `b`.
@@ -417,11 +423,13 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     /// The end of faction `b.bound`'s turn in a phase with actions: a final turn counted
-    /// (the last ends the game), or else the final-turns conditions checked for it; once one
-    /// holds, every faction still in takes one more turn, this one's last.
+    /// (the last ends the game), or else the final-turns and final-round conditions checked
+    /// for it; once a final-turns one holds, every faction still in takes one more turn,
+    /// this one's last; once a final-round one holds, the round is the game's last.
     fn turn_over(&mut self, b: Bind) -> Step {
         let m = self.m;
-        if self.ended.is_some() || self.timings & (1 << Timing::FinalTurns as u8) == 0 {
+        const LAST: u8 = 1 << Timing::FinalTurns as u8 | 1 << Timing::FinalRound as u8;
+        if self.ended.is_some() || self.timings & LAST == 0 {
             return Ok(());
         }
         if let Some((reason, left)) = self.env.final_turns {
@@ -431,8 +439,19 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         }
-        for c in m.checks.iter().filter(|c| c.timing == Timing::FinalTurns) {
-            if self.test(&c.when, b)? {
+        for c in &m.checks {
+            let round = c.timing == Timing::FinalRound && self.env.final_round.is_none();
+            if round && self.test(&c.when, b)? {
+                self.env.final_round = Some(c.reason);
+                if T::ON {
+                    self.tracer.line(format_args!(
+                        "  final round: {} holds for {}; the round is finished, then the game ends",
+                        m.reasons[c.reason as usize].name, m.factions[b.bound as usize].name
+                    ));
+                }
+                break;
+            }
+            if c.timing == Timing::FinalTurns && self.test(&c.when, b)? {
                 let n = m.nfactions() as u32 - self.env.st.out.count_ones();
                 self.env.final_turns = Some((c.reason, n));
                 if T::ON {

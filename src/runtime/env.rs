@@ -92,6 +92,9 @@ pub struct Env<'a> {
     /// Final turns under way (`timing = "final_turns"`): the reason the game will end with,
     /// and the turns left, the triggering faction's own last.
     pub(crate) final_turns: Option<(u16, u32)>,
+    /// The final round under way (`timing = "final_round"`): the reason the game ends with
+    /// when the round is finished.
+    pub(crate) final_round: Option<u16>,
     /// What settling marks needs to know of the model.
     pub(crate) rules: Rules,
     /// Lookahead decisions: the tape, a playout's branch, the searcher.
@@ -219,6 +222,7 @@ impl<'a> Env<'a> {
             steps: 0,
             forced: None,
             final_turns: None,
+            final_round: None,
             rules: Rules::default(),
             look: super::look::Look::default(),
             uses: Vec::new(),

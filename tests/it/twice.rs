@@ -159,3 +159,47 @@ fn final_turns_give_each_faction_one_more_turn_the_trigger_last() {
         "{err}"
     );
 }
+
+/// A final round, traced: once the condition holds at the end of a faction's turn, the round
+/// is finished (the later turns and phases run) and the game ends with it.
+#[test]
+fn a_final_round_finishes_the_round_then_ends_the_game() {
+    let text = std::fs::read_to_string("tests/data/round_three/final_turns.toml")
+        .unwrap()
+        .replace("timing = \"final_turns\"", "timing = \"final_round\"")
+        .replace(
+            "[[action]]",
+            "[[phase]]\nname = \"tally\"\neffects = [\"A.vp += 0\"]\n\n[[action]]",
+        );
+    let file = crate::util::temp_scenario("twice-final-round", &text);
+    let f = file.to_str().unwrap();
+    for game in 0..6 {
+        let out = vpsim_output(&["trace", f, "--game", &game.to_string()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let at = text
+            .find("final round: last_turns holds for ")
+            .expect("triggered");
+        let trigger = &text[at + "final round: last_turns holds for ".len()..][..1];
+        let after = &text[at..];
+        // The factions after the trigger in seat order take their turns, then the tally.
+        let turns: Vec<&str> = after
+            .lines()
+            .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(": claim"))
+            .collect();
+        let later: Vec<&str> = ["A", "B", "C"]
+            .into_iter()
+            .filter(|x| *x > trigger)
+            .collect();
+        assert_eq!(turns, later, "game {game}: {after}");
+        let (tally, ends) = (
+            after.find(" phase tally").unwrap(),
+            after.find("\ngame ends in round").unwrap(),
+        );
+        assert!(
+            tally < ends && !after[..ends].contains("\nround "),
+            "{after}"
+        );
+    }
+    let out = vpsim_output(&["run", f, "--games", "500", "--json", "-q"]);
+    assert!(out.status.success());
+}

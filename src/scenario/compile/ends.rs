@@ -33,6 +33,7 @@ pub(super) fn checks(
                 "round_start",
                 "round_end",
                 "final_turns",
+                "final_round",
             ],
             "immediate",
             "timing",
@@ -41,6 +42,7 @@ pub(super) fn checks(
             "turn_start" => Timing::TurnStart,
             "round_start" => Timing::RoundStart,
             "final_turns" => Timing::FinalTurns,
+            "final_round" => Timing::FinalRound,
             _ => Timing::RoundEnd,
         };
         if let Some(w) = &e.when {
@@ -49,7 +51,8 @@ pub(super) fn checks(
                 "lose" => CheckKind::Lose,
                 _ => CheckKind::End,
             };
-            if timing == Timing::FinalTurns && kind != CheckKind::End {
+            let last = matches!(timing, Timing::FinalTurns | Timing::FinalRound);
+            if last && kind != CheckKind::End {
                 return Err(src.fail(
                     w.span().start,
                     "final turns end the game with a ranking (or a draw, or nobody): a \
@@ -58,9 +61,7 @@ pub(super) fn checks(
             }
             // A win or lose condition is about one faction; a turn-start or final-turns
             // condition can read the faction whose turn starts or ends.
-            let ctx = if matches!(timing, Timing::TurnStart | Timing::FinalTurns)
-                || kind != CheckKind::End
-            {
+            let ctx = if timing == Timing::TurnStart || last || kind != CheckKind::End {
                 Ctx::faction()
             } else {
                 Ctx::global()
