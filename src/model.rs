@@ -277,11 +277,9 @@ pub enum Timing {
     RoundStart,
     /// After the round's last phase.
     RoundEnd,
-    /// At the end of each faction turn (phases with actions), for that faction: then one more
-    /// turn each, that one's last, and the game ends (`"final_turns"`).
+    /// At the end of each faction turn, for it: one more turn each, its last (`"final_turns"`).
     FinalTurns,
-    /// At the end of each faction turn, for that faction: the round is finished, then the
-    /// game ends (`"final_round"`).
+    /// At the end of each faction turn, for it: the round is the game's last (`"final_round"`).
     FinalRound,
 }
 
