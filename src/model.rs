@@ -328,8 +328,7 @@ pub struct Reason {
     pub name: String,
     /// What it means for the result.
     pub result: ReasonResult,
-    /// Which mechanism uses it: `condition`, `end statement`, `win`, `lose`, `draw`,
-    /// `last round`.
+    /// Which mechanism uses it: `condition`, `end statement`, `win`, `lose`, `last round`...
     pub mechanism: String,
     /// Free text.
     pub description: String,
