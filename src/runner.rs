@@ -308,32 +308,41 @@ pub fn run_rows(
     let mut c0 = 0;
     loop {
         let c1 = (c0 + per_batch).min(chunks);
-        // Play the next batch (if any, and if nothing stopped) while this thread folds and
-        // writes the previous one.
+        // Play the next batch (if any, and if nothing stopped) while this thread writes the
+        // previous one's rows.
         let ahead = c0 < chunks && stop.is_none();
-        let (next, written) = std::thread::scope(|scope| {
+        let (next, written, kept) = std::thread::scope(|scope| {
             let next = ahead.then(|| scope.spawn(|| play(c0, c1)));
-            let mut written = Ok(());
-            for r in done.drain(..) {
-                match r {
-                    Ok((t, out, metrics)) if stop.is_none() && written.is_ok() => {
-                        tally = std::mem::replace(&mut tally, empty_tally(m)).merge(t);
-                        written = rows(&out, &metrics);
-                    }
-                    Ok(_) => {}
-                    Err(s) => {
-                        stop = Some(match stop.take() {
-                            Some(p) => first_stop(p, s),
-                            None => s,
-                        })
+            // The rows of the leading chunks, up to a stop or a failed write.
+            let (mut written, mut kept) = (Ok(()), 0);
+            if stop.is_none() {
+                for r in &done {
+                    let Ok((_, out, metrics)) = r else { break };
+                    written = rows(out, metrics);
+                    kept += 1;
+                    if written.is_err() {
+                        break;
                     }
                 }
             }
             let next = next.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (next, written)
+            (next, written, kept)
         });
         // A write that fails ends the run: the batch played meanwhile is dropped.
         written?;
+        // The tallies of the chunks whose rows were written, and the stops.
+        for (i, r) in done.drain(..).enumerate() {
+            match r {
+                Ok((t, ..)) if i < kept => tally = tally.merge(t),
+                Ok(_) => {}
+                Err(s) => {
+                    stop = Some(match stop.take() {
+                        Some(p) => first_stop(p, s),
+                        None => s,
+                    })
+                }
+            }
+        }
         match next {
             Some(batch) => done = batch,
             None => break,

@@ -242,6 +242,42 @@ pub fn subtitle_of(
     )
 }
 
+/// A vertical color bar in `area` from pixel row `top` to `bottom`: `color(t)` for `t` from
+/// 0 at the bottom to 1 on top, framed, with a tick and a label at each `(text, row)`.
+fn color_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (top, bottom): (i32, i32),
+    color: impl Fn(f64) -> RGBColor,
+    ticks: &[(String, i32)],
+) -> Draw {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let steps = 64;
+    for k in 0..steps {
+        let y0 = bottom - (bottom - top) * k / steps;
+        let y1 = bottom - (bottom - top) * (k + 1) / steps;
+        let t = (k as f64 + 0.5) / steps as f64;
+        area.draw(&Rectangle::new([(20, y1), (44, y0)], color(t).filled()))
+            .map_err(e)?;
+    }
+    area.draw(&Rectangle::new(
+        [(20, top), (44, bottom)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(e)?;
+    let label =
+        TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (text, y) in ticks {
+        area.draw(&PathElement::new(
+            vec![(44, *y), (48, *y)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+        area.draw(&Text::new(text.clone(), (50, *y), label.clone()))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
 /// Lays out a chart: the title and subtitle on top, and, when there are legend entries, a
 /// legend column right of the plot area. Returns the plot area: nothing else is drawn in
 /// it, so the legend can never cover data.

@@ -223,6 +223,17 @@ fn escaped(s: &Summary) -> Summary {
     e
 }
 
+/// Code spans for a table cell (`|` escaped), joined by commas; `none` when there are none.
+pub fn code_cell(items: &[String], none: &str) -> String {
+    if items.is_empty() {
+        return none.to_string();
+    }
+    (items.iter())
+        .map(|o| code(&o.replace('|', "\\|")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Writes report.md.
 pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     let s = &escaped(s);
@@ -245,15 +256,7 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     );
     let _ = writeln!(m, "| seed | {} |", s.seed);
     let _ = writeln!(m, "| games | {} |", super::thousands(s.games));
-    let overrides = if s.overrides.is_empty() {
-        "none".to_string()
-    } else {
-        s.overrides
-            .iter()
-            .map(|o| code(&o.replace('|', "\\|")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let overrides = code_cell(&s.overrides, "none");
     let _ = writeln!(m, "| overrides | {overrides} |");
     let agents = s.agents();
     let agents = agents.trim_start_matches("agents: ");

@@ -4,38 +4,9 @@
 //! are checked.
 
 use crate::util::{
-    ONE_MOMENT, examples_pass_on_both, rule_lines, temp_scenario, vpsim, vpsim_output,
+    ONE_MOMENT, engine_json as json, examples_pass_on_both, rule_lines, same_on_both,
+    temp_scenario, vpsim, vpsim_output,
 };
-
-/// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
-fn json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "run",
-        path.to_str().unwrap(),
-        "--games",
-        "2000",
-        "--json",
-        "-q",
-    ];
-    args.extend(["--engine", engine]);
-    args.extend(extra);
-    let out = vpsim_output(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["performance"] = serde_json::Value::Null;
-    v
-}
-
-/// Both engines give the same JSON for `path`, which is returned.
-fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
-    let native = json(path, "native", extra);
-    assert_eq!(native, json(path, "interp", extra), "{}", path.display());
-    native
-}
 
 /// `vpsim test` passes every worked example of `path` (with `extra` flags).
 fn examples_pass(path: &std::path::Path, extra: &[&str]) {

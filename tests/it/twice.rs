@@ -3,22 +3,7 @@
 //! examples on both engines and play the same games; the rules are shorter with the
 //! features.
 
-use crate::util::{examples_pass_on_both, rule_lines, vpsim_output};
-
-/// `run --json` of `path` on `engine` (2,000 games), without its performance numbers.
-fn json(path: &str, engine: &str) -> serde_json::Value {
-    let out = vpsim_output(&[
-        "run", path, "--games", "2000", "--json", "-q", "--engine", engine,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["performance"] = serde_json::Value::Null;
-    v
-}
+use crate::util::{examples_pass_on_both, rule_lines, same_on_both, vpsim_output};
 
 /// Each pair: both pass their examples on both engines, give the same results on both
 /// engines, play the same games as each other, and the file with the features is shorter.
@@ -34,11 +19,7 @@ fn rules_written_with_the_features_are_shorter_and_play_the_same_games() {
         // sources may differ: a file without the features may credit none).
         let runs: Vec<serde_json::Value> = [&after, &before]
             .iter()
-            .map(|p| {
-                let native = json(p, "native");
-                assert_eq!(native, json(p, "interp"), "{p}");
-                native
-            })
+            .map(|p| same_on_both(std::path::Path::new(p), &[]))
             .collect();
         assert_eq!(runs[0]["factions"], runs[1]["factions"], "{name}");
         assert_eq!(runs[0]["end_reasons"], runs[1]["end_reasons"], "{name}");
@@ -85,10 +66,9 @@ expect = ["A.vp == 30", "B.vp == 0"]
     let f = file.to_str().unwrap();
     examples_pass_on_both(f);
     // Over the three rounds A earns 10 + 20 + 30 and B, never eligible, nothing.
-    let v = json(f, "native");
+    let v = same_on_both(&file, &[]);
     assert_eq!(v["factions"][0]["score"]["mean"], 60.0);
     assert_eq!(v["factions"][1]["score"]["mean"], 0.0);
-    assert_eq!(v["factions"], json(f, "interp")["factions"]);
 }
 
 /// A game-end phase takes no decisions and cannot end the game again or mark a win: each is

@@ -218,3 +218,38 @@ pub fn rule_lines(path: &str) -> usize {
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .count()
 }
+
+/// `run --json` of `path` on `engine`, as JSON, with the run's speed removed.
+pub fn engine_json(path: &std::path::Path, engine: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "run",
+        path.to_str().unwrap(),
+        "--games",
+        "2000",
+        "--json",
+        "-q",
+    ];
+    args.extend(["--engine", engine]);
+    args.extend(extra);
+    let out = vpsim_output(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["performance"] = serde_json::Value::Null;
+    v
+}
+
+/// Both engines give the same JSON for `path`, which is returned.
+pub fn same_on_both(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let native = engine_json(path, "native", extra);
+    assert_eq!(
+        native,
+        engine_json(path, "interp", extra),
+        "{}",
+        path.display()
+    );
+    native
+}

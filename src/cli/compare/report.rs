@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{Comparison, Variant};
 use crate::error::Result;
-use crate::report::markdown::{code, md_text};
+use crate::report::markdown::{code_cell, md_text};
 
 /// What the report needs besides the comparison.
 pub(super) struct Page<'a> {
@@ -30,18 +30,11 @@ pub(super) struct Page<'a> {
 
 /// A variant in the header table: its file, hash and overrides.
 fn variant_cell(v: &Variant) -> String {
-    let overrides = if v.overrides.is_empty() {
-        "no overrides".to_string()
-    } else {
-        (v.overrides.iter())
-            .map(|o| code(&o.replace('|', "\\|")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     format!(
-        "{} (FNV-1a `{}`), {overrides}",
-        code(&v.file.replace('|', "\\|")),
-        v.hash
+        "{} (FNV-1a `{}`), {}",
+        code_cell(std::slice::from_ref(&v.file), ""),
+        v.hash,
+        code_cell(&v.overrides, "no overrides")
     )
 }
 

@@ -225,40 +225,14 @@ fn heat_maps<DB: DrawingBackend>(
     // when the scale reaches past either, that end is labelled where the limit falls.
     let (top, bottom) = (30i32, h as i32 - 50);
     let mid = (top + bottom) / 2;
-    let steps = 64;
-    for k in 0..steps {
-        let y0 = bottom - (bottom - top) * k / steps;
-        let y1 = bottom - (bottom - top) * (k + 1) / steps;
-        let t = 2.0 * (k as f64 + 0.5) / steps as f64 - 1.0;
-        scale
-            .draw(&Rectangle::new([(20, y1), (44, y0)], diverging(t).filled()))
-            .map_err(e)?;
-    }
-    scale
-        .draw(&Rectangle::new(
-            [(20, top), (44, bottom)],
-            BLACK.stroke_width(1),
-        ))
-        .map_err(e)?;
     let at = |v: f64| mid - ((v - fair) / dev * (mid - top) as f64).round() as i32;
     let (high, low) = ((fair + dev).min(1.0), (fair - dev).max(0.0));
-    let label =
-        TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for (text, y) in [
+    let ticks = [
         (format!("{:.1}%", 100.0 * high), at(high)),
         (format!("{:.1}% fair", 100.0 * fair), mid),
         (format!("{:.1}%", 100.0 * low), at(low)),
-    ] {
-        scale
-            .draw(&PathElement::new(
-                vec![(44, y), (48, y)],
-                BLACK.stroke_width(1),
-            ))
-            .map_err(e)?;
-        scale
-            .draw(&Text::new(text, (50, y), label.clone()))
-            .map_err(e)?;
-    }
+    ];
+    color_bar(&scale, (top, bottom), |t| diverging(2.0 * t - 1.0), &ticks)?;
     scale
         .draw(&Text::new(
             "win rate",

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::*;
 use crate::stats::Val;
@@ -238,37 +237,8 @@ fn tune_map<DB: DrawingBackend>(
         .map_err(e)?;
     // The color bar: the best loss at the bottom, the worst on top.
     let (top, bottom) = (70i32, h as i32 - 60);
-    let steps = 64;
-    for k in 0..steps {
-        let y0 = bottom - (bottom - top) * k / steps;
-        let y1 = bottom - (bottom - top) * (k + 1) / steps;
-        let t = (k as f64 + 0.5) / steps as f64;
-        scale
-            .draw(&Rectangle::new(
-                [(20, y1), (44, y0)],
-                loss_color(t).filled(),
-            ))
-            .map_err(e)?;
-    }
-    scale
-        .draw(&Rectangle::new(
-            [(20, top), (44, bottom)],
-            BLACK.stroke_width(1),
-        ))
-        .map_err(e)?;
-    let label =
-        TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for (v, y) in [(lmax, top), (lmin, bottom)] {
-        scale
-            .draw(&PathElement::new(
-                vec![(44, y), (48, y)],
-                BLACK.stroke_width(1),
-            ))
-            .map_err(e)?;
-        scale
-            .draw(&Text::new(format!("{v:.3}"), (50, y), label.clone()))
-            .map_err(e)?;
-    }
+    let ticks = [(format!("{lmax:.3}"), top), (format!("{lmin:.3}"), bottom)];
+    color_bar(&scale, (top, bottom), loss_color, &ticks)?;
     let caption = TextStyle::from(("sans-serif", 15).into_font());
     for (i, line) in map.loss.iter().enumerate() {
         scale
