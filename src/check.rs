@@ -182,7 +182,7 @@ fn eval(s: &Summary, a: &Ast, judge: Judge) -> Result<Val, ParseError> {
                 );
             }
         },
-        Ast::Name { pos, .. } => {
+        Ast::Name { pos, .. } | Ast::Index(_, _, pos) => {
             return err(*pos, "metrics take factions as arguments: win_rate(First)");
         }
         Ast::Call(name, args, pos) => call(s, name, args, *pos, judge)?,

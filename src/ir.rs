@@ -63,6 +63,15 @@ pub enum Func {
     Round,
     /// `clamp(x, lo, hi)`
     Clamp,
+    /// `row(i)` of a grid: `(i, rows, cols)`, the 1-based row of position `i` (0 off the
+    /// grid).
+    Row,
+    /// `col(i)` of a grid: `(i, rows, cols)`, the 1-based column of position `i` (0 off the
+    /// grid).
+    Col,
+    /// `cell(r, c)` of a grid: `(r, c, rows, cols)`, the 1-based position of row `r`, column
+    /// `c` (0 off the grid).
+    Cell,
 }
 
 /// Random draws.
@@ -106,6 +115,19 @@ pub enum Op {
         who: Who,
         /// Which element.
         elem: Elem,
+    },
+    /// Pop a 1-based position; push that element of variable slot `base + faction *
+    /// fstride`'s set of `n` elements (a computed subscript, `wall[it + 1]`). A position
+    /// outside `1..=n` is a fault.
+    LoadAt {
+        /// First slot of the variable.
+        base: u32,
+        /// Slots per faction (0 for a global variable).
+        fstride: u32,
+        /// Whose value.
+        who: Who,
+        /// Number of elements of the variable's set.
+        n: u16,
     },
     /// Push the round number.
     Round,

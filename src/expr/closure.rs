@@ -420,6 +420,14 @@ fn int(n: Node, loc: u32) -> IFun {
             Operand::Dyn(f) => f,
             o => with_operand!(o, g => leaf(g)),
         },
+        Node::LoadAt(base, fs, who, n, i) => {
+            let i = int(*i, loc);
+            Box::new(move |e| {
+                let i = i(e);
+                e.load_at(base, fs, who, n, i)
+                    .unwrap_or_else(|k| fail(e, k, loc))
+            })
+        }
         Node::Leaf(op) => match op {
             Op::Round => Box::new(|e| e.st.round),
             Op::Age => Box::new(|e| e.st.age),

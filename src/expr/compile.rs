@@ -13,6 +13,7 @@ use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 mod calls;
 mod derived;
 mod names;
+mod positions;
 mod settings;
 mod statements;
 
@@ -42,6 +43,8 @@ pub struct SetSym {
     pub id: u16,
     /// Element names, in order.
     pub elements: Vec<String>,
+    /// `Some((rows, cols))` for a grid (elements numbered row by row).
+    pub grid: Option<(u16, u16)>,
 }
 
 /// Every name a scenario defines.
@@ -409,6 +412,9 @@ impl<'s> Compiler<'s> {
     }
 
     fn var_ref(&self, ast: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym), ParseError> {
+        if let Some(written) = self.at_position(ast, ctx) {
+            return written;
+        }
         let Ast::Name {
             owner,
             name,
@@ -515,7 +521,11 @@ impl<'s> Compiler<'s> {
             {
                 self.faction_setting(ast, ctx, out)?
             }
-            Ast::Name { .. } => out.push(self.name(ast, ctx)?),
+            Ast::Name { .. } => match self.named_position(ast) {
+                Some(at) => self.emit(&at, ctx, out)?,
+                None => out.push(self.name(ast, ctx)?),
+            },
+            Ast::Index(var, at, _) => self.index(var, at, ctx, out)?,
             Ast::Neg(e, _) => {
                 self.emit(e, ctx, out)?;
                 out.push(Op::Neg);
@@ -626,7 +636,7 @@ fn depth(code: &[Op]) -> usize {
     let mut i = 0;
     while i < code.len() {
         let delta = match code[i] {
-            Op::Neg | Op::Not | Op::Bool | Op::Jump(_) => 0,
+            Op::Neg | Op::Not | Op::Bool | Op::Jump(_) | Op::LoadAt { .. } => 0,
             Op::Bin(_) | Op::JumpIfFalse(_) => -1,
             Op::Call(_, n) | Op::Rand(_, n) => 1 - n as isize,
             Op::AggFactions { len, .. } | Op::AggSet { len, .. } => {

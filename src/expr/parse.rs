@@ -64,6 +64,9 @@ pub enum Ast {
     Not(Box<Ast>, usize),
     /// `a op b`.
     Bin(BinOp, Box<Ast>, Box<Ast>, usize),
+    /// `[owner.]name[formula]`: a computed subscript, the element at the formula's 1-based
+    /// position in the variable's set (the name, a `Name` without index, and the formula).
+    Index(Box<Ast>, Box<Ast>, usize),
 }
 
 impl Ast {
@@ -76,7 +79,7 @@ impl Ast {
             | Ast::Call(_, _, p)
             | Ast::Neg(_, p)
             | Ast::Not(_, p) => *p,
-            Ast::Name { pos, .. } | Ast::Bin(_, _, _, pos) => *pos,
+            Ast::Name { pos, .. } | Ast::Bin(_, _, _, pos) | Ast::Index(_, _, pos) => *pos,
         }
     }
 }
@@ -461,7 +464,13 @@ impl Parser {
         } else {
             (None, first)
         };
-        let index = if self.is_sym("[") {
+        // `[word]` names an element; anything else inside `[ ]` is a formula giving a
+        // position (`wall[it + 1]`).
+        let named = matches!(
+            (self.peek_at(1), self.peek_at(2)),
+            (Tok::Ident(_), Tok::Sym("]"))
+        );
+        let index = if self.is_sym("[") && named {
             self.bump();
             let ix = self.ident("an element name inside `[ ]`")?;
             self.expect_sym("]")?;
@@ -469,12 +478,19 @@ impl Parser {
         } else {
             None
         };
-        Ok(Ast::Name {
+        let name = Ast::Name {
             owner,
             name,
             index,
             pos: p,
-        })
+        };
+        if !self.is_sym("[") {
+            return Ok(name);
+        }
+        self.bump();
+        let at = self.nested(Self::expr)?;
+        self.expect_sym("]")?;
+        Ok(Ast::Index(Box::new(name), Box::new(at), p))
     }
 
     /// Checks that all the text was used, explaining common leftovers.
@@ -526,6 +542,10 @@ pub fn names(ast: &Ast, out: &mut Vec<String>) {
         }
         Ast::Call(_, args, _) => args.iter().for_each(|a| names(a, out)),
         Ast::Neg(e, _) | Ast::Not(e, _) => names(e, out),
+        Ast::Index(var, at, _) => {
+            names(var, out);
+            names(at, out);
+        }
         Ast::Bin(_, l, r, _) => {
             names(l, out);
             names(r, out);

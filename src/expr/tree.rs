@@ -29,6 +29,8 @@ pub(crate) enum Node {
     Int(i64),
     Real(f64),
     Load(u32, u32, Who, Elem),
+    /// A computed subscript: base, faction stride, whose, the set's size and the position.
+    LoadAt(u32, u32, Who, u16, Box<Node>),
     /// A builtin that takes nothing (all integers).
     Leaf(Op),
     /// `Neg`, `Not`, `Bool` or `HasCompleted` of one operand.
@@ -62,7 +64,7 @@ impl Node {
     pub fn ty(&self) -> Ty {
         match self {
             Node::Real(_) => Ty::Real,
-            Node::Int(_) | Node::Load(..) | Node::Leaf(_) => Ty::Int,
+            Node::Int(_) | Node::Load(..) | Node::LoadAt(..) | Node::Leaf(_) => Ty::Int,
             Node::Un(Op::Neg, a) => a.ty(),
             Node::Un(..) => Ty::Int,
             Node::Bin(op, a, b) => match op {
@@ -96,6 +98,12 @@ impl Node {
 /// Decodes a whole program into one tree.
 pub(crate) fn decode_program(code: &[Op]) -> Node {
     single(code, 0, code.len())
+}
+
+/// Decodes the one value `code[from..to]` leaves (jumps in it are absolute positions in
+/// `code`), for the compiler to type a part of the program it is emitting.
+pub(crate) fn decode_range(code: &[Op], from: usize, to: usize) -> Node {
+    single(code, from, to)
 }
 
 fn pop(stack: &mut Vec<Node>) -> Node {
@@ -132,6 +140,15 @@ fn decode(code: &[Op], from: usize, to: usize, out: &mut Vec<Node>) {
                 who,
                 elem,
             } => out.push(Node::Load(base, fstride, who, elem)),
+            Op::LoadAt {
+                base,
+                fstride,
+                who,
+                n,
+            } => {
+                let i = pop(out);
+                out.push(Node::LoadAt(base, fstride, who, n, Box::new(i)));
+            }
             Op::Round
             | Op::Age
             | Op::NFactions
@@ -218,6 +235,14 @@ pub(crate) fn eval(n: &Node, e: &mut Env<'_>, loc: u32) -> Num {
         Node::Int(i) => Num::Int(*i),
         Node::Real(r) => Num::Real(*r),
         Node::Load(base, fs, who, elem) => Num::Int(e.load(*base, *fs, *who, *elem)),
+        Node::LoadAt(base, fs, who, n, i) => {
+            // The compiler makes every position an integer.
+            let i = match eval(i, e, loc) {
+                Num::Int(i) => i,
+                Num::Real(r) => r as i64,
+            };
+            ok(e.load_at(*base, *fs, *who, *n, i).map(Num::Int), e)
+        }
         Node::Leaf(op) => Num::Int(leaf(*op, e)),
         Node::Un(op, a) => {
             let a = eval(a, e, loc);

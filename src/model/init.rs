@@ -43,7 +43,7 @@ impl InitPlan {
                     None => {
                         dynamic.push((vi as u16, f as u8));
                         ordered &= init.code().iter().all(|op| match op {
-                            Op::Load { base, .. } => *base < v.base,
+                            Op::Load { base, .. } | Op::LoadAt { base, .. } => *base < v.base,
                             _ => true,
                         });
                     }

@@ -84,6 +84,12 @@ pub extern "C" fn abs(env: &mut Env<'_>, a: i64, loc: u32) -> i64 {
     ok(env, r, loc)
 }
 
+/// Records the fault of a computed subscript `i` outside a set of `n` elements; yields 0.
+pub extern "C" fn subscript(env: &mut Env<'_>, i: i64, n: u32, loc: u32) -> i64 {
+    env.fault_at(FaultKind::Subscript(i, n as u16), loc);
+    0
+}
+
 /// A real to store in variable `var`, floored: it must have a 64-bit integer value (else the
 /// engine's store fault).
 pub extern "C" fn store_real(env: &mut Env<'_>, r: f64, var: u32, loc: u32) -> i64 {

@@ -268,6 +268,24 @@ impl<'a> Env<'a> {
         self.st.vals[slot(self.who(who), base, fstride, e)]
     }
 
+    /// A computed subscript's read: element `i` (1-based) of a set of `n` elements; a
+    /// position outside `1..=n` is a fault.
+    #[inline]
+    pub(crate) fn load_at(
+        &self,
+        base: u32,
+        fstride: u32,
+        who: Who,
+        n: u16,
+        i: i64,
+    ) -> Result<i64, FaultKind> {
+        if (1..=n as i64).contains(&i) {
+            Ok(self.load(base, fstride, who, Elem::Fixed((i - 1) as u16)))
+        } else {
+            Err(FaultKind::Subscript(i, n))
+        }
+    }
+
     #[inline]
     pub(crate) fn count_owned(&self, deck: u16, code: u8) -> usize {
         let walk = || {

@@ -50,6 +50,8 @@ pub enum FaultKind {
     NotStorable(f64, u16),
     /// A score that is not a finite number.
     BadScore(f64),
+    /// A computed subscript outside its set: the position and the set's size.
+    Subscript(i64, u16),
 }
 
 impl FaultKind {
@@ -91,6 +93,10 @@ impl FaultKind {
                 )
             }
             FaultKind::BadScore(x) => format!("score {x} is not a number"),
+            FaultKind::Subscript(i, n) => format!(
+                "subscript {i} is outside the set: positions run from 1 to {n} (guard the read \
+                 with `if(...)`, which reads only the branch it takes)"
+            ),
             FaultKind::Interrupted => "interrupted".into(),
             FaultKind::StepBudget(n) => format!(
                 "the game made more than {n} agent decisions and was stopped; if the rules \

@@ -331,8 +331,14 @@ pub struct RawSet {
     #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Element names.
+    #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub elements: Vec<Spanned<String>>,
+    /// `[ROWS, COLS]`: a grid of ROWS x COLS elements named `r1c1`, `r1c2`, ... row by row
+    /// (instead of `elements`), for `row(i)`, `col(i)` and `cell(r, c)`.
+    #[serde(default)]
+    #[schemars(with = "Option<[u16; 2]>")]
+    pub grid: Option<Spanned<Vec<i64>>>,
 }
 
 /// `[[faction]]`.

@@ -183,3 +183,140 @@ fn a_final_round_finishes_the_round_then_ends_the_game() {
     let out = vpsim_output(&["run", f, "--games", "500", "--json", "-q"]);
     assert!(out.status.success());
 }
+
+/// A grid's neighbours through computed subscripts, on both engines: at the edges the guard
+/// `if(...)` keeps the read inside the row (position 3's right-hand neighbour is not the next
+/// row's first), and an unguarded read past the set is a located fault naming the position.
+#[test]
+fn a_grid_reads_its_neighbours_at_the_edges_and_faults_past_the_end() {
+    let rules = r#"
+[scenario]
+name = "grid"
+rounds = 3
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[set]]
+name = "wall"
+grid = [3, 3]
+[[var]]
+name = "tile"
+over = "wall"
+[[var]]
+name = "vp"
+[[phase]]
+name = "turn"
+each = "faction"
+actions = 1
+[[action]]
+name = "place"
+for_each = "wall"
+when = "tile[it] == 0"
+effects = ["{ tile[it] = 1; vp += 1 + RIGHT + if(col(it) > 1, tile[it - 1], 0) + if(cell(row(it) + 1, col(it)) > 0, tile[cell(row(it) + 1, col(it))], 0) }"]
+[ranking]
+score = "vp"
+"#;
+    let examples = r#"
+[[example]]
+name = "right neighbour"
+given = ["A.tile[r1c2] = 1"]
+actor = "A"
+action = "place_r1c1"
+expect = ["A.vp == 2"]
+[[example]]
+name = "below, through cell(r, c)"
+given = ["A.tile[r3c3] = 1"]
+actor = "A"
+action = "place_r2c3"
+expect = ["A.vp == 2"]
+[[example]]
+name = "the row's end: position 4 is the next row's first, not a neighbour"
+given = ["A.tile[r2c1] = 1"]
+actor = "A"
+action = "place_r1c3"
+expect = ["A.vp == 1", "row(6) == 2", "col(6) == 3", "cell(3, 4) == 0", "cell(2, 3) == 6"]
+"#;
+    let guarded = rules.replace("RIGHT", "if(col(it) < 3, tile[it + 1], 0)");
+    let file = crate::util::temp_scenario("twice-grid", &format!("{guarded}{examples}"));
+    examples_pass_on_both(&file);
+    same_on_both(&file, &[]);
+    // Unguarded, the last position reads position 10 of 9.
+    let bad = crate::util::temp_scenario("twice-grid-bad", &rules.replace("RIGHT", "tile[it + 1]"));
+    for engine in ["interp", "native"] {
+        let out = vpsim_output(&[
+            "run",
+            bad.to_str().unwrap(),
+            "--games",
+            "200",
+            "-q",
+            "--engine",
+            engine,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{engine}: {err}");
+        assert!(
+            err.contains("subscript 10 is outside the set: positions run from 1 to 9"),
+            "{engine}: {err}"
+        );
+        assert!(
+            err.contains(".toml:25:13:"),
+            "{engine}: located at the effects line: {err}"
+        );
+    }
+}
+
+/// A computed subscript is refused where it cannot work, each with its location: a real
+/// position, a write at a position known only when the game runs, a grid function with no
+/// grid, and a set with both `elements` and `grid`.
+#[test]
+fn computed_subscripts_refuse_what_cannot_work() {
+    let base = r#"
+[scenario]
+name = "refuse"
+rounds = 1
+[[faction]]
+name = "A"
+[[set]]
+name = "s"
+SET
+[[var]]
+name = "x"
+over = "s"
+[[var]]
+name = "k"
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["EFFECT"]
+[ranking]
+score = "k"
+"#;
+    for (set, effect, says) in [
+        (
+            "elements = [\"a\", \"b\"]",
+            "k = x[k / 2]",
+            "a whole number",
+        ),
+        (
+            "elements = [\"a\", \"b\"]",
+            "x[k] = 1",
+            "for m in SET: if m == POSITION",
+        ),
+        ("elements = [\"a\", \"b\"]", "k = row(1)", "needs a grid"),
+        (
+            "elements = [\"a\"]\ngrid = [2, 2]",
+            "k = 1",
+            "either `elements` or `grid`",
+        ),
+        ("grid = [0, 3]", "k = 1", "at least 1 row"),
+    ] {
+        let text = base.replace("SET", set).replace("EFFECT", effect);
+        let file = crate::util::temp_scenario("twice-refuse", &text);
+        let out = vpsim_output(&["validate", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{effect}: {err}");
+        assert!(err.contains(says), "{set} / {effect}: {err}");
+        assert!(err.contains(".toml:"), "located: {err}");
+    }
+}

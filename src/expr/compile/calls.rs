@@ -65,6 +65,7 @@ impl Compiler<'_> {
                 };
                 pure(f, out)?;
             }
+            "row" | "col" | "cell" => self.grid_call(name, args, pos, ctx, out)?,
             "clamp" => {
                 arity(3)?;
                 pure(Func::Clamp, out)?;

@@ -87,7 +87,9 @@ fn reads_others(ast: &Ast, syms: &Symbols) -> bool {
             .get(name)
             .is_some_and(|d| reads_others(&d.ast, syms)),
         Ast::Neg(e, _) | Ast::Not(e, _) => reads_others(e, syms),
-        Ast::Bin(_, l, r, _) => reads_others(l, syms) || reads_others(r, syms),
+        Ast::Bin(_, l, r, _) | Ast::Index(l, r, _) => {
+            reads_others(l, syms) || reads_others(r, syms)
+        }
         Ast::Call(f, args, _) => {
             agg_name(f).is_some_and(|(_, s)| s == "others")
                 || args.iter().any(|a| reads_others(a, syms))
@@ -128,6 +130,11 @@ fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
             *op,
             Box::new(with_owner(l, owner, syms)),
             Box::new(with_owner(r, owner, syms)),
+            *p,
+        ),
+        Ast::Index(v, at, p) => Ast::Index(
+            Box::new(with_owner(v, owner, syms)),
+            Box::new(with_owner(at, owner, syms)),
             *p,
         ),
         Ast::Call(f, args, p) if agg_name(f).is_some_and(|(_, s)| s != "in") => {

@@ -27,7 +27,7 @@ pub const KEYWORDS: [&str; 27] = [
 ];
 
 /// The function names offered as hints after an unknown one.
-pub(super) const FUNCTIONS: [&str; 30] = [
+pub(super) const FUNCTIONS: [&str; 33] = [
     "held",
     "completed",
     "has_completed",
@@ -38,6 +38,9 @@ pub(super) const FUNCTIONS: [&str; 30] = [
     "ceil",
     "round",
     "clamp",
+    "row",
+    "col",
+    "cell",
     "if",
     "uniform",
     "random",

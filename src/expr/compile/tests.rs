@@ -27,9 +27,33 @@ fn syms() -> Symbols {
             fstride: 0,
         },
     );
+    // A global variable over a grid of one row and three columns, at slots 3 to 5.
+    s.sets.insert(
+        "line".into(),
+        SetSym {
+            id: 0,
+            elements: vec!["r1c1".into(), "r1c2".into(), "r1c3".into()],
+            grid: Some((1, 3)),
+        },
+    );
+    s.vars.insert(
+        "pile".into(),
+        VarSym {
+            id: 2,
+            base: 3,
+            faction: false,
+            set: Some(0),
+            fstride: 0,
+        },
+    );
     s.factions.insert("A".into(), 0);
     s.factions.insert("B".into(), 1);
     s
+}
+
+/// The test state: `vp` 4 and 9, `pool` 2, `pile` 5, -1, 7.
+fn vals() -> Vec<i64> {
+    vec![4, 9, 2, 5, -1, 7]
 }
 
 fn eval(src: &str, ctx: Ctx) -> Result<Num, ParseError> {
@@ -37,7 +61,7 @@ fn eval(src: &str, ctx: Ctx) -> Result<Num, ParseError> {
     let c = Compiler::new(&s, vec![]);
     let e = c.expr(src, ctx, 0)?;
     let st = State {
-        vals: vec![4, 9, 2],
+        vals: vals(),
         round: 3,
         ..State::empty()
     };
@@ -110,6 +134,32 @@ fn reports_mistakes() {
             .msg
             .contains("max_all")
     );
+}
+
+#[test]
+fn computed_subscripts_and_grid_positions() {
+    let v = |src: &str| eval(src, Ctx::faction()).unwrap();
+    assert_eq!(v("pile[1 + 1]"), Num::Int(-1));
+    assert_eq!(v("pile[pool]"), Num::Int(-1), "a variable as the subscript");
+    assert_eq!(v("pile[r1c3] + pile[3]"), Num::Int(14));
+    assert_eq!(
+        v("if(pool < 3, 0, pile[pool + 2])"),
+        Num::Int(0),
+        "the branch not taken"
+    );
+    assert_eq!(v("row(3) * 10 + col(3)"), Num::Int(13));
+    assert_eq!(
+        v("cell(1, 2) + cell(2, 1) + cell(1, 4) + row(0) + col(4)"),
+        Num::Int(2)
+    );
+    assert_eq!(v("row(line, 2) + cell(line, 1, 3)"), Num::Int(4));
+    let e = eval("pile[vp / 2]", Ctx::faction()).unwrap_err();
+    assert!(e.msg.contains("a whole number"), "{}", e.msg);
+    assert_eq!(e.pos, 8, "at the formula's operator");
+    let e = eval("row(1, 2, 3)", Ctx::faction()).unwrap_err();
+    assert!(e.msg.contains("takes a position"), "{}", e.msg);
+    let e = eval("vp[1]", Ctx::faction()).unwrap_err();
+    assert!(e.msg.contains("not indexed"), "{}", e.msg);
 }
 
 #[test]
@@ -199,7 +249,13 @@ fn formula() -> impl proptest::strategy::Strategy<Value = String> {
                 .clone()
                 .prop_map(|a| format!("binomial({a} % 5, 0.3)")),
             inner.clone().prop_map(|a| format!("poisson(abs({a}) % 3)")),
-            inner.prop_map(|a| format!("normal({a}, 1)")),
+            inner.clone().prop_map(|a| format!("normal({a}, 1)")),
+            // Computed subscripts (a position outside 1..3 is a fault) and grid positions.
+            inner.clone().prop_map(|a| format!("pile[{a}]")),
+            inner
+                .clone()
+                .prop_map(|a| format!("pile[row({a}) + col({a})]")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("cell({a}, {b})")),
         ]
     })
 }
@@ -225,7 +281,7 @@ proptest::proptest! {
             ..Tables::default()
         };
         let state = || State {
-            vals: vec![4, 9, 2],
+            vals: vals(),
             round: 3,
             ..State::empty()
         };
@@ -237,7 +293,7 @@ proptest::proptest! {
         let nan = |x: Num| x.real().is_nan();
         // The native engine's machine code for the same formula.
         let mut n = e.clone();
-        crate::native::compile_with(&t, 3, &mut |f| f(&mut n)).unwrap();
+        crate::native::compile_with(&t, 6, &mut |f| f(&mut n)).unwrap();
         let mut native = Env::new(state(), &t, crate::rng::game_rng(seed, 0));
         native.cx.bound = 1;
         let m = n.eval_num(&mut native);
@@ -273,7 +329,7 @@ fn inline_dice_match_the_reference_in_the_biased_zone() {
             let src = format!("{n}d{sides}");
             let e = c.expr(&src, Ctx::faction(), 7).unwrap();
             let mut native = e.clone();
-            crate::native::compile_with(&t, 3, &mut |f| f(&mut native)).unwrap();
+            crate::native::compile_with(&t, 6, &mut |f| f(&mut native)).unwrap();
             assert!(native.native.is_some(), "{src} runs as machine code");
             for m in 1..=6u128 {
                 // `w * sides` just below `m * 2^64`: its low word is in the biased zone.

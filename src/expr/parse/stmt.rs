@@ -318,7 +318,7 @@ impl Parser {
     fn stmt_assign(&mut self) -> PResult<StmtAst> {
         let p = self.pos();
         let target = match self.primary()? {
-            n @ Ast::Name { .. } => n,
+            n @ (Ast::Name { .. } | Ast::Index(..)) => n,
             _ => {
                 return err(
                     p,

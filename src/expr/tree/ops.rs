@@ -137,7 +137,34 @@ pub(crate) fn int_func(f: Func, a: &[i64]) -> Result<i64, FaultKind> {
         Func::Clamp => a[0].max(a[1]).min(a[2]),
         // Integers are already whole.
         Func::Floor | Func::Ceil | Func::Round => a[0],
+        Func::Row | Func::Col | Func::Cell => grid(f, a),
     })
+}
+
+/// `row(i)`, `col(i)` and `cell(r, c)` of a grid of `rows` x `cols` positions numbered row
+/// by row from 1, the grid's size last among the arguments: 0 for a position (or a row or
+/// column) off the grid, so that `cell(r, c + 1) > 0` asks whether a neighbour exists.
+pub(crate) fn grid(f: Func, a: &[i64]) -> i64 {
+    match f {
+        Func::Cell => {
+            let (r, c, rows, cols) = (a[0], a[1], a[2], a[3]);
+            if (1..=rows).contains(&r) && (1..=cols).contains(&c) {
+                (r - 1) * cols + c
+            } else {
+                0
+            }
+        }
+        _ => {
+            let (i, rows, cols) = (a[0], a[1], a[2]);
+            if !(1..=rows * cols).contains(&i) {
+                0
+            } else if f == Func::Row {
+                (i - 1) / cols + 1
+            } else {
+                (i - 1) % cols + 1
+            }
+        }
+    }
 }
 
 /// The larger of two reals, the formula language's `max`: a NaN is ignored (the other one
@@ -165,6 +192,11 @@ pub(crate) fn real_func(f: Func, a: &[f64]) -> f64 {
         Func::Floor => a[0].floor(),
         Func::Ceil => a[0].ceil(),
         Func::Round => a[0].round(),
+        // Positions are integers (the compiler refuses a real one); as integers here.
+        Func::Row | Func::Col | Func::Cell => {
+            let a: Vec<i64> = a.iter().map(|&x| x as i64).collect();
+            grid(f, &a) as f64
+        }
     }
 }
 

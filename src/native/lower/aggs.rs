@@ -214,7 +214,7 @@ fn small(n: &Node, budget: &mut i32) -> bool {
     }
     match n {
         Node::Int(_) | Node::Real(_) | Node::Load(..) | Node::Leaf(_) => true,
-        Node::Un(_, a) => small(a, budget),
+        Node::Un(_, a) | Node::LoadAt(.., a) => small(a, budget),
         // A body holding an aggregate is not unrolled: unrolled inside one another, nested
         // aggregates would make code of factions^depth copies (14 deep, 16,384 copies and
         // gigabytes for Cranelift); only the innermost one is.

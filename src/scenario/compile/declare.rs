@@ -165,11 +165,46 @@ pub(super) fn factions(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result
     Ok(())
 }
 
+/// A set's `grid = [ROWS, COLS]`, checked: given instead of `elements`, each side at least
+/// 1, at most 65,535 elements in all.
+fn grid(s: &crate::scenario::raw::RawSet, src: &Source) -> Result<Option<(u16, u16)>> {
+    let Some(g) = &s.grid else {
+        return Ok(None);
+    };
+    let at = g.span().start;
+    if !s.elements.is_empty() {
+        return Err(src.fail(
+            at,
+            "a set gives either `elements` or `grid`, not both (a grid names its elements \
+             r1c1, r1c2, ... itself)",
+        ));
+    }
+    match g.get_ref()[..] {
+        [r, c] if r >= 1 && c >= 1 && r.checked_mul(c).is_some_and(|n| n <= u16::MAX as i64) => {
+            Ok(Some((r as u16, c as u16)))
+        }
+        [_, _] => Err(src.fail(
+            at,
+            "a grid needs at least 1 row and 1 column, and at most 65,535 elements in all",
+        )),
+        _ => Err(src.fail(
+            at,
+            "write a grid as `[ROWS, COLS]`, such as `grid = [5, 5]`",
+        )),
+    }
+}
+
 /// Sets: named lists of distinct elements.
 pub(super) fn sets(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()> {
     for (i, s) in raw.sets.iter().enumerate() {
         d.names.claim(&s.name, "set")?;
         let mut elements: Vec<String> = Vec::new();
+        let grid = grid(s, src)?;
+        if let Some((rows, cols)) = grid {
+            for r in 1..=rows {
+                elements.extend((1..=cols).map(|c| format!("r{r}c{c}")));
+            }
+        }
         // Seen elements in a hash set: a set of 100,000 elements is checked in linear time.
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for e in &s.elements {
@@ -190,6 +225,7 @@ pub(super) fn sets(raw: &RawScenario, src: &Source, d: &mut Decls) -> Result<()>
             SetSym {
                 id: i as u16,
                 elements: elements.clone(),
+                grid,
             },
         );
         d.sets.push((s.name.get_ref().clone(), elements));

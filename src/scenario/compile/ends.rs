@@ -115,7 +115,7 @@ pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<u16>, Vec<Vec<u1
         immediate.push(ci as u16);
         for op in c.when.code() {
             match op {
-                Op::Load { base, .. } => {
+                Op::Load { base, .. } | Op::LoadAt { base, .. } => {
                     let list = &mut immediate_by_var[base_to_var[base] as usize];
                     if !list.contains(&bit) {
                         list.push(bit);

@@ -1,0 +1,268 @@
+//! Positions in a set: computed subscripts (`wall[it + 1]`, `wall[k]` with `k` a setting or
+//! a variable) and a grid's `row(i)`, `col(i)` and `cell(r, c)`.
+//!
+//! Owns how a subscript that is not an element name becomes a read at a run-time position
+//! ([`Op::LoadAt`], checked against the set's size when it runs), and how the grid functions
+//! find their grid and are typed.
+
+use super::*;
+use crate::expr::tree::{Ty, decode_range};
+
+impl Compiler<'_> {
+    /// `var[at]`: the element at the 1-based position `at` of the variable's set. A constant
+    /// position inside the set reads that element directly; any other is checked when it
+    /// runs (so `if(it < 5, wall[it + 1], 0)` reads past no end).
+    pub(super) fn index(
+        &self,
+        var: &Ast,
+        at: &Ast,
+        ctx: Ctx,
+        out: &mut Vec<Op>,
+    ) -> Result<(), ParseError> {
+        let Ast::Name {
+            owner,
+            name,
+            index: None,
+            pos,
+        } = var
+        else {
+            return err(var.pos(), "expected a variable before `[ ]`");
+        };
+        let Some(set) = self.syms.vars.get(name).and_then(|v| v.set) else {
+            // Undefined, or not indexed: `var_ref` says which.
+            let probe = Ast::Name {
+                owner: owner.clone(),
+                name: name.clone(),
+                index: Some(("_".into(), at.pos())),
+                pos: *pos,
+            };
+            self.var_ref(&probe, ctx)?;
+            return err(at.pos(), format!("`{name}` is not indexed by a set"));
+        };
+        let elements = &self.set_by_id(set).elements;
+        // The variable's slot for its first element: owner and scope checked as for a name.
+        let first = Ast::Name {
+            owner: owner.clone(),
+            name: name.clone(),
+            index: Some((elements[0].clone(), at.pos())),
+            pos: *pos,
+        };
+        let (lv, _) = self.var_ref(&first, ctx)?;
+        let start = out.len();
+        self.emit(at, ctx, out)?;
+        self.whole(at, out, start, "a subscript is a position in the set")?;
+        let n = elements.len() as u16;
+        let straight = !out[start..]
+            .iter()
+            .any(|o| matches!(o, Op::Jump(_) | Op::JumpIfFalse(_)));
+        if straight
+            && let Some(Num::Int(k)) = Expr::new(out[start..].to_vec(), 0).as_const_num()
+            && (1..=n as i64).contains(&k)
+        {
+            out.truncate(start);
+            out.push(Op::Load {
+                base: lv.base,
+                fstride: lv.fstride,
+                who: lv.who,
+                elem: Elem::Fixed((k - 1) as u16),
+            });
+            return Ok(());
+        }
+        out.push(Op::LoadAt {
+            base: lv.base,
+            fstride: lv.fstride,
+            who: lv.who,
+            n,
+        });
+        Ok(())
+    }
+
+    /// Where `var[at]` (or `var[word]` with a word that is a value) is: `None` for any other
+    /// reference.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn at_position(
+        &self,
+        ast: &Ast,
+        ctx: Ctx,
+    ) -> Option<Result<(LValue, &VarSym), ParseError>> {
+        match (ast, self.named_position(ast)) {
+            (Ast::Index(var, at, _), _) => Some(self.fixed_index(var, at, ctx)),
+            (_, Some(Ast::Index(var, at, _))) => Some(self.fixed_index(&var, &at, ctx)),
+            _ => None,
+        }
+    }
+
+    /// The element `var[at]` names when `at` is a constant position in the set (a formula
+    /// of numbers, settings and a template's word, `line[row(picks, it)]`): where a
+    /// statement writes. Any other position is refused with the way to write it.
+    fn fixed_index(&self, var: &Ast, at: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym), ParseError> {
+        let mut code = Vec::new();
+        self.index(var, at, ctx, &mut code)?;
+        let (
+            Some(&Op::Load { elem, .. }),
+            Ast::Name {
+                owner, name, pos, ..
+            },
+        ) = (code.last(), var)
+        else {
+            return err(
+                at.pos(),
+                "a variable is written at a position known before the game runs (an element, \
+                 or a formula of numbers, settings and `it`); to write at a computed position, \
+                 write `for m in SET: if m == POSITION: VAR[m] = ...`",
+            );
+        };
+        // `index` found the variable indexed: any element names its slots; `elem` is the one.
+        let set = self.syms.vars.get(name).and_then(|v| v.set).unwrap_or(0);
+        let first = Ast::Name {
+            owner: owner.clone(),
+            name: name.clone(),
+            index: Some((self.set_by_id(set).elements[0].clone(), at.pos())),
+            pos: *pos,
+        };
+        let (mut lv, v) = self.var_ref(&first, ctx)?;
+        lv.elem = elem;
+        Ok((lv, v))
+    }
+
+    /// `var[word]` where `word` is no element of the variable's set and no template's word,
+    /// but a value (a setting, a variable, a derived value, a builtin): the computed
+    /// subscript `var[(word)]`.
+    pub(super) fn named_position(&self, ast: &Ast) -> Option<Ast> {
+        let Ast::Name {
+            owner,
+            name,
+            index: Some((word, at)),
+            pos,
+        } = ast
+        else {
+            return None;
+        };
+        let set = self.syms.vars.get(name)?.set?;
+        let is_value = self.syms.settings.contains_key(word)
+            || self.syms.vars.contains_key(word)
+            || self.syms.derived.contains_key(word)
+            || self.syms.faction_settings.contains_key(word)
+            || ["round", "rounds", "age", "age_round", "nfactions", "seat"].contains(&&**word);
+        let element = self.set_by_id(set).elements.contains(word)
+            || self.template.as_ref().is_some_and(|t| &t.word == word);
+        (is_value && !element).then(|| {
+            let var = Ast::Name {
+                owner: owner.clone(),
+                name: name.clone(),
+                index: None,
+                pos: *pos,
+            };
+            let word = Ast::Name {
+                owner: None,
+                name: word.clone(),
+                index: None,
+                pos: *at,
+            };
+            Ast::Index(Box::new(var), Box::new(word), *pos)
+        })
+    }
+
+    /// `row(i)`, `col(i)`, `cell(r, c)`, or with the grid named first (`row(wall, i)`): the
+    /// grid's size is pushed after the positions, as the operation takes it.
+    pub(super) fn grid_call(
+        &self,
+        name: &str,
+        args: &[Ast],
+        pos: usize,
+        ctx: Ctx,
+        out: &mut Vec<Op>,
+    ) -> Result<(), ParseError> {
+        let (f, want) = match name {
+            "row" => (Func::Row, 1),
+            "col" => (Func::Col, 1),
+            _ => (Func::Cell, 2),
+        };
+        let named = match args.first() {
+            Some(Ast::Name {
+                owner: None,
+                name: s,
+                index: None,
+                pos,
+            }) if args.len() == want + 1 => Some((s, *pos)),
+            _ => None,
+        };
+        let (rows, cols) = match named {
+            Some((s, p)) => match self.syms.sets.get(s) {
+                Some(SetSym { grid: Some(g), .. }) => *g,
+                _ => {
+                    return err(
+                        p,
+                        format!("`{s}` is not a grid: declare it with `grid = [ROWS, COLS]`"),
+                    );
+                }
+            },
+            None => self.only_grid(name, pos)?,
+        };
+        let positions = &args[named.is_some() as usize..];
+        if positions.len() != want {
+            let what = if want == 1 {
+                "a position"
+            } else {
+                "a row and a column"
+            };
+            return err(
+                pos,
+                format!("{name}() takes {what} (and optionally the grid first)"),
+            );
+        }
+        for a in positions {
+            let start = out.len();
+            self.emit(a, ctx, out)?;
+            self.whole(a, out, start, &format!("{name}() takes positions"))?;
+        }
+        out.push(Op::Int(rows as i64));
+        out.push(Op::Int(cols as i64));
+        out.push(Op::Call(f, want as u8 + 2));
+        Ok(())
+    }
+
+    /// The scenario's one grid, for `row(i)` and the rest written without a grid's name.
+    fn only_grid(&self, name: &str, pos: usize) -> Result<(u16, u16), ParseError> {
+        let mut grids = self
+            .syms
+            .sets
+            .iter()
+            .filter_map(|(n, s)| Some((n, s.grid?)));
+        match (grids.next(), grids.next()) {
+            (Some((_, g)), None) => Ok(g),
+            (None, _) => err(
+                pos,
+                format!("{name}() needs a grid: declare a set with `grid = [ROWS, COLS]`"),
+            ),
+            (Some((a, _)), Some((b, _))) => err(
+                pos,
+                format!(
+                    "the scenario has more than one grid: name it first, `{name}({a}, ...)` or `{name}({b}, ...)`"
+                ),
+            ),
+        }
+    }
+
+    /// Refuses a real formula (just emitted from `start`) where a whole number is needed.
+    fn whole(&self, a: &Ast, out: &[Op], start: usize, what: &str) -> Result<(), ParseError> {
+        if decode_range(out, start, out.len()).ty() == Ty::Real {
+            return err(
+                a.pos(),
+                format!(
+                    "{what}, a whole number, and this formula is a real: use floor(...) or round(...)"
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The set whose id is `id`.
+    fn set_by_id(&self, id: u16) -> &SetSym {
+        self.syms
+            .sets
+            .values()
+            .find(|s| s.id == id)
+            .expect("set ids are dense")
+    }
+}
