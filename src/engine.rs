@@ -23,6 +23,7 @@
 
 pub mod agents;
 pub mod awards;
+pub mod claims;
 pub mod example;
 pub mod hands;
 pub mod lookahead;
@@ -88,6 +89,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// list leaves out, are not on it).
     menu: Vec<u16>,
     menu_at: Vec<u32>,
+    /// The automatic actions (`auto = true`): for each faction, each group its agent may
+    /// claim from, in file order, as `(faction, lo, hi)` over `menu` (after the menus).
+    claims: Vec<(u8, u32, u32)>,
     ended: Option<u16>,
     /// While the game-end phases run: no end condition is checked (the game has ended).
     closing: bool,
@@ -143,6 +147,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             menu.extend(m.menu(f));
             menu_at.push(menu.len() as u32);
         }
+        let claims = claims::groups(m, &mut menu);
         let mut env = Env::new(State::new(m.slots, &m.tables), &m.tables, game_rng(0, 0));
         // The buffer machine-code turns write their options into: the longest scan.
         let native_opts = m.menus.iter().flatten().map(|x| x.capacity()).max();
@@ -168,6 +173,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             opts: Vec::with_capacity(m.actions.len() * m.nfactions() + 1),
             menu,
             menu_at,
+            claims,
             ended: None,
             closing: false,
             end_phases: m.phases.iter().any(|p| p.at_end),

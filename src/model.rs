@@ -5,11 +5,13 @@
 //! all worker threads. Names are kept only for reports and traces.
 
 use crate::error::Location;
-use crate::expr::{Expr, LValue, Stmt};
+use crate::expr::{Expr, Stmt};
 use crate::state::Tables;
 
+mod action;
 mod init;
 pub use crate::ir::Policy;
+pub use action::Action;
 pub(crate) use init::InitPlan;
 
 /// A faction.
@@ -217,29 +219,6 @@ pub struct Phase {
     pub effects: Vec<Stmt>,
     /// Runs once when the game ends, before the ranking (`at = "game_end"`), not every round.
     pub at_end: bool,
-}
-
-/// An action.
-#[derive(Debug, Clone)]
-pub struct Action {
-    /// Name.
-    pub name: String,
-    /// Bit mask of factions allowed to take it.
-    pub allowed: u32,
-    /// Availability.
-    pub when: Option<Expr>,
-    /// Costs: variable and amount.
-    pub cost: Vec<(LValue, Expr)>,
-    /// Weight (weighted policy).
-    pub weight: Expr,
-    /// Value (greedy policy).
-    pub value: Expr,
-    /// Takes a target faction.
-    pub targeted: bool,
-    /// Target eligibility.
-    pub target_when: Option<Expr>,
-    /// Statements.
-    pub effects: Vec<Stmt>,
 }
 
 /// When an event is rolled.
@@ -585,7 +564,8 @@ impl Model {
     pub fn menu(&self, f: usize) -> impl Iterator<Item = u16> + '_ {
         let agent = &self.agents[f];
         (0..self.actions.len()).filter_map(move |ai| {
-            let allowed = self.actions[ai].allowed & (1 << f) != 0;
+            let allowed =
+                self.actions[ai].allowed & (1 << f) != 0 && self.actions[ai].auto.is_none();
             let listed = agent.policy != Policy::Priority || agent.priority[ai] != u16::MAX;
             (allowed && listed).then_some(ai as u16)
         })

@@ -302,14 +302,15 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     if m.slots == 0 {
         return Ok(0);
     }
-    // Final turns count turns across rounds: the engine plays such rounds (its statement
-    // lists still run as machine code).
+    // Final turns count turns across rounds, and automatic actions follow a turn: the
+    // engine plays such rounds (its statement lists still run as machine code).
     if (m.checks.iter()).any(|c| {
         matches!(
             c.timing,
             crate::model::Timing::FinalTurns | crate::model::Timing::FinalRound
         )
-    }) {
+    }) || m.actions.iter().any(|a| a.auto.is_some())
+    {
         return Ok(0);
     }
     let mut codes = Vec::new();

@@ -185,7 +185,12 @@ pub fn describe(m: &Model) -> String {
         })
         .collect();
     let _ = writeln!(s, "phases: {}", phases.join(", "));
-    let actions: Vec<&str> = m.actions.iter().map(|a| a.name.as_str()).collect();
+    let actions: Vec<String> = (m.actions.iter())
+        .map(|a| match a.auto {
+            Some(_) => format!("{} (automatic)", a.name),
+            None => a.name.clone(),
+        })
+        .collect();
     let _ = writeln!(s, "actions ({}): {}", actions.len(), actions.join(", "));
     let events: Vec<&str> = m.events.iter().map(|e| e.name.as_str()).collect();
     let _ = writeln!(s, "events ({}): {}", events.len(), events.join(", "));

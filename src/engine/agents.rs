@@ -104,13 +104,25 @@ impl<T: Tracer> Game<'_, T> {
     /// and only the target changes, so each formula runs without rebinding.
     #[inline]
     pub(super) fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<Opt>) -> Step {
-        let m = self.m;
-        let agent = &m.agents[f as usize];
-        let n = m.nfactions() as u8;
         let (lo, hi) = (
             self.menu_at[f as usize] as usize,
             self.menu_at[f as usize + 1] as usize,
         );
+        self.scan(f, noise, lo, hi, opts)
+    }
+
+    /// The options of the actions `menu[lo..hi]` for faction `f`, scored by its policy.
+    pub(super) fn scan(
+        &mut self,
+        f: u8,
+        noise: f64,
+        lo: usize,
+        hi: usize,
+        opts: &mut Vec<Opt>,
+    ) -> Step {
+        let m = self.m;
+        let agent = &m.agents[f as usize];
+        let n = m.nfactions() as u8;
         self.bind(Bind::faction(f));
         for i in lo..hi {
             let ai = self.menu[i];
@@ -255,7 +267,7 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     /// A faction's name for the trace, with its seat when the seats rotate.
-    fn seated(&self, f: u8) -> String {
+    pub(super) fn seated(&self, f: u8) -> String {
         let name = &self.m.factions[f as usize].name;
         if self.m.tables.rotate_seats {
             format!("{name} (seat {})", self.env.seating.of[f as usize] + 1)

@@ -321,6 +321,7 @@ impl<T: Tracer> Game<'_, T> {
         }
         let pi = at.phase as usize;
         self.turn_list(&self.m.phases[pi].effects, b)?;
+        self.claims(f)?;
         self.turn_over(b)?;
         self.turns_from(pi, at.order, at.seat as usize + 1)?;
         self.phases_from(pi + 1)
@@ -416,6 +417,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             self.turn_list(&p.effects, b)?;
             if p.actions.is_some() {
+                self.claims(f)?;
                 self.turn_over(b)?;
             }
         }

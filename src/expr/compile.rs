@@ -457,7 +457,9 @@ impl<'s> Compiler<'s> {
                     _ => {
                         return err(
                             *p,
-                            format!("`{e}` is an element of another set than `{name}`'s"),
+                            format!(
+                                "`{e}` is an element of another set than `{name}`'s (for its position as a number, write `{name}[({e})]`)"
+                            ),
                         );
                     }
                 }

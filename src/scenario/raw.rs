@@ -563,6 +563,11 @@ pub struct RawAction {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub for_each: Option<Spanned<String>>,
+    /// Taken by the rules: at the end of each of the faction's turns (in a phase with
+    /// actions), when any option of this action is available, the faction takes exactly one
+    /// (its agent chooses), outside its `actions` count; never one of its ordinary choices.
+    #[serde(default)]
+    pub auto: bool,
     /// Only these factions may take it (default all).
     #[serde(default)]
     #[schemars(with = "Vec<String>")]

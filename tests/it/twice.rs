@@ -9,7 +9,12 @@ use crate::util::{examples_pass_on_both, rule_lines, same_on_both, vpsim_output}
 /// engines, play the same games as each other, and the file with the features is shorter.
 #[test]
 fn rules_written_with_the_features_are_shorter_and_play_the_same_games() {
-    for name in ["wingspan_goals", "longest_path", "final_turns"] {
+    for name in [
+        "wingspan_goals",
+        "longest_path",
+        "final_turns",
+        "splendor_nobles",
+    ] {
         let after = format!("tests/data/round_three/{name}.toml");
         let before = format!("tests/data/round_three/{name}_before.toml");
         for path in [&after, &before] {
@@ -319,4 +324,52 @@ score = "k"
         assert!(err.contains(says), "{set} / {effect}: {err}");
         assert!(err.contains(".toml:"), "located: {err}");
     }
+}
+
+/// An automatic action is taken exactly once at the end of each turn when available, outside
+/// the turn's decisions, and never as one of them: 5 rounds of 3 decisions give 15 buys and 5
+/// claims per faction, whatever the agent, on both engines.
+#[test]
+fn an_automatic_action_is_claimed_once_a_turn_and_never_chosen() {
+    let text = r#"
+[scenario]
+name = "claims"
+rounds = 5
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "buys"
+[[var]]
+name = "claims"
+[[phase]]
+name = "turn"
+each = "faction"
+actions = 3
+[[action]]
+name = "buy"
+effects = ["buys += 1"]
+[[action]]
+name = "claim"
+auto = true
+for_each = "two"
+weight = 100
+effects = ["claims += 1"]
+[[set]]
+name = "two"
+elements = ["x", "y"]
+[ranking]
+score = "100 * claims + buys"
+"#;
+    let file = crate::util::temp_scenario("twice-claims", text);
+    for agent in ["weighted", "greedy", "lookahead:2"] {
+        let v = same_on_both(&file, &["--agent", agent]);
+        for f in 0..2 {
+            assert_eq!(v["factions"][f]["score"]["mean"], 515.0, "{agent}");
+        }
+    }
+    let out = vpsim_output(&["validate", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("claim_x (automatic)"), "{text}");
 }

@@ -28,10 +28,11 @@ pub(super) fn compile(
     let mut names = std::collections::HashSet::new();
     // Each action, or for a template each element's copy of it.
     let mut copies = Vec::new();
-    for a in &raw.actions {
+    for (table, a) in raw.actions.iter().enumerate() {
         let a = a.get_ref();
+        let group = a.auto.then_some(table as u16);
         match &a.for_each {
-            None => copies.push((a, None)),
+            None => copies.push((a, group, None)),
             Some(set) => {
                 let Some(s) = syms.sets.get(set.get_ref()) else {
                     return Err(src.fail(
@@ -49,12 +50,12 @@ pub(super) fn compile(
                         set: s.id,
                         elem: e as u16,
                     };
-                    copies.push((a, Some((format!("{}_{elem}", a.name.get_ref()), t))));
+                    copies.push((a, group, Some((format!("{}_{elem}", a.name.get_ref()), t))));
                 }
             }
         }
     }
-    for (i, (a, copy)) in copies.into_iter().enumerate() {
+    for (i, (a, auto, copy)) in copies.into_iter().enumerate() {
         let (name, template) = match copy {
             Some((n, t)) => (n, Some(t)),
             None => (a.name.get_ref().clone(), None),
@@ -153,6 +154,7 @@ pub(super) fn compile(
             targeted,
             target_when,
             effects: cx.stmts(comp, &a.effects, ctx)?,
+            auto,
         });
     }
     comp.template = None;
