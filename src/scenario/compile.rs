@@ -226,6 +226,21 @@ impl Names<'_> {
     }
 }
 
+/// Where key `k` is written before its value at `value_at` (`"A.chance" = 0.1`), so that an
+/// error about the key points at the key; the value's place when it cannot be found.
+pub(super) fn key_start(text: &str, value_at: usize, k: &str) -> usize {
+    let before = &text[..value_at.min(text.len())];
+    let Some(eq) = before.rfind('=') else {
+        return value_at;
+    };
+    let head = before[..eq].trim_end();
+    let head = head.strip_suffix('"').unwrap_or(head);
+    match head.strip_suffix(k) {
+        Some(rest) => rest.strip_suffix('"').map_or(rest.len(), str::len),
+        None => value_at,
+    }
+}
+
 fn check_ident(src: &Source, n: &str, pos: usize) -> Result<()> {
     let ok = n
         .chars()

@@ -373,3 +373,46 @@ score = "100 * claims + buys"
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("claim_x (automatic)"), "{text}");
 }
+
+/// An error about a key points at the key, not at its value: a setting named with a reserved
+/// word (in `[settings]` and in a faction's own), a faction's initial value of an unknown
+/// variable, and a cost paid from something that is not a plain variable.
+#[test]
+fn an_error_about_a_key_points_at_the_key() {
+    let base = r#"
+[scenario]
+name = "keys"
+rounds = 2
+[settings]
+SETTING
+[[faction]]
+name = "A"
+FACTION
+[[var]]
+name = "vp"
+[[action]]
+name = "buy"
+COST
+[ranking]
+score = "vp"
+"#;
+    for (setting, faction, cost, line) in [
+        ("complete = 0.6", "", "", "6:1"),
+        ("goal = 1", "settings = { goal = 2, zero = 3 }", "", "9:24"),
+        ("goal = 1", "init = { vq = 2 }", "", "9:10"),
+        ("goal = 1", "", "cost = { goal = 1 }", "14:10"),
+    ] {
+        let text = base
+            .replace("SETTING", setting)
+            .replace("FACTION", faction)
+            .replace("COST", cost);
+        let file = crate::util::temp_scenario("twice-keys", &text);
+        let out = vpsim_output(&["validate", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(".toml:{line}:")),
+            "{setting} {faction} {cost}: {err}"
+        );
+    }
+}

@@ -123,7 +123,7 @@ pub(super) fn compile(
                 }
                 _ => {
                     return Err(src.fail(
-                        f.span().start,
+                        super::key_start(src.text, f.span().start, k),
                         format!("a cost is paid from one of the acting faction's plain variables; `{k}` is not one{}", suggest(k, syms.vars.keys())),
                     ));
                 }

@@ -56,8 +56,10 @@ impl<'a> Decls<'a> {
 /// Settings: constants, resolved before anything can refer to them.
 pub(super) fn settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) -> Result<()> {
     for (k, f) in &raw.settings {
+        // An error about the name points at the key, not at its value.
+        let key = super::key_start(cx.src.text, f.span().start, k);
         d.names
-            .claim(&Spanned::new(f.span(), k.clone()), "setting")?;
+            .claim(&Spanned::new(key..key + k.len(), k.clone()), "setting")?;
         let empty = Symbols {
             rounds: d.syms.rounds,
             ..Symbols::default()
@@ -83,9 +85,10 @@ pub(super) fn faction_settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) ->
         for (k, v) in &f.get_ref().settings {
             if !given.contains_key(k) {
                 if !d.syms.settings.contains_key(k) {
-                    check_ident(cx.src, k, v.span().start)?;
+                    let key = super::key_start(cx.src.text, v.span().start, k);
+                    check_ident(cx.src, k, key)?;
                     d.names
-                        .claim(&Spanned::new(v.span(), k.clone()), "setting")?;
+                        .claim(&Spanned::new(key..key + k.len(), k.clone()), "setting")?;
                 }
                 first.push((k.clone(), v.span().start));
             }

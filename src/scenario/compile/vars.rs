@@ -170,15 +170,17 @@ fn faction_inits(
     let syms = comp.syms;
     for (i, f) in raw.factions.iter().enumerate() {
         for (k, formula) in &f.get_ref().init {
+            // Errors about the name point at the key.
+            let key = super::key_start(src.text, formula.span().start, k);
             let Some(sym) = syms.vars.get(k) else {
                 return Err(src.fail(
-                    formula.span().start,
+                    key,
                     format!("`{k}` is not a variable{}", suggest(k, syms.vars.keys())),
                 ));
             };
             if !sym.faction {
                 return Err(src.fail(
-                    formula.span().start,
+                    key,
                     format!("`{k}` is global; a faction can only set its own variables"),
                 ));
             }
