@@ -147,9 +147,15 @@ pub(crate) fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vpsim")))
 }
 
-/// Every seed scenario's file name and text, sorted by name.
+/// Every seed scenario's and every round-three rule file's name and text (these use final
+/// turns, game-end phases and automatic actions), sorted by path.
 fn scenarios() -> Vec<(String, String)> {
-    scenario_files()
+    let mut files = scenario_files();
+    let three = std::fs::read_dir("tests/data/round_three").unwrap();
+    let mut more: Vec<PathBuf> = three.map(|e| e.unwrap().path()).collect();
+    more.sort();
+    files.extend(more);
+    files
         .into_iter()
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().to_string();
@@ -290,7 +296,17 @@ fn drain<R: std::io::Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle
 
 /// Runs the binary with `args` in `dir`, killing it after 60 s.
 pub(crate) fn exec(args: &[String], dir: &Path) -> Run {
-    let mut child = Command::new(bin())
+    exec_keyed(args, dir, None)
+}
+
+/// [`exec`] with `key` as the shard key (`VPSIM_SHARD_KEY`), or none.
+fn exec_keyed(args: &[String], dir: &Path, key: Option<&str>) -> Run {
+    let mut cmd = Command::new(bin());
+    cmd.env_remove(vpsim::report::SHARD_KEY_VAR);
+    if let Some(key) = key {
+        cmd.env(vpsim::report::SHARD_KEY_VAR, key);
+    }
+    let mut child = cmd
         .args(args)
         .current_dir(dir)
         .env("RUST_BACKTRACE", "0")
@@ -323,13 +339,22 @@ pub(crate) fn exec(args: &[String], dir: &Path) -> Run {
     }
 }
 
-fn shard_files(root: &Path) -> Vec<serde_json::Value> {
-    let dir = root.join("shards");
+/// The shard key of the forged-shard cases.
+const KEY: &str = "fuzz shard key";
+
+/// The text of both shards' tally.json of a short race, written under `key` when given.
+fn shard_texts(root: &Path, key: Option<&str>) -> Vec<String> {
+    let dir = root.join(if key.is_some() { "keyed" } else { "plain" });
     let _ = std::fs::remove_dir_all(&dir);
     (1..=2)
         .map(|k| {
             let out = dir.join(k.to_string());
-            let status = Command::new(bin())
+            let mut cmd = Command::new(bin());
+            cmd.env_remove(vpsim::report::SHARD_KEY_VAR);
+            if let Some(key) = key {
+                cmd.env(vpsim::report::SHARD_KEY_VAR, key);
+            }
+            let status = cmd
                 .args([
                     "run",
                     "scenarios/race_to_three.toml",
@@ -343,10 +368,50 @@ fn shard_files(root: &Path) -> Vec<serde_json::Value> {
                 .status()
                 .unwrap();
             assert!(status.success());
-            let text = std::fs::read_to_string(out.join("tally.json")).unwrap();
-            serde_json::from_str(&text).unwrap()
+            std::fs::read_to_string(out.join("tally.json")).unwrap()
         })
         .collect()
+}
+
+/// A forged shard: one value of the first shard's tally.json edited and its digest made
+/// anew, as anyone can; with a key the merge must refuse it (the MAC), without one it may
+/// merge (the digest is a check against damage, not a signature) but must not crash.
+fn forged_shard(rng: &mut ChaCha8Rng, dir: &Path, texts: &[Vec<String>; 2]) -> Case {
+    let keyed = rng.random_range(0..2) == 0;
+    let pair = &texts[keyed as usize];
+    let first = &pair[0];
+    let values = crate::shards::json_values(first);
+    let at = values[rng.random_range(0..values.len())].clone();
+    let text = format!(
+        "{}{}{}",
+        &first[..at.start],
+        crate::shards::edited(&first[at.clone()]),
+        &first[at.end..]
+    );
+    let text = match keyed {
+        true => crate::shards::redigest_keyed(&text),
+        false => crate::shards::redigest(&text),
+    };
+    let mut args = vec!["merge".to_string()];
+    for (k, t) in [&text, &pair[1]].into_iter().enumerate() {
+        let d = dir.join(format!("s{k}"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("tally.json"), t).unwrap();
+        args.push(d.to_string_lossy().to_string());
+    }
+    let run = exec_keyed(&args, dir, keyed.then_some(KEY));
+    let extra = (keyed && run.code != Some(2)).then(|| {
+        format!(
+            "a keyed shard edited at byte {} with its digest made anew merged (exit {:?})",
+            at.start, run.code
+        )
+    });
+    Case {
+        kind: "forged",
+        args,
+        run,
+        extra,
+    }
 }
 
 /// Case `i`, in a folder of its own under `root`, removed again once judged: `scen` are the
@@ -357,6 +422,7 @@ fn case(
     root: &Path,
     scen: &[(String, String)],
     shards: &[serde_json::Value],
+    forged: &[Vec<String>; 2],
     scripts: usize,
 ) -> Case {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_f022 ^ i);
@@ -413,6 +479,10 @@ fn case(
             args.extend(["--param".into(), pick(&mut rng, &FLAG_VALUES).to_string()]);
         }
         ("flags", args)
+    } else if roll < 72 {
+        let c = forged_shard(&mut rng, &dir, forged);
+        let _ = std::fs::remove_dir_all(&dir);
+        return c;
     } else {
         let mut dirs = Vec::new();
         for (k, tally) in shards.iter().enumerate() {
@@ -491,12 +561,17 @@ fn no_input_crashes_vpsim() {
     let root = temp_path("fuzz");
     std::fs::create_dir_all(&root).unwrap();
     let scen = scenarios();
-    let shards = shard_files(&root);
+    let plain = shard_texts(&root, None);
+    let shards: Vec<serde_json::Value> = plain
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    let forged = [plain, shard_texts(&root, Some(KEY))];
     let scripts = fuzz_attacks::clean_scripts(&root);
     let results: Vec<(String, Option<String>)> = (first..first + cases)
         .into_par_iter()
         .map(|i| {
-            let c = case(i, &root, &scen, &shards, scripts);
+            let c = case(i, &root, &scen, &shards, &forged, scripts);
             let code = match (c.run.timed_out, c.run.code) {
                 (true, _) => "timeout".to_string(),
                 (_, Some(code)) => code.to_string(),

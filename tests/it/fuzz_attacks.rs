@@ -39,11 +39,21 @@ const USER_FILES: &str = "vacation.png budget.csv data.parquet notes.svg .thesis
 /// Links a user may keep in a report folder, each to a file in the case's `outside` folder
 /// (or, for an empty name, to that folder itself). A `report.md` link replaces an earlier
 /// report's file.
-const USER_LINKS: [(&str, &str); 4] = [
+const USER_LINKS: [(&str, &str); 6] = [
     ("link.png", "outside.txt"),
     (".vpsim-4000000000-1.tmp", "victim.txt"),
     ("linkdir", ""),
     ("report.md", "outside.txt"),
+    (".vpsim-lock", "victim.txt"),
+    (".vpsim-manifest.json", "victim.txt"),
+];
+
+/// Names of vpsim's own at which a user's hard link to the case's `victim.txt` may sit: a run
+/// must neither write through one nor take it for its own.
+const HARD_LINKS: [&str; 3] = [
+    ".vpsim-lock",
+    ".vpsim-manifest.json",
+    ".vpsim-4000000000-3.tmp",
 ];
 
 /// Manifest entries that lead out of the folder, or to a file of the user's by a path that
@@ -258,7 +268,20 @@ pub(crate) fn folder(rng: &mut ChaCha8Rng, dir: &Path) -> Case {
             }
         }
     }
-    if rng.random_range(0..10) < 3 {
+    if rng.random_range(0..6) == 0 {
+        let name = *pick(rng, &HARD_LINKS);
+        let path = out.join(name);
+        if std::fs::symlink_metadata(&path).is_err()
+            && std::fs::hard_link(outside.join("victim.txt"), &path).is_ok()
+        {
+            mine.push((
+                name.to_string(),
+                Entry::File(b"another of the user's\n".to_vec()),
+            ));
+        }
+    }
+    // A forged manifest, unless the user's link is where it goes.
+    if rng.random_range(0..10) < 3 && !mine.iter().any(|(n, _)| n == ".vpsim-manifest.json") {
         let manifest = out.join(".vpsim-manifest.json");
         let mut m: serde_json::Value = std::fs::read(&manifest)
             .ok()
@@ -289,7 +312,10 @@ pub(crate) fn folder(rng: &mut ChaCha8Rng, dir: &Path) -> Case {
     let after = snapshot(&out);
     let lost: Vec<&str> = mine
         .iter()
-        .filter(|(name, was)| !vpsim_temp(name) && after.get(name.as_str()) != Some(was))
+        // The lock is not in a snapshot: what matters of one is that nothing outside changed.
+        .filter(|(name, was)| {
+            !vpsim_temp(name) && name != ".vpsim-lock" && after.get(name.as_str()) != Some(was)
+        })
         .map(|(name, _)| name.as_str())
         .collect();
     if !lost.is_empty() {

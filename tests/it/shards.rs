@@ -251,7 +251,7 @@ score = "vp"
 
 /// The JSON values of `text` (not its keys), as byte ranges: strings with their quotes,
 /// numbers, `true`, `false` and `null`.
-fn json_values(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn json_values(text: &str) -> Vec<std::ops::Range<usize>> {
     let b = text.as_bytes();
     let (mut out, mut i) = (Vec::new(), 0);
     while i < b.len() {
@@ -282,7 +282,7 @@ fn json_values(text: &str) -> Vec<std::ops::Range<usize>> {
 
 /// The value `v` changed: a number plus one (or one more digit), a string with one more
 /// character, a truth value flipped, `null` made `0`.
-fn edited(v: &str) -> String {
+pub(crate) fn edited(v: &str) -> String {
     match v {
         "true" => "false".into(),
         "false" => "true".into(),
@@ -407,7 +407,7 @@ fn no_single_edit_of_a_shard_merges_into_another_result() {
 
 /// A keyed tally file's text with its digest made anew for the contents it covers (what
 /// follows the `mac`), the `mac` kept: what anyone without the key can do.
-fn redigest_keyed(text: &str) -> String {
+pub(crate) fn redigest_keyed(text: &str) -> String {
     let Some(head) = text.find("\"mac\":\"").map(|i| i + "\"mac\":\"".len()) else {
         return text.to_string();
     };
@@ -422,7 +422,7 @@ fn redigest_keyed(text: &str) -> String {
 
 /// A tally file's text with its digest made anew for its contents, as a run that really
 /// wrote those contents would have it.
-fn redigest(text: &str) -> String {
+pub(crate) fn redigest(text: &str) -> String {
     let rest = &text["{\"digest\":\"0123456789abcdef\",".len()..];
     let body = format!("{{{rest}");
     let digest = vpsim::scenario::compile::fnv1a(body.as_bytes());

@@ -1,6 +1,7 @@
 //! The fuzz harness's `size` attack: generated scenarios at and beyond the sizes vpsim
 //! accepts (actions, statements, variables, operators in one formula, decks, factions,
-//! rounds), each run for 5 games on either engine. Within the README's limits a scenario
+//! rounds, chains of derived values, nested aggregates, sets and grids read at computed
+//! positions), each run for 5 games on either engine. Within the README's limits a scenario
 //! runs (exit 0); beyond them it is refused (exit 2); where the README states no limit,
 //! either is right. The harness's own verdict bounds the time.
 
@@ -35,7 +36,7 @@ fn tail(score: &str) -> String {
 /// or may do either (`None`: limits the README does not state).
 fn sized(rng: &mut ChaCha8Rng) -> (String, String, Option<bool>) {
     let turn = "\n[[phase]]\nname = \"play\"\neach = \"faction\"\n";
-    match rng.random_range(0..6) {
+    match rng.random_range(0..10) {
         0 => {
             let n = *pick(rng, &[500usize, 2000, 5000]);
             let mut s = head(2, 30);
@@ -143,6 +144,74 @@ fn sized(rng: &mut ChaCha8Rng) -> (String, String, Option<bool>) {
                 s + &tail("vp"),
                 Some(factions <= 16),
             )
+        }
+        6 => {
+            // Derived values doubling at each step: 2^steps operations once substituted.
+            let steps = *pick(rng, &[8usize, 12, 18]);
+            let mut s = head(2, 30) + &format!("{turn}effects = [\"vp += bernoulli(0.5)\"]\n");
+            let _ = writeln!(s, "\n[[derived]]\nname = \"t0\"\nformula = \"vp\"");
+            for k in 1..=steps {
+                let _ = writeln!(
+                    s,
+                    "\n[[derived]]\nname = \"t{k}\"\nformula = \"t{0} + t{0}\"",
+                    k - 1
+                );
+            }
+            let must = match steps {
+                8 => Some(true),
+                18 => Some(false),
+                _ => None,
+            };
+            (
+                format!("derived{steps}"),
+                s + &tail(&format!("t{steps}")),
+                must,
+            )
+        }
+        7 => {
+            // Aggregates over 2 factions nested 14 deep (16,384 visits) or 20 (over 10^6).
+            let depth = *pick(rng, &[14usize, 20]);
+            let s = head(2, 30) + &format!("{turn}effects = [\"vp += bernoulli(0.5)\"]\n");
+            let score = (0..depth).fold("vp".to_string(), |e, _| format!("max_all({e})"));
+            (
+                format!("nested{depth}"),
+                s + &tail(&score),
+                Some(depth == 14),
+            )
+        }
+        8 => {
+            // A set of 70,000 or 100,000 elements, read at computed positions.
+            let n = *pick(rng, &[70_000usize, 100_000]);
+            let mut s = head(2, 30);
+            let els: Vec<String> = (0..n).map(|k| format!("\"e{k}\"")).collect();
+            let _ = writeln!(
+                s,
+                "\n[[set]]\nname = \"big\"\nelements = [{}]",
+                els.join(", ")
+            );
+            let _ = writeln!(s, "\n[[var]]\nname = \"x\"\nover = \"big\"");
+            let _ = writeln!(
+                s,
+                "{turn}effects = [\"vp += bernoulli(0.5)\", \"x[e3] += 1\"]"
+            );
+            (
+                format!("set{n}"),
+                s + &tail(&format!("vp + x[vp + 1] + x[{n}]")),
+                None,
+            )
+        }
+        9 => {
+            // A grid of 65,535 elements (255 x 257) or 65,536 (256 x 256).
+            let (rows, cols) = *pick(rng, &[(255usize, 257usize), (256, 256)]);
+            let mut s = head(2, 30);
+            let _ = writeln!(s, "\n[[set]]\nname = \"g\"\ngrid = [{rows}, {cols}]");
+            let _ = writeln!(s, "\n[[var]]\nname = \"x\"\nover = \"g\"");
+            let _ = writeln!(
+                s,
+                "{turn}effects = [\"vp += bernoulli(0.5)\", \"x[r1c2] += 1\"]"
+            );
+            let score = format!("vp + x[cell(1, vp + 1)] + x[cell({rows}, {cols})]");
+            (format!("grid{rows}x{cols}"), s + &tail(&score), None)
         }
         _ => {
             let rounds = *pick(rng, &[100_000u64, 100_001]);
