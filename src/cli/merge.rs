@@ -286,6 +286,19 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             ),
         ));
     }
+    // A game ended by a reason whose result is a draw (or nobody) is a draw (or nobody's).
+    for (result, most) in [("draw", t.draws), ("nobody", t.nobody)] {
+        let ended = (f.info.reasons.iter().zip(&t.reasons))
+            .filter(|(r, _)| r.result == result)
+            .map(|(_, &c)| c as u128)
+            .sum::<u128>();
+        if ended > most as u128 {
+            return Err(bad(
+                "tally.reasons",
+                format!("count {ended} games ended with result {result}, more than its {most}"),
+            ));
+        }
+    }
     if let Some(i) = t.factions.iter().position(|f| f.draws != t.draws) {
         return Err(bad(
             &format!("tally.factions[{i}].draws"),

@@ -473,3 +473,44 @@ fn keyed_shards_merge_only_under_their_key() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// An end reason relabelled as a draw (or as nobody's win), in both shards with their
+/// digests made anew, in a run with no such games: `merge` refuses it, naming the reasons.
+#[test]
+fn a_reason_relabelled_as_a_draw_is_refused() {
+    let root = fresh_temp_dir("relabel");
+    let scenario = std::path::Path::new("scenarios/race_to_three.toml");
+    let dirs = two_shards(&root, "race", scenario, None);
+    for result in ["draw", "nobody"] {
+        let edited: Vec<std::path::PathBuf> = dirs
+            .iter()
+            .enumerate()
+            .map(|(k, d)| {
+                let text = std::fs::read_to_string(d.join("tally.json")).unwrap();
+                assert!(text.contains("\"result\":\"rank\""), "{text}");
+                let text = text.replacen(
+                    "\"result\":\"rank\"",
+                    &format!("\"result\":\"{result}\""),
+                    1,
+                );
+                let out = root.join(format!("{result}-{k}"));
+                std::fs::create_dir_all(&out).unwrap();
+                std::fs::write(out.join("tally.json"), redigest(&text)).unwrap();
+                out
+            })
+            .collect();
+        let out = vpsim()
+            .env_remove(vpsim::report::SHARD_KEY_VAR)
+            .arg("merge")
+            .args(&edited)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{result}: {err}");
+        assert!(
+            err.contains("tally.reasons") && err.contains(&format!("result {result}")),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
