@@ -108,16 +108,18 @@ impl<T: Tracer> Game<'_, T> {
             self.menu_at[f as usize] as usize,
             self.menu_at[f as usize + 1] as usize,
         );
-        self.scan(f, noise, lo, hi, opts)
+        self.scan(f, noise, (lo, hi), false, opts)
     }
 
-    /// The options of the actions `menu[lo..hi]` for faction `f`, scored by its policy.
+    /// The options of the actions `menu[lo..hi]` for faction `f`, scored by its policy. An
+    /// option a weighted agent weighs at 0 or less is left out, unless the `rule` takes one
+    /// whatever the weights (an automatic action): then it is kept, scored 0.
     pub(super) fn scan(
         &mut self,
         f: u8,
         noise: f64,
-        lo: usize,
-        hi: usize,
+        (lo, hi): (usize, usize),
+        rule: bool,
         opts: &mut Vec<Opt>,
     ) -> Step {
         let m = self.m;
@@ -155,10 +157,11 @@ impl<T: Tracer> Game<'_, T> {
                             Some(mix) => mix[ai as usize],
                             None => self.eval_bound(&a.weight)?,
                         };
-                        if w <= 0.0 {
-                            continue;
+                        match w > 0.0 {
+                            true => w,
+                            false if rule => 0.0,
+                            false => continue,
                         }
-                        w
                     }
                     Policy::Greedy => {
                         let v = self.eval_bound(&a.value)?;

@@ -56,7 +56,12 @@ impl<T: Tracer> Game<'_, T> {
             };
             let mut opts = std::mem::take(&mut self.opts);
             opts.clear();
-            let scanned = self.scan(f, noise, lo as usize, hi as usize, &mut opts);
+            let scanned = self.scan(f, noise, (lo as usize, hi as usize), true, &mut opts);
+            // The rules take an option whatever the weights: all weighed 0, it is a uniform
+            // pick among them.
+            if opts.iter().all(|o| o.score == 0.0) {
+                opts.iter_mut().for_each(|o| o.score = 1.0);
+            }
             let chosen = scanned.map(|()| {
                 crate::runtime::choice::pick(agent.policy, &mut self.env.rng, &opts)
                     .map(|i| opts[i])

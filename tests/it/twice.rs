@@ -328,7 +328,7 @@ score = "k"
 
 /// An automatic action is taken exactly once at the end of each turn when available, outside
 /// the turn's decisions, and never as one of them: 5 rounds of 3 decisions give 15 buys and 5
-/// claims per faction, whatever the agent, on both engines.
+/// claims per faction, whatever the agent and the action's weight, on both engines.
 #[test]
 fn an_automatic_action_is_claimed_once_a_turn_and_never_chosen() {
     let text = r#"
@@ -362,13 +362,23 @@ elements = ["x", "y"]
 [ranking]
 score = "100 * claims + buys"
 "#;
-    let file = crate::util::temp_scenario("twice-claims", text);
-    for agent in ["weighted", "greedy", "lookahead:2"] {
-        let v = same_on_both(&file, &["--agent", agent]);
-        for f in 0..2 {
-            assert_eq!(v["factions"][f]["score"]["mean"], 515.0, "{agent}");
+    // A weight of 0 changes nothing: the rules take the claim whatever the weights.
+    for weight in ["100", "0"] {
+        let file = crate::util::temp_scenario(
+            "twice-claims",
+            &text.replace("weight = 100", &format!("weight = {weight}")),
+        );
+        for agent in ["weighted", "greedy", "lookahead:2"] {
+            let v = same_on_both(&file, &["--agent", agent]);
+            for f in 0..2 {
+                assert_eq!(
+                    v["factions"][f]["score"]["mean"], 515.0,
+                    "{agent}, weight {weight}"
+                );
+            }
         }
     }
+    let file = crate::util::temp_scenario("twice-claims", text);
     let out = vpsim_output(&["validate", file.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("claim_x (automatic)"), "{text}");
