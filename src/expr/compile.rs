@@ -121,10 +121,15 @@ pub const LAST_TEAM: &str = "last_team";
 pub const MAX_SOURCES: usize = 16;
 
 fn err<T>(pos: usize, msg: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError {
+    Err(perr(pos, msg))
+}
+
+/// A [`ParseError`] at byte offset `pos`.
+fn perr(pos: usize, msg: impl Into<String>) -> ParseError {
+    ParseError {
         pos,
         msg: msg.into(),
-    })
+    }
 }
 
 /// Turns parsed formulas into programs against one scenario's [`Symbols`].
@@ -452,17 +457,10 @@ impl<'s> Compiler<'s> {
             (None, None) => Elem::None,
             (None, Some((_, p))) => return err(*p, format!("`{name}` is not indexed by a set")),
             (Some(s), Some((e, p))) if self.template.as_ref().is_some_and(|t| &t.word == e) => {
-                match self.template.as_ref() {
-                    Some(t) if t.set == s => Elem::Fixed(t.elem),
-                    _ => {
-                        return err(
-                            *p,
-                            format!(
-                                "`{e}` is an element of another set than `{name}`'s (for its position as a number, write `{name}[({e})]`)"
-                            ),
-                        );
-                    }
-                }
+                let t = self.template.as_ref().filter(|t| t.set == s);
+                let what = format!("`{e}` is an element of another set than `{name}`'s");
+                let hint = format!("for its position as a number, write `{name}[({e})]`");
+                Elem::Fixed(t.ok_or_else(|| perr(*p, format!("{what} ({hint})")))?.elem)
             }
             (Some(s), Some((e, p))) => {
                 let set = self

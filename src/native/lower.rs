@@ -681,6 +681,7 @@ mod draws;
 mod menu;
 mod ops;
 mod places;
+mod positions;
 mod round;
 mod stmts;
 

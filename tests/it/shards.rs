@@ -163,9 +163,9 @@ fn merge_refuses_tampered_shard_files() {
             "`info.factions[0].name`",
         ),
         (
-            "\"result\":\"rank\"",
-            "\"result\":\"draw\"",
-            "`info.reasons[0].result`",
+            "\"mechanism\":\"condition\"",
+            "\"mechanism\":\"end statement\"",
+            "`info.reasons[0].mechanism`",
         ),
         (
             "\"player\":true",
