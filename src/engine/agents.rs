@@ -49,19 +49,30 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         };
+        self.take(f, ai, t, false)
+    }
+
+    /// Faction `f` takes action `ai` against `t`, chosen by its agent (`automatic` when the
+    /// rules made it claim one): counted, traced, its costs paid and its effects run.
+    pub(super) fn take(&mut self, f: u8, ai: u16, t: u8, automatic: bool) -> Step {
+        let m = self.m;
         let i = f as usize * m.actions.len() + ai as usize;
         self.choices[i] += 1;
         self.env.used(i);
-        let a = &m.actions[ai as usize];
         if T::ON {
+            let a = &m.actions[ai as usize];
             let tgt = if a.targeted {
                 format!(" targeting {}", m.factions[t as usize].name)
             } else {
                 String::new()
             };
             let who = self.seated(f);
-            self.tracer.line(format_args!("  {who}: {}{tgt}", a.name));
-            self.trace_search(f);
+            let how = if automatic { " (automatic)" } else { "" };
+            self.tracer
+                .line(format_args!("  {who}: {}{tgt}{how}", a.name));
+            if !automatic {
+                self.trace_search(f);
+            }
         }
         self.act(
             ai as usize,

@@ -68,28 +68,7 @@ impl<T: Tracer> Game<'_, T> {
             });
             self.opts = opts;
             let Some(o) = chosen? else { continue };
-            let i = f as usize * m.actions.len() + o.action as usize;
-            self.choices[i] += 1;
-            self.env.used(i);
-            let a = &m.actions[o.action as usize];
-            if T::ON {
-                let tgt = if a.targeted {
-                    format!(" targeting {}", m.factions[o.target as usize].name)
-                } else {
-                    String::new()
-                };
-                let who = self.seated(f);
-                self.tracer
-                    .line(format_args!("  {who}: {}{tgt} (automatic)", a.name));
-            }
-            self.act(
-                o.action as usize,
-                Bind {
-                    me: f,
-                    bound: f,
-                    target: o.target,
-                },
-            )?;
+            self.take(f, o.action, o.target, true)?;
         }
         Ok(())
     }

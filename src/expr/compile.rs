@@ -463,12 +463,7 @@ impl<'s> Compiler<'s> {
                 Elem::Fixed(t.ok_or_else(|| perr(*p, format!("{what} ({hint})")))?.elem)
             }
             (Some(s), Some((e, p))) => {
-                let set = self
-                    .syms
-                    .sets
-                    .values()
-                    .find(|x| x.id == s)
-                    .expect("set ids are dense");
+                let set = self.set_by_id(s);
                 match set.elements.iter().position(|x| x == e) {
                     Some(i) => Elem::Fixed(i as u16),
                     None => {

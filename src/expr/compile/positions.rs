@@ -8,6 +8,9 @@
 use super::*;
 use crate::expr::tree::{Ty, decode_range};
 
+/// A variable reference resolved to where it is, with its symbol.
+type Resolved<'a> = Result<(LValue, &'a VarSym), ParseError>;
+
 impl Compiler<'_> {
     /// `var[at]`: the element at the 1-based position `at` of the variable's set. A constant
     /// position inside the set reads that element directly; any other is checked when it
@@ -19,72 +22,28 @@ impl Compiler<'_> {
         ctx: Ctx,
         out: &mut Vec<Op>,
     ) -> Result<(), ParseError> {
-        let Ast::Name {
-            owner,
-            name,
-            index: None,
-            pos,
-        } = var
-        else {
-            return err(var.pos(), "expected a variable before `[ ]`");
-        };
-        let Some(set) = self.syms.vars.get(name).and_then(|v| v.set) else {
-            // Undefined, or not indexed: `var_ref` says which.
-            let probe = Ast::Name {
-                owner: owner.clone(),
-                name: name.clone(),
-                index: Some(("_".into(), at.pos())),
-                pos: *pos,
-            };
-            self.var_ref(&probe, ctx)?;
-            return err(at.pos(), format!("`{name}` is not indexed by a set"));
-        };
-        let elements = &self.set_by_id(set).elements;
-        // The variable's slot for its first element: owner and scope checked as for a name.
-        let first = Ast::Name {
-            owner: owner.clone(),
-            name: name.clone(),
-            index: Some((elements[0].clone(), at.pos())),
-            pos: *pos,
-        };
-        let (lv, _) = self.var_ref(&first, ctx)?;
-        let start = out.len();
-        self.emit(at, ctx, out)?;
-        self.whole(at, out, start, "a subscript is a position in the set")?;
-        let n = elements.len() as u16;
-        let straight = !out[start..]
-            .iter()
-            .any(|o| matches!(o, Op::Jump(_) | Op::JumpIfFalse(_)));
-        if straight
-            && let Some(Num::Int(k)) = Expr::new(out[start..].to_vec(), 0).as_const_num()
-            && (1..=n as i64).contains(&k)
-        {
-            out.truncate(start);
-            out.push(Op::Load {
+        let (lv, _, n) = self.indexed(var, at, ctx)?;
+        let elem = self.position(at, ctx, out, n)?;
+        out.push(match elem {
+            Some(e) => Op::Load {
                 base: lv.base,
                 fstride: lv.fstride,
                 who: lv.who,
-                elem: Elem::Fixed((k - 1) as u16),
-            });
-            return Ok(());
-        }
-        out.push(Op::LoadAt {
-            base: lv.base,
-            fstride: lv.fstride,
-            who: lv.who,
-            n,
+                elem: Elem::Fixed(e),
+            },
+            None => Op::LoadAt {
+                base: lv.base,
+                fstride: lv.fstride,
+                who: lv.who,
+                n,
+            },
         });
         Ok(())
     }
 
     /// Where `var[at]` (or `var[word]` with a word that is a value) is: `None` for any other
     /// reference.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn at_position(
-        &self,
-        ast: &Ast,
-        ctx: Ctx,
-    ) -> Option<Result<(LValue, &VarSym), ParseError>> {
+    pub(super) fn at_position(&self, ast: &Ast, ctx: Ctx) -> Option<Resolved<'_>> {
         match (ast, self.named_position(ast)) {
             (Ast::Index(var, at, _), _) => Some(self.fixed_index(var, at, ctx)),
             (_, Some(Ast::Index(var, at, _))) => Some(self.fixed_index(&var, &at, ctx)),
@@ -95,16 +54,9 @@ impl Compiler<'_> {
     /// The element `var[at]` names when `at` is a constant position in the set (a formula
     /// of numbers, settings and a template's word, `line[row(picks, it)]`): where a
     /// statement writes. Any other position is refused with the way to write it.
-    fn fixed_index(&self, var: &Ast, at: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym), ParseError> {
-        let mut code = Vec::new();
-        self.index(var, at, ctx, &mut code)?;
-        let (
-            Some(&Op::Load { elem, .. }),
-            Ast::Name {
-                owner, name, pos, ..
-            },
-        ) = (code.last(), var)
-        else {
+    fn fixed_index(&self, var: &Ast, at: &Ast, ctx: Ctx) -> Resolved<'_> {
+        let (mut lv, v, n) = self.indexed(var, at, ctx)?;
+        let Some(e) = self.position(at, ctx, &mut Vec::new(), n)? else {
             return err(
                 at.pos(),
                 "a variable is written at a position known before the game runs (an element, \
@@ -112,17 +64,61 @@ impl Compiler<'_> {
                  write `for m in SET: if m == POSITION: VAR[m] = ...`",
             );
         };
-        // `index` found the variable indexed: any element names its slots; `elem` is the one.
-        let set = self.syms.vars.get(name).and_then(|v| v.set).unwrap_or(0);
-        let first = Ast::Name {
+        lv.elem = Elem::Fixed(e);
+        Ok((lv, v))
+    }
+
+    /// The variable of `var[at]`, with owner and scope checked as for a name (its slot for
+    /// the set's first element), and its set's size.
+    fn indexed(&self, var: &Ast, at: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym, u16), ParseError> {
+        let Ast::Name {
+            owner,
+            name,
+            index: None,
+            pos,
+        } = var
+        else {
+            return err(var.pos(), "expected a variable before `[ ]`");
+        };
+        let probe = |element: String| Ast::Name {
             owner: owner.clone(),
             name: name.clone(),
-            index: Some((self.set_by_id(set).elements[0].clone(), at.pos())),
+            index: Some((element, at.pos())),
             pos: *pos,
         };
-        let (mut lv, v) = self.var_ref(&first, ctx)?;
-        lv.elem = elem;
-        Ok((lv, v))
+        let Some(set) = self.syms.vars.get(name).and_then(|v| v.set) else {
+            // Undefined, or not indexed: `var_ref` says which.
+            self.var_ref(&probe("_".into()), ctx)?;
+            return err(at.pos(), format!("`{name}` is not indexed by a set"));
+        };
+        let elements = &self.set_by_id(set).elements;
+        let (lv, v) = self.var_ref(&probe(elements[0].clone()), ctx)?;
+        Ok((lv, v, elements.len() as u16))
+    }
+
+    /// Emits position `at` into `out` (a whole number) and, when it is a constant inside
+    /// `1..=n`, takes it back out and returns its element.
+    fn position(
+        &self,
+        at: &Ast,
+        ctx: Ctx,
+        out: &mut Vec<Op>,
+        n: u16,
+    ) -> Result<Option<u16>, ParseError> {
+        let start = out.len();
+        self.emit(at, ctx, out)?;
+        self.whole(at, out, start, "a subscript is a position in the set")?;
+        let straight = !out[start..]
+            .iter()
+            .any(|o| matches!(o, Op::Jump(_) | Op::JumpIfFalse(_)));
+        if straight
+            && let Some(Num::Int(k)) = Expr::new(out[start..].to_vec(), 0).as_const_num()
+            && (1..=n as i64).contains(&k)
+        {
+            out.truncate(start);
+            return Ok(Some((k - 1) as u16));
+        }
+        Ok(None)
     }
 
     /// `var[word]` where `word` is no element of the variable's set and no template's word,
@@ -258,7 +254,7 @@ impl Compiler<'_> {
     }
 
     /// The set whose id is `id`.
-    fn set_by_id(&self, id: u16) -> &SetSym {
+    pub(super) fn set_by_id(&self, id: u16) -> &SetSym {
         self.syms
             .sets
             .values()
