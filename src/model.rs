@@ -10,9 +10,11 @@ use crate::state::Tables;
 
 mod action;
 mod init;
+mod unseen;
 pub use crate::ir::Policy;
 pub use action::Action;
 pub(crate) use init::InitPlan;
+pub use unseen::{Unseen, unseen_read};
 
 /// A faction.
 #[derive(Debug, Clone)]
@@ -500,6 +502,10 @@ pub struct Model {
     pub deck_public: Vec<bool>,
     /// The variables some faction cannot see (`visible` not `"all"`), in declaration order.
     pub hidden: Vec<u16>,
+    /// Some action's menu entry (`when`, `target_when`, a cost or its weight) reads a value
+    /// some faction may not see, so a menu can reveal it: a search keeps only the
+    /// determinizations that list the options its faction saw.
+    pub menu_reads_unseen: bool,
     /// Phases.
     pub phases: Vec<Phase>,
     /// Actions.

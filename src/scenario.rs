@@ -85,9 +85,23 @@ pub fn parse_with(
         Err(e) => {
             for k in 1..=overrides.len() {
                 let t = crate::overrides::apply(text, &overrides[..k])?;
-                if let Err(Error::Scenario { msg, .. }) = parse(&t, file) {
-                    return Err(Error::Usage(format!("{}: {msg}", overrides[k - 1].flag())));
-                }
+                let Err(Error::Scenario { msg, .. }) = parse(&t, file) else {
+                    continue;
+                };
+                let flag = overrides[k - 1].flag();
+                // An agent's flag whose error is at a line of the user's own file (a hidden
+                // variable the flag's searcher must guess) points there and names the flag.
+                let agent = overrides[k - 1].path == crate::overrides::AGENT
+                    || overrides[k - 1].path.contains("agent");
+                return Err(match e {
+                    Error::Scenario { loc, msg } if agent && loc.from.is_none() => {
+                        Error::Scenario {
+                            loc,
+                            msg: format!("{msg} (since {flag})"),
+                        }
+                    }
+                    _ => Error::Usage(format!("{flag}: {msg}")),
+                });
             }
             Err(e)
         }

@@ -402,6 +402,8 @@ pub fn run(a: Args) -> Result<()> {
             _ => (p.lo + p.hi) / 2.0,
         }));
     }
+    // An error the file or the other flags give at the start is theirs, not a bound's.
+    let model = load(&start)?;
     for (i, p) in a.param.iter().enumerate() {
         for x in [p.lo, p.hi] {
             let mut at = start.clone();
@@ -415,7 +417,6 @@ pub fn run(a: Args) -> Result<()> {
             })?;
         }
     }
-    let model = load(&start)?;
     super::warn(&model);
     let info = RunInfo::of(&model, o.seed);
     let empty = Summary::of(

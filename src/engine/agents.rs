@@ -271,8 +271,12 @@ impl<T: Tracer> Game<'_, T> {
             None => format!("lookahead ({} playouts an option", look.rollouts),
             Some(_) => format!("mcts ({} iterations", look.rollouts),
         };
+        let kept = match seen.kept_true {
+            0 => String::new(),
+            k => format!(", {k} kept the true hidden values: no redraw listed the options shown"),
+        };
         self.tracer.line(format_args!(
-            "    {how}, {}): {} [{} playouts, {} rounds played]",
+            "    {how}, {}): {} [{} playouts, {} rounds played{kept}]",
             look.objective.name(),
             text.join(", "),
             seen.playouts,

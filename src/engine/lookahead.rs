@@ -28,11 +28,18 @@ use crate::rng::Rng;
 use crate::runtime::abi::Opt;
 use crate::runtime::choice::best;
 use crate::runtime::look::{Scout, Seen};
+use crate::runtime::tree::Tree;
 use crate::runtime::{Env, Fault, Result as GameResult};
 use crate::state::{IN_POOL, MAX_FACTIONS, held_by, owned_slot};
 
 /// The stream of a decision's key its ties are broken on (playouts use streams from 0).
 const TIE_STREAM: u64 = u64::MAX;
+
+/// Determinizations drawn for one playout before it keeps the true hidden values, where a
+/// menu reads a hidden value and the draws keep listing other options than the faction
+/// saw (a redraw agrees with the menu at least once in 64 unless the prior gives what the
+/// menu shows a chance under about 5%).
+const MENU_REDRAWS: u32 = 64;
 
 /// A decision being searched: the game at it, its key, the deciding faction, its options.
 struct Decision<'e, 'a> {
@@ -50,6 +57,13 @@ pub(super) struct Searcher<'m> {
     /// Scratch for reshuffling a deck: the unseen cards, and the hands holding them.
     cards: Vec<u16>,
     holders: Vec<u8>,
+    /// Each faction's search tree between its decisions (swapped into the playout game's
+    /// environment while it searches), and whether it holds the subtree of the faction's
+    /// last decision of this game.
+    trees: Vec<Tree>,
+    kept: Vec<bool>,
+    /// Scratch: the options the deciding faction would see on a determinization.
+    menu: Vec<Opt>,
 }
 
 impl<'m> Searcher<'m> {
@@ -60,6 +74,9 @@ impl<'m> Searcher<'m> {
             tie: crate::rng::game_rng(0, 0),
             cards: Vec::new(),
             holders: Vec::new(),
+            trees: vec![Tree::default(); m.nfactions()],
+            kept: vec![false; m.nfactions()],
+            menu: Vec::new(),
         }
     }
 
@@ -75,7 +92,7 @@ impl<'m> Searcher<'m> {
         for &o in opts {
             let mut sum = 0.0;
             for j in 0..look.rollouts {
-                self.start(env, f, key, j as u64, look.horizon)?;
+                self.start(d, j as u64, look.horizon, seen)?;
                 let out = self.game.resume_with(env, o)?;
                 seen.count(env.st.round, out.rounds);
                 sum += worth(&out, f, n, look.objective);
@@ -91,7 +108,9 @@ impl<'m> Searcher<'m> {
     /// root's option is chosen first (on the decision's own stream: every option is
     /// available there whatever is hidden), and the `k`-th playout through an option is
     /// playout `k` of the decision (its determinization and its dice), so options are
-    /// compared on common random numbers as flat lookahead compares them.
+    /// compared on common random numbers as flat lookahead compares them. The faction's
+    /// tree of its previous decision in this game is kept below the option it took, so a
+    /// decision starts with what the last one learnt of it.
     fn tree(
         &mut self,
         d: &Decision<'_, '_>,
@@ -99,28 +118,53 @@ impl<'m> Searcher<'m> {
         c: f64,
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
-        let Decision { env, key, f, opts } = *d;
+        let Decision { f, opts, .. } = *d;
         let n = self.game.m.nfactions();
         let range = match look.objective {
             Objective::Win => Some((0.0, 1.0)),
             Objective::Rank => Some((-(n as f64), -1.0)),
             Objective::Margin => None,
         };
-        self.game.env.look.tree.reset(c, range);
+        // The faction's own tree (kept from its last decision of this game, or fresh).
+        std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
+        if !self.kept[f as usize] {
+            self.game.env.look.tree.reset(c, range);
+        }
+        let found = self.iterate(d, look, seen);
+        let tree = &mut self.game.env.look.tree;
+        self.kept[f as usize] = matches!(found, Ok(i) if tree.keep(&opts[i]));
+        std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
+        found
+    }
+
+    /// The iterations of a tree search (see [`Searcher::tree`]) and its choice.
+    fn iterate(
+        &mut self,
+        d: &Decision<'_, '_>,
+        look: Lookahead,
+        seen: &mut Seen,
+    ) -> Result<usize, Fault> {
+        let Decision { env, key, f, opts } = *d;
+        let n = self.game.m.nfactions();
         self.tie.select(key, TIE_STREAM);
         for _ in 0..look.rollouts {
             let tree = &mut self.game.env.look.tree;
             tree.enter(f);
             let i = tree.step(&mut self.tie, opts);
             let k = tree.visits_here();
-            if let Err(fault) = self.start(env, f, key, u64::from(k), look.horizon) {
-                self.game.env.look.tree.walker = None;
+            if let Err(fault) = self.start(d, u64::from(k), look.horizon, seen) {
+                self.game.env.look.tree.abandon();
                 return Err(fault);
             }
             let out = self.game.resume_with(env, opts[i]);
             let tree = &mut self.game.env.look.tree;
-            tree.walker = None;
-            let out = out?;
+            let out = match out {
+                Ok(out) => out,
+                Err(fault) => {
+                    tree.abandon();
+                    return Err(fault);
+                }
+            };
             seen.count(env.st.round, out.rounds);
             tree.back_up(worth(&out, f, n, look.objective));
         }
@@ -137,29 +181,65 @@ impl<'m> Searcher<'m> {
         }))
     }
 
-    /// Prepares a playout: the game at the decision copied from `env`, on stream `stream`
-    /// of `key`, determinized for faction `f`, stopping after `horizon` rounds.
+    /// Prepares a playout of decision `d`: the game at the decision copied, on stream
+    /// `stream` of the decision's key, determinized for the deciding faction, stopping after
+    /// `horizon` rounds. Where the model's menus read a hidden value, the determinization
+    /// must list the options the faction was shown (what a player knows from its own menu): one that does not is
+    /// drawn again, up to [`MENU_REDRAWS`] times; if none does, the playout keeps the true
+    /// hidden values (the menu has all but shown them) and `seen` counts it.
     fn start(
         &mut self,
-        env: &Env<'_>,
-        f: u8,
-        key: u64,
+        d: &Decision<'_, '_>,
         stream: u64,
         horizon: Option<u32>,
+        seen: &mut Seen,
     ) -> Result<(), Fault> {
-        self.game.load(env);
+        let Decision { env, key, f, opts } = *d;
         self.game.env.rng.select(key, stream);
+        let tries = if self.game.m.menu_reads_unseen {
+            MENU_REDRAWS
+        } else {
+            1
+        };
+        for _ in 0..tries {
+            self.copy(env, horizon);
+            if self.game.determinize_vars(f).is_err() {
+                return Err(self.game.take_fault());
+            }
+            for d in 0..self.game.m.tables.deck_start.len() {
+                self.shuffle_unseen(d, f);
+            }
+            if tries == 1 || self.menu_agrees(f, opts)? {
+                return Ok(());
+            }
+        }
+        self.copy(env, horizon);
+        seen.kept_true += 1;
+        Ok(())
+    }
+
+    /// The game at the decision copied from `env`, stopping after `horizon` rounds.
+    fn copy(&mut self, env: &Env<'_>, horizon: Option<u32>) {
+        self.game.load(env);
         if let Some(h) = horizon {
             let round = env.st.round.max(0) as u32;
             self.game.env.look.stop = round.saturating_add(h.max(1) - 1);
         }
-        if self.game.determinize_vars(f).is_err() {
-            return Err(self.game.take_fault());
+    }
+
+    /// Whether faction `f`'s menu on the determinized copy lists the options `opts` (the
+    /// same actions and targets, in order).
+    fn menu_agrees(&mut self, f: u8, opts: &[Opt]) -> Result<bool, Fault> {
+        let mut menu = std::mem::take(&mut self.menu);
+        menu.clear();
+        let listed = self.game.options(f, 0.0, &mut menu);
+        let same = menu.len() == opts.len()
+            && (menu.iter().zip(opts)).all(|(a, b)| a.action == b.action && a.target == b.target);
+        self.menu = menu;
+        match listed {
+            Ok(()) => Ok(same),
+            Err(Halt) => Err(self.game.take_fault()),
         }
-        for d in 0..self.game.m.tables.deck_start.len() {
-            self.shuffle_unseen(d, f);
-        }
-        Ok(())
     }
 
     /// Reshuffles what faction `f` cannot see of deck `d` into the same places: its
@@ -188,10 +268,19 @@ impl<'m> Searcher<'m> {
                 }
             }
         }
+        // The current card's place among the unseen ones: after the shuffle, the card in
+        // that place is the current card (one another faction took in private is redrawn
+        // with the rest of its hand).
+        let current = st
+            .card()
+            .and_then(|c| self.cards.iter().position(|&x| x == c));
         let rng = &mut self.game.env.rng;
         for i in (1..self.cards.len()).rev() {
             let j = rng.random_range(0..=i);
             self.cards.swap(i, j);
+        }
+        if let Some(p) = current {
+            st.set_card(Some(self.cards[p]));
         }
         if self.holders.is_empty() {
             st.pool[start..start + left].copy_from_slice(&self.cards);
@@ -225,6 +314,10 @@ impl Scout for Searcher<'_> {
             None => self.flat(&d, look, seen),
             Some(c) => self.tree(&d, look, c, seen),
         }
+    }
+
+    fn new_game(&mut self) {
+        self.kept.fill(false);
     }
 }
 

@@ -54,6 +54,10 @@ pub trait Scout {
         opts: &[Opt],
         seen: &mut Seen,
     ) -> std::result::Result<usize, Fault>;
+
+    /// A new game starts: nothing kept from the last one (a tree search keeps the subtree
+    /// of each decision's option for the faction's next decision of the same game).
+    fn new_game(&mut self);
 }
 
 /// What the last searched decision found, for the trace: each option's mean objective,
@@ -69,6 +73,9 @@ pub struct Seen {
     /// Rounds those playouts played, each counting the decision's own round: the search's
     /// work, which `trace` prints.
     pub rounds: u64,
+    /// Playouts that kept the true hidden values because no redraw listed the options the
+    /// faction was shown.
+    pub kept_true: u64,
 }
 
 impl Seen {
@@ -78,6 +85,7 @@ impl Seen {
         self.visits.clear();
         self.playouts = 0;
         self.rounds = 0;
+        self.kept_true = 0;
     }
 
     /// Counts a playout from a decision in round `from` that ended after round `to`.
@@ -137,6 +145,10 @@ impl Look<'_> {
         self.game = game;
         self.seen.clear();
         self.tree.walker = None;
+        self.tree.owner = None;
+        if let Some(scout) = &mut self.scout {
+            scout.new_game();
+        }
     }
 }
 
@@ -150,8 +162,18 @@ pub(crate) fn decide(env: &mut Env<'_>, policy: Policy, f: u8, opts: &[Opt]) -> 
     if env.look.lookers >> f & 1 == 0 || opts.is_empty() {
         return super::choice::pick(policy, &mut env.rng, opts);
     }
-    if env.look.tree.walker == Some(f) {
-        return Some(env.look.tree.step(&mut env.rng, opts));
+    if env.look.tree.owner == Some(f) {
+        // A tree search's playout, at its faction's decision: a forced move is not a node
+        // (so the tree's levels are the decisions a search is made at), the tree is walked
+        // while the walk is in it, and past it the rollout policy's moves are biased by
+        // their mean reward so far (a weighted rollout policy; any other plays as it is).
+        let tree = &mut env.look.tree;
+        return Some(match () {
+            _ if opts.len() == 1 => 0,
+            _ if tree.walker == Some(f) => tree.step(&mut env.rng, opts),
+            _ if policy == Policy::Weighted => tree.rollout(&mut env.rng, opts),
+            _ => super::choice::pick(policy, &mut env.rng, opts)?,
+        });
     }
     let Some(mut scout) = env.look.scout.take() else {
         return super::choice::pick(policy, &mut env.rng, opts);

@@ -376,7 +376,9 @@ fn compile_with(
         return Err(crate::error::Error::Interrupted);
     }
     let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
+    vars::priors_see_only_what_is_shown(raw, src, &vars)?;
     let hidden = vars::hidden(raw, src, &vars, &agents)?;
+    let menu_reads_unseen = vars::menu_reads_unseen(&vars, &actions);
     let deck_public = raw.decks.iter().map(|d| d.get_ref().public).collect();
     let (card_of, cards) = crate::model::card_keys(&decks);
     let phases = phases::compile(raw, src, &mut cx, &mut comp)?;
@@ -454,6 +456,7 @@ fn compile_with(
         decks,
         deck_public,
         hidden,
+        menu_reads_unseen,
         phases,
         actions,
         agents,

@@ -8,31 +8,9 @@
 //! searches; and what `validate` says a faction cannot see.
 
 use crate::util::{
-    SAFE_OR_RISKY, json_of, merged_shards, temp_scenario, vpsim_output, win_rate,
+    SAFE_OR_RISKY, json_of, merged_shards, near, rate_of, temp_scenario, vpsim_output,
     without_performance,
 };
-
-/// Faction `f`'s win rate over `games` games of `text` with `agents`.
-fn rate_of(name: &str, text: &str, agents: &[&str], games: &str, f: usize) -> (f64, u64) {
-    let path = temp_scenario(name, text);
-    let mut args = vec!["run", path.to_str().unwrap(), "--games", games];
-    for a in agents {
-        args.extend(["--agent", a]);
-    }
-    args.extend(["--json", "--quiet"]);
-    win_rate(&json_of(&args), f)
-}
-
-/// Asserts that a rate over `n` games is within 4 standard errors of `exact`.
-fn near(what: &str, (rate, n): (f64, u64), exact: f64) {
-    let se = (exact * (1.0 - exact) / n as f64)
-        .sqrt()
-        .max(0.5 / n as f64);
-    assert!(
-        (rate - exact).abs() < 4.0 * se,
-        "{what}: {rate} over {n} games against an exact {exact} (se {se})"
-    );
-}
 
 /// A face-down die: A guesses low (1-2) or high (3-6) without seeing it.
 const FACE_DOWN: &str = r#"

@@ -10,7 +10,7 @@ use super::{Cx, Source};
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::expr::compile::{Compiler, Ctx, VarSym, suggest};
-use crate::model::{Var, Visible};
+use crate::model::{Action, Unseen, Var, Visible, unseen_read};
 use crate::scenario::raw::RawScenario;
 use crate::state::Tables;
 
@@ -222,9 +222,9 @@ pub(super) fn credits(
     Ok(())
 }
 
-/// The variables some faction cannot see, in declaration order; an error for one a
-/// searching faction (lookahead, mcts) would have to guess without a `prior`, naming the
-/// variable where it is declared.
+/// The variables some faction cannot see, in declaration order; an error for those a
+/// searching faction (lookahead, mcts) would have to guess without a `prior`, at the first
+/// one's `visible` and listing every other with its line.
 pub(super) fn hidden(
     raw: &RawScenario,
     src: &Source,
@@ -236,6 +236,7 @@ pub(super) fn hidden(
         .position(|a| a.look.is_some())
         .map(|f| raw.factions[f].get_ref().name.get_ref().clone());
     let mut hidden = Vec::new();
+    let mut unguessable = Vec::new();
     for (i, (rv, v)) in raw.vars.iter().zip(vars).enumerate() {
         let guessed = match v.visible {
             Visible::All => continue,
@@ -243,25 +244,109 @@ pub(super) fn hidden(
             // A faction sees its own value: others' are guessed only with two or more.
             Visible::Owner => raw.factions.len() > 1,
         };
-        if guessed
-            && v.prior.is_none()
-            && let Some(who) = &searcher
-        {
+        if guessed && v.prior.is_none() && searcher.is_some() {
             let rv = rv.get_ref();
             let at = rv
                 .visible
                 .as_ref()
                 .map_or(rv.name.span().start, |s| s.span().start);
-            return Err(src.fail(
-                at,
-                format!(
-                    "`{}` is hidden (visible = \"{}\") and `{who}` searches, so its playouts must guess it: add `prior = FORMULA` to the variable (what a player who cannot see it assumes, e.g. prior = \"d6\")",
-                    v.name,
-                    v.visible.name()
-                ),
-            ));
+            unguessable.push((v, at));
         }
         hidden.push(i as u16);
     }
-    Ok(hidden)
+    let (Some(who), Some(&(v, at))) = (&searcher, unguessable.first()) else {
+        return Ok(hidden);
+    };
+    let others: Vec<String> = (unguessable[1..].iter())
+        .map(|(v, at)| format!("`{}` (line {})", v.name, src.at(*at).line))
+        .collect();
+    let also = match others.len() {
+        0 => String::new(),
+        1 => format!("; {} also needs one", others[0]),
+        _ => format!("; {} also need one", others.join(", ")),
+    };
+    Err(src.fail(
+        at,
+        format!(
+            "`{}` is hidden (visible = \"{}\") and `{who}` searches, so its playouts must guess it: add `prior = FORMULA` to the variable (what a player who cannot see it assumes, e.g. prior = \"d6\"){also}",
+            v.name,
+            v.visible.name()
+        ),
+    ))
+}
+
+/// Refuses a `prior` that reads what a faction may not see (a hidden variable, its own
+/// included, or the current card), at the name it reads: a prior is what a player who
+/// cannot see the value assumes, evaluated in every playout, so reading the true value
+/// would let the search peek, and reading another hidden value would make the result
+/// depend on which is redrawn first.
+pub(super) fn priors_see_only_what_is_shown(
+    raw: &RawScenario,
+    src: &Source,
+    vars: &[Var],
+) -> Result<()> {
+    for (rv, v) in raw.vars.iter().zip(vars) {
+        let (Some(prior), Some(text)) = (&v.prior, &rv.get_ref().prior) else {
+            continue;
+        };
+        let Some(unseen) = unseen_read(prior.code(), vars) else {
+            continue;
+        };
+        let start = src.inner_start(&text.span());
+        let formula = &text.get_ref().0;
+        let (what, name) = match unseen {
+            Unseen::Var(i) => {
+                let h = &vars[i as usize];
+                let own = if h.name == v.name { " itself" } else { "" };
+                (
+                    format!(
+                        "`{}`{own}, which is hidden (visible = \"{}\")",
+                        h.name,
+                        h.visible.name()
+                    ),
+                    h.name.as_str(),
+                )
+            }
+            Unseen::Card => (
+                "the current card, which may be in a hand the faction cannot see".to_string(),
+                "card",
+            ),
+        };
+        let at = word_at(formula, name).map_or(start, |i| start + i);
+        return Err(src.fail(
+            at,
+            format!(
+                "the prior of `{}` reads {what}: a prior is what a player who cannot see the value assumes, so it may read only what every faction sees (numbers, settings, dice and random draws, round, seat, deck counts and variables with visible = \"all\"), e.g. prior = \"d6\"; a card dealt to a faction is better kept in its hand than in a variable",
+                v.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The byte offset of `name` as a whole word in `formula` (not part of a longer name).
+fn word_at(formula: &str, name: &str) -> Option<usize> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    formula.match_indices(name).map(|(i, _)| i).find(|&i| {
+        let before = formula[..i].chars().next_back().is_none_or(|c| !word(c));
+        let after = formula[i + name.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !word(c));
+        before && after
+    })
+}
+
+/// Whether some action's menu entry reads a value some faction may not see: its `when`,
+/// its `target_when`, a cost's amount or the variable it is paid from, or its weight.
+pub(super) fn menu_reads_unseen(vars: &[Var], actions: &[Action]) -> bool {
+    let reads = |e: &Expr| unseen_read(e.code(), vars).is_some();
+    actions.iter().any(|a| {
+        a.when.as_ref().is_some_and(reads)
+            || a.target_when.as_ref().is_some_and(reads)
+            || reads(&a.weight)
+            || a.cost
+                .iter()
+                .any(|(lv, amount)| vars[lv.var as usize].visible != Visible::All || reads(amount))
+    })
 }
