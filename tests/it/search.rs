@@ -291,58 +291,159 @@ score = "vp"
 tiebreak = ["seat"]
 "#;
 
-/// The trap's exact values: A's win chance from round `r` (0-based, of 8) with `income`
-/// and `vp`, not yet cashed out, when A plays `policy` (each option's chance: build, cash,
-/// cash out) from there.
-fn trap_value(r: u32, income: i64, vp: i64, policy: &dyn Fn(u32, i64, i64) -> [f64; 3]) -> f64 {
-    let win = |v: i64| (2..=12).filter(|&b| v > b).count() as f64 / 11.0;
-    if r == 8 {
-        return win(vp);
-    }
-    let p = policy(r, income, vp);
-    p[0] * trap_value(r + 1, income + 1, vp, policy)
-        + p[1] * trap_value(r + 1, income, vp + income, policy)
-        + p[2] * win(vp + 3)
+/// A cash-out trap's rules: A's rounds, B's hidden score drawn from `lo..=hi`, and what
+/// cashing out pays.
+#[derive(Clone, Copy)]
+struct Trap {
+    rounds: u32,
+    lo: i64,
+    hi: i64,
+    out: i64,
 }
+
+/// A fixed policy of the trap: each option's chance (build, cash, cash out) from a state.
+type TrapPolicy<'a> = &'a dyn Fn(u32, i64, i64) -> [f64; 3];
+
+impl Trap {
+    /// The scenario text: [`TRAP`] with these rules.
+    fn text(self) -> String {
+        TRAP.replace("rounds = 8", &format!("rounds = {}", self.rounds))
+            .replace(
+                "uniform(2, 12)",
+                &format!("uniform({}, {})", self.lo, self.hi),
+            )
+            .replace("vp += 3", &format!("vp += {}", self.out))
+    }
+
+    /// A's win chance with `vp` points at the end (B wins ties).
+    fn win(self, vp: i64) -> f64 {
+        (self.lo..=self.hi).filter(|&b| vp > b).count() as f64 / (self.hi - self.lo + 1) as f64
+    }
+
+    /// A's exact win chance from round `r` (0-based) with `income` and `vp`, not yet
+    /// cashed out, playing `policy` from there.
+    fn value(self, r: u32, income: i64, vp: i64, policy: TrapPolicy) -> f64 {
+        if r == self.rounds {
+            return self.win(vp);
+        }
+        let p = policy(r, income, vp);
+        p[0] * self.value(r + 1, income + 1, vp, policy)
+            + p[1] * self.value(r + 1, income, vp + income, policy)
+            + p[2] * self.win(vp + self.out)
+    }
+
+    /// The exact optimum (A knows its own state; B's score stays hidden).
+    fn optimum(self, r: u32, income: i64, vp: i64) -> f64 {
+        if r == self.rounds {
+            return self.win(vp);
+        }
+        let build = self.optimum(r + 1, income + 1, vp);
+        let cash = self.optimum(r + 1, income, vp + income);
+        build.max(cash).max(self.win(vp + self.out))
+    }
+
+    /// The best fixed (state-blind) mix, on a grid of the simplex.
+    fn best_mix(self) -> f64 {
+        let mut best = 0.0f64;
+        for a in 0..=20 {
+            for b in 0..=20 - a {
+                let w = [a as f64 / 20.0, b as f64 / 20.0, (20 - a - b) as f64 / 20.0];
+                best = best.max(self.value(0, 1, 0, &|_, _, _| w));
+            }
+        }
+        best
+    }
+
+    /// Flat Monte Carlo with exact playouts: at each decision the best option under random
+    /// play afterwards (ties split), played to the end.
+    fn flat(self) -> f64 {
+        let random = |_: u32, _: i64, _: i64| [1.0 / 3.0; 3];
+        let memo = std::cell::RefCell::new(std::collections::HashMap::new());
+        let after_random = |r: u32, i: i64, v: i64| -> f64 {
+            if let Some(&x) = memo.borrow().get(&(r, i, v)) {
+                return x;
+            }
+            let x = self.value(r, i, v, &random);
+            memo.borrow_mut().insert((r, i, v), x);
+            x
+        };
+        let flat = |r: u32, i: i64, v: i64| {
+            let vals = [
+                after_random(r + 1, i + 1, v),
+                after_random(r + 1, i, v + i),
+                self.win(v + self.out),
+            ];
+            let top = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let n = vals.iter().filter(|&&x| x == top).count() as f64;
+            vals.map(|x| if x == top { 1.0 / n } else { 0.0 })
+        };
+        self.value(0, 1, 0, &flat)
+    }
+}
+
+/// The README's trap (8 rounds, B from 2 to 12, cashing out pays 3).
+const EIGHT: Trap = Trap {
+    rounds: 8,
+    lo: 2,
+    hi: 12,
+    out: 3,
+};
+
+/// A deeper trap: 10 rounds, B from 10 to 34, cashing out pays 6 (its optimum needs four
+/// builds, six cashes and a cash-out last: 31 points).
+const TEN: Trap = Trap {
+    rounds: 10,
+    lo: 10,
+    hi: 34,
+    out: 6,
+};
 
 #[test]
 fn the_tree_search_escapes_a_planning_trap_that_flat_monte_carlo_falls_into() {
-    let random = |_: u32, _: i64, _: i64| [1.0 / 3.0; 3];
-    // Flat Monte Carlo with exact playout values: the best option under random play after.
-    let flat = |r: u32, i: i64, v: i64| {
-        let after = |o: usize| match o {
-            0 => trap_value(r + 1, i + 1, v, &random),
-            1 => trap_value(r + 1, i, v + i, &random),
-            _ => trap_value(8, i, v + 3, &random),
-        };
-        let vals = [after(0), after(1), after(2)];
-        let top = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let n = vals.iter().filter(|&&x| x == top).count() as f64;
-        vals.map(|x| if x == top { 1.0 / n } else { 0.0 })
-    };
-    let exact_flat = trap_value(0, 1, 0, &flat);
-    // The best fixed (state-blind) mix, on a grid of the simplex.
-    let mut best_mix = 0.0f64;
-    for a in 0..=20 {
-        for b in 0..=20 - a {
-            let w = [a as f64 / 20.0, b as f64 / 20.0, (20 - a - b) as f64 / 20.0];
-            best_mix = best_mix.max(trap_value(0, 1, 0, &|_, _, _| w));
-        }
-    }
+    let (optimum, best_mix, exact_flat) = (EIGHT.optimum(0, 1, 0), EIGHT.best_mix(), EIGHT.flat());
     assert!(
         exact_flat < best_mix - 0.1,
         "no trap: flat {exact_flat}, mix {best_mix}"
     );
-    let (mcts, n) = rate_of("search-trap", TRAP, &["A=mcts:2000"], "200", 0);
+    let text = EIGHT.text();
+    // The default budget plays at least the best fixed mix; 2000 iterations within 3 points
+    // of the optimum.
+    let (mcts, n) = rate_of("search-trap", &text, &["A=mcts"], "300", 0);
     let se = (best_mix * (1.0 - best_mix) / n as f64).sqrt();
     assert!(
         mcts > best_mix - 2.0 * se,
-        "mcts:2000 won {mcts}; the best fixed mix {best_mix} (se {se}); flat {exact_flat}"
+        "mcts won {mcts}; the best fixed mix {best_mix} (se {se}); flat {exact_flat}"
+    );
+    let (mcts, _) = rate_of("search-trap-2000", &text, &["A=mcts:2000"], "200", 0);
+    assert!(
+        mcts >= optimum - 0.03,
+        "mcts:2000 won {mcts}; optimum {optimum}"
     );
     // Flat Monte Carlo with many playouts stays in the trap, below the mix.
-    let (flat_rate, n) = rate_of("search-trap-flat", TRAP, &["A=lookahead:1024"], "300", 0);
+    let (flat_rate, n) = rate_of("search-trap-flat", &text, &["A=lookahead:1024"], "300", 0);
     let se = (best_mix * (1.0 - best_mix) / n as f64).sqrt();
     assert!(flat_rate < best_mix - 2.0 * se, "flat won {flat_rate}");
+}
+
+#[test]
+fn the_default_tree_search_beats_flat_monte_carlo_and_every_fixed_mix_on_a_deeper_trap() {
+    let (optimum, best_mix, exact_flat) = (TEN.optimum(0, 1, 0), TEN.best_mix(), TEN.flat());
+    assert!((optimum - 0.84).abs() < 1e-9, "{optimum}");
+    assert!(
+        best_mix < 0.3 && exact_flat < 0.63,
+        "{best_mix} {exact_flat}"
+    );
+    let (mcts, n) = rate_of("search-trap-ten", &TEN.text(), &["A=mcts"], "600", 0);
+    let se = (optimum * (1.0 - optimum) / n as f64).sqrt();
+    // Above the flat limit and every fixed mix beyond noise, never above the optimum.
+    assert!(
+        mcts > exact_flat.max(best_mix) + 4.0 * se,
+        "mcts won {mcts}; flat {exact_flat}, mix {best_mix}"
+    );
+    assert!(
+        mcts < optimum + 4.0 * se,
+        "mcts won {mcts} above the optimum {optimum}"
+    );
 }
 
 #[test]
