@@ -111,6 +111,12 @@ fn hidden_lines(m: &Model, s: &mut String) {
         }
         let _ = writeln!(s, "  {}: {}", faction.name, parts.join(", "));
     }
+    if m.menu_reads_unseen {
+        let _ = writeln!(
+            s,
+            "  a menu reads a hidden value (an action's when, target_when, cost or weight): searches keep only the redraws that list the options the faction was shown"
+        );
+    }
 }
 
 /// A plain-text summary of a compiled model.

@@ -227,6 +227,11 @@ fn a_searcher_reads_its_menu_as_a_player_does() {
     let random = 4.0 / 6.0 + 2.0 / 6.0 * 0.5;
     let (rate, n) = rate_of("peek-menu-random", MENU, &[], "3000", 0);
     near("random play", (rate, n), random);
+    // validate says the menu shows a hidden value.
+    let path = temp_scenario("peek-menu-validate", MENU);
+    let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  a menu reads a hidden value"), "{text}");
     // Reading the menu, a player always wins; so does every search, at any budget.
     for agent in ["lookahead:8", "lookahead:32", "mcts:16", "mcts:64"] {
         let a = format!("A={agent}");
