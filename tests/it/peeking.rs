@@ -243,6 +243,7 @@ fn a_searcher_reads_its_menu_as_a_player_does() {
 #[test]
 fn a_missing_prior_is_located_whichever_flag_made_the_faction_search() {
     let text = FACE
+        .replace("rounds = 1\n", "rounds = 1\n\n[settings]\nk = 1\n")
         .replace("prior = \"PRIOR\"\n", "")
         .replace("agent = { policy = \"mcts\", iterations = 16 }\n", "")
         .replace(
@@ -254,8 +255,21 @@ fn a_missing_prior_is_located_whichever_flag_made_the_faction_search() {
     let visible = where_in(&text, "name = \"face\"", "\"none\"");
     let bias_line = where_in(&text, "name = \"bias\"", "\"none\"");
     let bias_line = bias_line.split(':').nth(1).unwrap();
-    let flags: [&[&str]; 4] = [
+    let tune = [
+        "tune",
+        p,
+        "--param",
+        "settings.k=0:2",
+        "--goal",
+        "maximize win_rate(A)",
+        "--agent",
+        "A=lookahead:2",
+        "--games",
+        "20",
+    ];
+    let flags: [&[&str]; 5] = [
         &["run", p, "--agent", "A=lookahead:4", "--games", "10"],
+        &tune,
         &["trace", p, "--agent", "A=mcts:8"],
         &["exploit", p, "--lookahead", "4", "--games", "20"],
         &["compare", p, "--b-agent", "A=mcts:8", "--games", "20"],
