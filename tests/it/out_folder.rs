@@ -403,7 +403,10 @@ fn force_removes_only_what_the_manifest_listed_before_the_games() {
         .as_array_mut()
         .unwrap()
         .push("x/important.txt".into());
-    std::fs::write(&manifest, m.to_string()).unwrap();
+    // Written whole (a rename), so the run never reads it half-written.
+    let edited = dir.join("manifest.edit");
+    std::fs::write(&edited, m.to_string()).unwrap();
+    std::fs::rename(&edited, &manifest).unwrap();
     std::os::unix::fs::symlink(&victim, dir.join("x")).unwrap();
     assert!(run.wait().unwrap().success());
     assert_eq!(

@@ -288,5 +288,8 @@ fn a_missing_prior_is_located_whichever_flag_made_the_faction_search() {
     }
     let out = vpsim_output(&["run", p, "--agent", "A=lookahead:4", "--games", "10"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--agent A=lookahead:4"), "{err}");
+    assert!(err.contains("(since --agent A=lookahead:4)"), "{err}");
+    let out = vpsim_output(flags[3]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(since --lookahead 4"), "{err}");
 }
