@@ -277,6 +277,10 @@ pub struct FactionDiff {
     /// `different`, `no difference beyond ±D points` (D the equivalence margin `--delta`),
     /// or `undecided`.
     pub verdict: String,
+    /// The variance of the win-rate difference of two independent runs of as many games
+    /// over the paired variance measured here: how many times fewer games the pairing needs
+    /// (`None`: this faction's wins never differ between A and B, nothing to remove).
+    pub variance_reduction: Option<f64>,
 }
 
 /// McNemar's exact test: under no difference the games won by exactly one variant split
@@ -358,10 +362,11 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
             } else {
                 "undecided".to_string()
             };
+            let (pa, pb) = (f.wins_a as f64 / n, f.wins_b as f64 / n);
             FactionDiff {
                 name: names[i].clone(),
-                win_a: f.wins_a as f64 / n,
-                win_b: f.wins_b as f64 / n,
+                win_a: pa,
+                win_b: pb,
                 win_diff,
                 p: ps[i],
                 p_holm: holm_p[i],
@@ -370,6 +375,7 @@ pub fn diffs(names: &[String], t: &PairTally, alpha: f64, delta: f64) -> Vec<Fac
                 score_p: score_ps[i],
                 score_p_holm: score_holm[i],
                 verdict,
+                variance_reduction: variance_reduction(pa, pb, f.only_a, f.only_b, t.games),
             }
         })
         .collect()
@@ -392,9 +398,45 @@ fn points(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The variance reduction of one faction's paired win-rate difference over `n` games:
+/// the unpaired variance `pa(1 - pa) + pb(1 - pb)` (two independent runs' sole-win rates)
+/// over the paired one, `(only_a + only_b)/n - d²`; `None` when the paired variance is 0.
+pub fn variance_reduction(pa: f64, pb: f64, only_a: u64, only_b: u64, n: u64) -> Option<f64> {
+    let n = n.max(1) as f64;
+    let d = (only_b as f64 - only_a as f64) / n;
+    let paired = (only_a + only_b) as f64 / n - d * d;
+    let unpaired = pa * (1.0 - pa) + pb * (1.0 - pb);
+    (paired > 0.0).then(|| unpaired / paired)
+}
+
+/// The mean variance reduction over the factions whose wins differ between A and B, and the
+/// independent games a variant that would be as precise as `games` paired ones (`None`:
+/// no faction's wins differ).
+pub fn pairing_worth(d: &[FactionDiff], games: u64) -> Option<(f64, u64)> {
+    let r: Vec<f64> = d.iter().filter_map(|f| f.variance_reduction).collect();
+    if r.is_empty() {
+        return None;
+    }
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    Some((mean, (games as f64 * mean).round() as u64))
+}
+
+/// The share of games whose winner two independent games of A and of B would give
+/// differently, from the sole-win rates: one minus the chance both have the same sole
+/// winner or both have none (counting every result without a sole winner as one: a floor
+/// for the share).
+pub fn independent_changed(d: &[FactionDiff]) -> f64 {
+    let same: f64 = d.iter().map(|f| f.win_a * f.win_b).sum();
+    let none_a = 1.0 - d.iter().map(|f| f.win_a).sum::<f64>();
+    let none_b = 1.0 - d.iter().map(|f| f.win_b).sum::<f64>();
+    (1.0 - same - none_a.max(0.0) * none_b.max(0.0)).clamp(0.0, 1.0)
+}
+
 /// The clause a verdict adds about the games whose winner changed (`changed`, a rate over
-/// the paired games): when no win rate moved beyond noise but the winner changed in some
-/// games beyond noise, the changes cancel; otherwise just the share.
+/// the paired games), read against the share two independent games would give: only a
+/// share below that beyond noise says the games stayed paired, so only then may a change
+/// be read game by game (when no win rate moved, the moves between factions cancel);
+/// otherwise the variants' games diverged and no reading per game is possible.
 pub fn changed_clause(d: &[FactionDiff], changed: &crate::stats::Rate, alpha: f64) -> String {
     let share = format!(
         "{:.2}% [{:.2}, {:.2}]",
@@ -405,13 +447,27 @@ pub fn changed_clause(d: &[FactionDiff], changed: &crate::stats::Rate, alpha: f6
     if changed.count == 0 {
         return " The winner is the same in every game.".into();
     }
+    let apart = independent_changed(d);
+    let baseline = format!("{:.1}%", 100.0 * apart);
+    if changed.high >= apart {
+        let how = if changed.low > apart {
+            "more often than"
+        } else {
+            "about as often as"
+        };
+        return format!(
+            " The winner changed in {share} of the games, {how} two independent games would give different winners ({baseline}): the variants' games diverged, so no reading game by game is possible."
+        );
+    }
     let moved = d.iter().any(|f| f.p_holm < alpha);
     if !moved && changed.low > 0.0 {
         format!(
-            " Yet the winner changed in {share} of the games (the same games in both): B moves wins between factions in both directions, and the moves cancel in the win rates."
+            " Yet the winner changed in {share} of the games (the same games in both; {baseline} between independent games): B moves wins between factions in both directions, and the moves cancel in the win rates."
         )
     } else {
-        format!(" The winner changed in {share} of the games (the same games in both).")
+        format!(
+            " The winner changed in {share} of the games (the same games in both; {baseline} between independent games)."
+        )
     }
 }
 
@@ -476,6 +532,55 @@ mod tests {
                 && (h[2] - 0.06).abs() < 1e-12,
             "{h:?}"
         );
+    }
+
+    #[test]
+    fn pairing_is_worth_the_unpaired_variance_over_the_paired_one() {
+        // Two 50% factions, the winner changed in 10% of 1,000 games, evenly: paired
+        // variance 0.1, unpaired 0.5, a reduction of 5.
+        let r = variance_reduction(0.5, 0.5, 50, 50, 1000).unwrap();
+        assert!((r - 5.0).abs() < 1e-12, "{r}");
+        assert_eq!(variance_reduction(0.5, 0.5, 0, 0, 1000), None);
+    }
+
+    #[test]
+    fn independent_games_disagree_as_their_win_rates_say() {
+        let f = |a: f64, b: f64| FactionDiff {
+            name: String::new(),
+            win_a: a,
+            win_b: b,
+            win_diff: Est {
+                estimate: 0.0,
+                low: 0.0,
+                high: 0.0,
+            },
+            p: 1.0,
+            p_holm: 1.0,
+            score_a: 0.0,
+            score_shift: Est {
+                estimate: 0.0,
+                low: 0.0,
+                high: 0.0,
+            },
+            score_p: 1.0,
+            score_p_holm: 1.0,
+            verdict: String::new(),
+            variance_reduction: None,
+        };
+        // Four even factions: independent games agree a quarter of the time.
+        let d: Vec<FactionDiff> = (0..4).map(|_| f(0.25, 0.25)).collect();
+        assert!((independent_changed(&d) - 0.75).abs() < 1e-12);
+        // A drifted same-distribution variant: 74% changed is no per-game reading.
+        let changed = crate::stats::Rate::wilson(740, 1000, 1.96);
+        let text = changed_clause(&d, &changed, 0.05);
+        assert!(
+            text.contains("diverged") && !text.contains("moves wins"),
+            "{text}"
+        );
+        // A paired one whose moves cancel: 10% changed.
+        let changed = crate::stats::Rate::wilson(100, 1000, 1.96);
+        let text = changed_clause(&d, &changed, 0.05);
+        assert!(text.contains("moves wins between factions"), "{text}");
     }
 
     #[test]

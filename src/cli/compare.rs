@@ -83,6 +83,13 @@ pub struct Comparison {
     /// Games whose result differs between A and B, played on the same streams, with a 95%
     /// Wilson interval: a change whose moves cancel in the win rates shows here.
     pub winner_changed: crate::stats::Rate,
+    /// The share of games two independent games of A and B would give different winners
+    /// (from the sole-win rates; a floor): a `winner_changed` not below it beyond noise
+    /// says the variants' games diverged.
+    pub winner_changed_independent: f64,
+    /// The mean of the factions' variance reductions (`factions[].variance_reduction`):
+    /// how many times fewer games the pairing needed than two independent runs.
+    pub variance_reduction: Option<f64>,
     /// The verdict in words.
     pub sentence: String,
 }
@@ -245,6 +252,8 @@ pub fn run(a: Args) -> Result<()> {
         delta: a.delta,
         sequential,
         winner_changed,
+        winner_changed_independent: crate::compare::independent_changed(&factions),
+        variance_reduction: crate::compare::pairing_worth(&factions, tally.games).map(|p| p.0),
         // The sentence is for people: it names factions by their labels.
         sentence: sentence(
             &factions
@@ -352,6 +361,13 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     s.push_str(&notes);
+    if let Some((r, n)) = crate::compare::pairing_worth(&cmp.factions, cmp.games) {
+        let _ = writeln!(
+            s,
+            "\npairing made this comparison as precise as about {} independent games a variant (variance reduction {r:.1}, the mean over factions)",
+            crate::report::thousands(n)
+        );
+    }
     let _ = writeln!(s, "\n{}", cmp.sentence);
     if let Some(dir) = &out {
         crate::output::clear_report(dir)?;

@@ -28,6 +28,7 @@ mod native_faults;
 mod native_generated;
 mod native_lowering;
 mod out_folder;
+mod pairing;
 mod peeking;
 mod readings;
 mod readme;

@@ -118,13 +118,24 @@ fn markdown(cmp: &Comparison, page: &Page<'_>) -> String {
         m,
         "\n## Games whose winner changed\n\nThe winner changed in {} of the {} games ({:.2}% \
          [{:.2}%, {:.2}%]): both variants play each game from the same random stream, so this \
-         also counts changes that cancel out in the win rates.\n",
+         also counts changes that cancel out in the win rates. Two independent games would give \
+         different winners in about {:.1}%; a share not below that says the games diverged.\n",
         crate::report::thousands(w.count),
         crate::report::thousands(cmp.games),
         100.0 * w.rate,
         100.0 * w.low,
-        100.0 * w.high
+        100.0 * w.high,
+        100.0 * cmp.winner_changed_independent
     );
+    if let Some((r, n)) = crate::compare::pairing_worth(&cmp.factions, cmp.games) {
+        let _ = writeln!(
+            m,
+            "Pairing made this comparison as precise as about {} independent games a variant \
+             (variance reduction {r:.1}, the mean over factions; each faction's is in \
+             `compare.json`).\n",
+            crate::report::thousands(n)
+        );
+    }
     let _ = writeln!(
         m,
         "## Each variant\n\nEach variant's full report: [A](a/report.html) \
