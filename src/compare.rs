@@ -418,7 +418,16 @@ pub fn pairing_worth(d: &[FactionDiff], games: u64) -> Option<(f64, u64)> {
         return None;
     }
     let mean = r.iter().sum::<f64>() / r.len() as f64;
-    Some((mean, (games as f64 * mean).round() as u64))
+    Some((mean, two_figures(games as f64 * mean)))
+}
+
+/// `x` rounded to two significant figures (an equivalent count is no more precise).
+fn two_figures(x: f64) -> u64 {
+    if x.is_nan() || x < 1.0 || !x.is_finite() {
+        return x.max(0.0).round() as u64;
+    }
+    let unit = 10f64.powi(x.log10().floor() as i32 - 1).max(1.0);
+    ((x / unit).round() * unit) as u64
 }
 
 /// The share of games whose winner two independent games of A and of B would give
@@ -541,6 +550,10 @@ mod tests {
         let r = variance_reduction(0.5, 0.5, 50, 50, 1000).unwrap();
         assert!((r - 5.0).abs() < 1e-12, "{r}");
         assert_eq!(variance_reduction(0.5, 0.5, 0, 0, 1000), None);
+        assert_eq!(
+            [19_783.0, 3_020.0, 994.6, 7.2].map(two_figures),
+            [20_000, 3_000, 990, 7]
+        );
     }
 
     #[test]

@@ -71,7 +71,10 @@ fn compare_says_what_pairing_was_worth() {
     let mean = v["variance_reduction"].as_f64().unwrap();
     let out = vpsim_output(&args);
     let text = String::from_utf8_lossy(&out.stdout);
-    let games = (4000.0 * mean).round() as u64;
+    // Two significant figures: an equivalent count is no more precise.
+    let x = 4000.0 * mean;
+    let unit = 10f64.powi(x.log10().floor() as i32 - 1);
+    let games = ((x / unit).round() * unit) as u64;
     let line = format!(
         "pairing made this comparison as precise as about {} independent games a variant",
         vpsim::stats::thousands(games)
