@@ -238,6 +238,32 @@ fn a_searcher_reads_its_menu_as_a_player_does() {
         let (rate, n) = rate_of("peek-menu", MENU, &[&a], "1500", 0);
         assert_eq!((rate, n), (1.0, 1500), "{agent}");
     }
+    // A menu that shows only part of it: guess_high (right on 5 or 6) is offered on 3 to 6.
+    // Offered, the die is 3 to 6 alike, so guess_high (2 in 4) beats guess_low (1 in 4);
+    // not offered, guess_low is right. Honest: 2/6 + 2/6; one that knew the die: 5/6.
+    let part = MENU
+        .replace("face <= 4: vp", "face <= 3: vp")
+        .replace("when = \"face >= 5\"", "when = \"face >= 3\"");
+    let honest = 4.0 / 6.0;
+    for engine in ["native", "interp"] {
+        for agent in ["A=lookahead:32", "A=mcts:64"] {
+            let path = temp_scenario("peek-menu-part", &part);
+            let args = [
+                "run",
+                path.to_str().unwrap(),
+                "--agent",
+                agent,
+                "--engine",
+                engine,
+                "--games",
+                "3000",
+                "--json",
+                "--quiet",
+            ];
+            let rate = crate::util::win_rate(&crate::util::json_of(&args), 0);
+            near(&format!("partial menu, {agent}, {engine}"), rate, honest);
+        }
+    }
 }
 
 #[test]
