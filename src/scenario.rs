@@ -91,8 +91,8 @@ pub fn parse_with(
                 let flag = overrides[k - 1].flag();
                 // An agent's flag whose error is at a line of the user's own file (a hidden
                 // variable the flag's searcher must guess) points there and names the flag.
-                let agent = overrides[k - 1].path == crate::overrides::AGENT
-                    || overrides[k - 1].path.contains("agent");
+                // (`--agent` itself, or a `--set` of an `agent` table.)
+                let agent = overrides[k - 1].path.contains("agent");
                 return Err(match e {
                     Error::Scenario { loc, msg } if agent && loc.from.is_none() => {
                         Error::Scenario {

@@ -58,10 +58,9 @@ pub(super) struct Searcher<'m> {
     cards: Vec<u16>,
     holders: Vec<u8>,
     /// Each faction's search tree between its decisions (swapped into the playout game's
-    /// environment while it searches), and whether it holds the subtree of the faction's
-    /// last decision of this game.
+    /// environment while it searches): the subtree of its last decision of this game, or
+    /// empty.
     trees: Vec<Tree>,
-    kept: Vec<bool>,
     /// Scratch: the options the deciding faction would see on a determinization.
     menu: Vec<Opt>,
 }
@@ -75,7 +74,6 @@ impl<'m> Searcher<'m> {
             cards: Vec::new(),
             holders: Vec::new(),
             trees: vec![Tree::default(); m.nfactions()],
-            kept: vec![false; m.nfactions()],
             menu: Vec::new(),
         }
     }
@@ -127,12 +125,14 @@ impl<'m> Searcher<'m> {
         };
         // The faction's own tree (kept from its last decision of this game, or fresh).
         std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
-        if !self.kept[f as usize] {
+        if self.game.env.look.tree.is_empty() {
             self.game.env.look.tree.reset(c, range);
         }
         let found = self.iterate(d, look, seen);
         let tree = &mut self.game.env.look.tree;
-        self.kept[f as usize] = matches!(found, Ok(i) if tree.keep(&opts[i]));
+        if !matches!(found, Ok(i) if tree.keep(&opts[i])) {
+            tree.forget();
+        }
         std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
         found
     }
@@ -317,7 +317,7 @@ impl Scout for Searcher<'_> {
     }
 
     fn new_game(&mut self) {
-        self.kept.fill(false);
+        self.trees.iter_mut().for_each(Tree::forget);
     }
 }
 

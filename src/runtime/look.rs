@@ -144,8 +144,7 @@ impl Look<'_> {
         self.seed = seed;
         self.game = game;
         self.seen.clear();
-        self.tree.walker = None;
-        self.tree.owner = None;
+        self.tree.abandon();
         if let Some(scout) = &mut self.scout {
             scout.new_game();
         }
@@ -168,12 +167,15 @@ pub(crate) fn decide(env: &mut Env<'_>, policy: Policy, f: u8, opts: &[Opt]) -> 
         // while the walk is in it, and past it the rollout policy's moves are biased by
         // their mean reward so far (a weighted rollout policy; any other plays as it is).
         let tree = &mut env.look.tree;
-        return Some(match () {
-            _ if opts.len() == 1 => 0,
-            _ if tree.walker == Some(f) => tree.step(&mut env.rng, opts),
-            _ if policy == Policy::Weighted => tree.rollout(&mut env.rng, opts),
-            _ => super::choice::pick(policy, &mut env.rng, opts)?,
-        });
+        return if opts.len() == 1 {
+            Some(0)
+        } else if tree.walker == Some(f) {
+            Some(tree.step(&mut env.rng, opts))
+        } else if policy == Policy::Weighted {
+            Some(tree.rollout(&mut env.rng, opts))
+        } else {
+            super::choice::pick(policy, &mut env.rng, opts)
+        };
     }
     let Some(mut scout) = env.look.scout.take() else {
         return super::choice::pick(policy, &mut env.rng, opts);

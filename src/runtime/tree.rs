@@ -30,7 +30,7 @@ const NONE: u32 = u32::MAX;
 
 /// The temperature of the rollout bias (on rewards scaled to 0..1): a move whose mean is
 /// 0.1 higher is about 2.7 times as likely, times its rollout policy's weight.
-pub const MAST_TEMPERATURE: f64 = 0.1;
+const MAST_TEMPERATURE: f64 = 0.1;
 
 /// A move's statistics for the rollout bias: its key, the sum of the scaled rewards of the
 /// playouts it was played in past the tree and how many, the weight they give it, and the
@@ -93,9 +93,6 @@ pub struct Tree {
     hi: f64,
     /// Whether the range is known in advance (else it is the rewards seen so far).
     fixed: bool,
-    /// The node this decision's walks start from (a later node when the subtree of the
-    /// faction's previous decision was kept).
-    root: u32,
     /// In a playout: the faction whose search it is, from the root until the reward is
     /// backed up (its moves past the tree are biased by [`Tree::rollout`]).
     pub owner: Option<u8>,
@@ -105,9 +102,10 @@ pub struct Tree {
     heads: Vec<u32>,
     /// The moves the current playout played past the tree (indices into `moves`).
     played: Vec<u32>,
-    /// Scratch for keeping a subtree, and for a step's children.
+    /// Scratch for keeping a subtree, for a step's children and for a rollout's weights.
     spare: Vec<Node>,
     kids: Vec<u32>,
+    weights: Vec<f64>,
 }
 
 impl Tree {
@@ -116,13 +114,9 @@ impl Tree {
     pub fn reset(&mut self, c: f64, range: Option<(f64, f64)>) {
         self.nodes.clear();
         self.nodes.push(Node::new(NONE));
-        self.root = 0;
         self.moves.clear();
         self.heads.fill(NONE);
-        self.path.clear();
-        self.played.clear();
-        self.walker = None;
-        self.owner = None;
+        self.abandon();
         self.c = c;
         (self.lo, self.hi) = range.unwrap_or((f64::INFINITY, f64::NEG_INFINITY));
         self.fixed = range.is_some();
@@ -131,7 +125,7 @@ impl Tree {
     /// Starts a playout at the root, walked by faction `f`.
     pub fn enter(&mut self, f: u8) {
         self.path.clear();
-        self.path.push(self.root);
+        self.path.push(0);
         self.played.clear();
         self.walker = Some(f);
         self.owner = Some(f);
@@ -139,10 +133,11 @@ impl Tree {
 
     /// Keeps the subtree of option `o` taken at the root, for the same faction's next
     /// decision of this game (its root then); `false` when the option was never tried
-    /// (nothing to keep). The subtree is copied to the front of the node list, so the
-    /// tree never holds more than one decision's nodes beyond the kept ones.
+    /// (nothing to keep). The subtree is copied to the front of the node list (its root
+    /// the tree's root, node 0), so the tree never holds more than one decision's nodes
+    /// beyond the kept ones.
     pub fn keep(&mut self, o: &Opt) -> bool {
-        let Some(top) = self.child(self.root, key(o)) else {
+        let Some(top) = self.child(0, key(o)) else {
             return false;
         };
         self.spare.clear();
@@ -171,19 +166,16 @@ impl Tree {
         }
         self.spare[0].sibling = NONE;
         std::mem::swap(&mut self.nodes, &mut self.spare);
-        self.root = 0;
-        self.path.clear();
-        self.walker = None;
-        self.owner = None;
+        self.abandon();
         true
     }
 
-    /// Nodes in the tree (kept ones included).
-    pub fn len(&self) -> usize {
-        self.nodes.len()
+    /// Forgets every node: the next search starts a fresh tree ([`Tree::is_empty`]).
+    pub fn forget(&mut self) {
+        self.nodes.clear();
     }
 
-    /// Whether the tree holds no node (never reset).
+    /// Whether the tree holds no node (never reset, or forgotten).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
@@ -194,21 +186,23 @@ impl Tree {
     /// never played counts as the best, 1); one draw from `rng`. The move is remembered for
     /// the playout's reward.
     pub fn rollout(&mut self, rng: &mut crate::rng::Rng, opts: &[Opt]) -> usize {
-        let weight = |t: &Tree, o: &Opt| {
-            let bias = t.find(o).map_or(1.0, |m| t.moves[m as usize].bias);
+        let mut weights = std::mem::take(&mut self.weights);
+        weights.clear();
+        weights.extend(opts.iter().map(|o| {
+            let bias = self.find(o).map_or(1.0, |m| self.moves[m as usize].bias);
             o.score.max(0.0) * bias
-        };
-        let total: f64 = opts.iter().map(|o| weight(self, o)).sum();
+        }));
+        let total: f64 = weights.iter().sum();
         let mut x = rng.random::<f64>() * total;
         let mut i = opts.len() - 1;
-        for (j, o) in opts.iter().enumerate() {
-            let w = weight(self, o);
+        for (j, &w) in weights.iter().enumerate() {
             if x < w {
                 i = j;
                 break;
             }
             x -= w;
         }
+        self.weights = weights;
         let m = match self.find(&opts[i]) {
             Some(m) => m,
             None => self.add_move(&opts[i]),
@@ -336,9 +330,6 @@ impl Tree {
             n.visits += 1;
             n.total += reward;
         }
-        self.path.clear();
-        self.walker = None;
-        self.owner = None;
         if !self.fixed {
             self.lo = self.lo.min(reward);
             self.hi = self.hi.max(reward);
@@ -354,10 +345,10 @@ impl Tree {
             m.n += 1;
             m.bias = ((m.total / f64::from(m.n) - 1.0) / MAST_TEMPERATURE).exp();
         }
-        self.played.clear();
+        self.abandon();
     }
 
-    /// Ends a playout that faulted: nothing is backed up.
+    /// Ends a walk without backing anything up (a playout that faulted, a new game).
     pub fn abandon(&mut self) {
         self.path.clear();
         self.played.clear();
@@ -371,7 +362,7 @@ impl Tree {
         visits.clear();
         means.clear();
         for o in opts {
-            match self.child(self.root, key(o)) {
+            match self.child(0, key(o)) {
                 Some(c) => {
                     let n = &self.nodes[c as usize];
                     visits.push(n.visits);

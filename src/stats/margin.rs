@@ -74,7 +74,7 @@ pub fn pp(m: f64) -> String {
 }
 
 /// A count rounded up to two significant digits, with thousands separators: `33,000`.
-fn round_thousands(n: u64) -> String {
+pub fn round_thousands(n: u64) -> String {
     let unit = 10u64.pow(n.max(1).ilog10().saturating_sub(1));
     super::thousands(n.div_ceil(unit) * unit)
 }

@@ -5,56 +5,19 @@
 //! player does, and never plays worse than random because of it); and a missing prior is
 //! located at the variable whichever flag made the faction search.
 
+use crate::search::HELD_CARD;
 use crate::util::{near, rate_of, temp_scenario, vpsim_output};
 
-/// B takes a card into its hand (4 high, 1 low); A guesses which kind; a reveal phase then
-/// reads the current card, which is B's.
-const CURRENT_CARD: &str = r#"
-[scenario]
-name = "current_card"
-rounds = 1
-
-[[faction]]
-name = "A"
-[[faction]]
-name = "B"
-
-[[var]]
-name = "vp"
-[[var]]
-name = "g"
-
-[[deck]]
-name = "hand"
-cards = [{ name = "high", count = 4, attrs = { hi = 1 } }, { name = "low", count = 1, attrs = { hi = 0 } }]
-
-[[phase]]
-name = "deal"
-each = "faction"
-effects = ["if seat == 2: take hand"]
-
-[[action]]
-name = "guess_low"
-factions = ["A"]
-effects = ["g = 0"]
-
-[[action]]
-name = "guess_high"
-factions = ["A"]
-effects = ["g = 1"]
-
-[[phase]]
-name = "guess"
-each = "faction"
-actions = 1
-
-[[phase]]
-name = "reveal"
-effects = ["if card.hi == A.g: A.vp += 1 else: B.vp += 1"]
-
-[ranking]
-score = "vp"
-"#;
+/// The held-card guess of `search.rs` (B takes a card into its hand, 4 high and 1 low; A
+/// guesses which kind) whose reveal phase reads the current card, which is B's.
+fn current_card() -> String {
+    let reveal = "each = \"faction\"\neffects = [\"for held hand: if card.hi == A.g: A.vp += 1 else: vp += 1\"]";
+    assert!(HELD_CARD.contains(reveal));
+    HELD_CARD.replace(
+        reveal,
+        "effects = [\"if card.hi == A.g: A.vp += 1 else: B.vp += 1\"]",
+    )
+}
 
 #[test]
 fn the_current_card_is_redrawn_with_the_hand_it_lies_in() {
@@ -64,12 +27,12 @@ fn the_current_card_is_redrawn_with_the_hand_it_lies_in() {
         let a = format!("A={agent}");
         near(
             &format!("current card, {agent}"),
-            rate_of("peek-card", CURRENT_CARD, &[&a], "2000", 0),
+            rate_of("peek-card", &current_card(), &[&a], "2000", 0),
             honest,
         );
     }
     // With the deck public the card is seen, and the same search always wins.
-    let seen = CURRENT_CARD.replace("name = \"hand\"\n", "name = \"hand\"\npublic = true\n");
+    let seen = current_card().replace("name = \"hand\"\n", "name = \"hand\"\npublic = true\n");
     let all = rate_of("peek-card-public", &seen, &["A=mcts:64"], "300", 0);
     assert_eq!(all.0, 1.0, "{all:?}");
 }

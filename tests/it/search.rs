@@ -53,7 +53,7 @@ score = "vp"
 "#;
 
 /// B takes a card into its hand (4 high, 1 low); A then guesses which kind it is.
-const HELD_CARD: &str = r#"
+pub(crate) const HELD_CARD: &str = r#"
 [scenario]
 name = "held_card"
 rounds = 1
