@@ -144,7 +144,9 @@ impl Look<'_> {
         self.seed = seed;
         self.game = game;
         self.seen.clear();
-        self.tree.abandon();
+        // The game's own tree is never walked (playouts walk the searcher's): only the
+        // searcher has something of the last game to forget.
+        self.tree.walker = None;
         if let Some(scout) = &mut self.scout {
             scout.new_game();
         }
