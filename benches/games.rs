@@ -1,6 +1,6 @@
 //! Games per second on the TI4 scenario, side by side, one thread: the random-draw floor (a
-//! loop that derives the same per-game streams and draws the same number of 32-bit words with
-//! no game logic), the hand-written Rust program of the same model (`ti4_reference.rs`, which
+//! loop that derives the same per-game streams and makes the same number of draws with no
+//! game logic), the hand-written Rust program of the same model (`ti4_reference.rs`, which
 //! plays the same games), the interpreter, and the native engine.
 //!
 //! Run: `cargo bench --bench games`. One thread; multiply by cores for `vpsim run`.
@@ -27,14 +27,11 @@ fn ti4() -> vpsim::Model {
     vpsim::scenario::load(std::path::Path::new(path)).expect("the TI4 scenario compiles")
 }
 
-/// 32-bit words each game of the batch consumes.
-fn words_per_game(m: &vpsim::Model) -> Vec<u32> {
-    let mut g = Game::new(m);
+/// Random draws each game of the batch makes (the hand-written program counts them; it
+/// plays vpsim's games draw for draw).
+fn draws_per_game() -> Vec<u64> {
     (0..GAMES)
-        .map(|i| {
-            g.play(SEED, i).expect("no faults");
-            g.words_used() as u32
-        })
+        .map(|i| ti4_reference::play(SEED, i).draws)
         .collect()
 }
 
@@ -76,16 +73,15 @@ fn games(bencher: Bencher, m: &vpsim::Model) {
 
 #[divan::bench(sample_count = 20)]
 fn rng_floor(bencher: Bencher) {
-    let m = ti4();
-    let words = words_per_game(&m);
-    let total: u64 = words.iter().map(|&w| w as u64).sum();
-    eprintln!("(floor: {:.1} words per game)", total as f64 / GAMES as f64);
+    let draws = draws_per_game();
+    let total: u64 = draws.iter().sum();
+    eprintln!("(floor: {:.1} draws per game)", total as f64 / GAMES as f64);
     bencher.counter(ItemsCount::new(GAMES)).bench_local(|| {
-        let mut acc = 0u32;
-        for (i, &w) in words.iter().enumerate() {
+        let mut acc = 0u64;
+        for (i, &w) in draws.iter().enumerate() {
             let mut rng = game_rng(SEED, i as u64);
             for _ in 0..w {
-                acc ^= rng.next_u32();
+                acc ^= rng.next_u64();
             }
         }
         black_box(acc)

@@ -2,12 +2,40 @@
 //!
 //! The same rules, agents, weights and probabilities as `scenarios/twilight_imperium_4.toml`
 //! at its default settings, making the same random draws in the same order from the same
-//! per-game ChaCha8 stream, so that its games equal vpsim's game for game (`tests/it/reference.rs`
-//! checks the first 10,000 games of a seed). It uses rand and rand_chacha only: what a
+//! per-game streams, so that its games equal vpsim's game for game (`tests/it/reference.rs`
+//! checks the first 10,000 games of a seed). It uses rand and rand_xoshiro only: what a
 //! programmer would write for this one game, with no scenario language.
+//!
+//! Each part of a game draws from its own SplitMix64 stream, as vpsim's do (see
+//! `src/rng.rs`): the part `id = round << 44 | place << 32 | who << 24 | step << 4 | part`
+//! starts at state `key + id * SEG_MUL`, where `key` mixes the seed and the game index.
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::{Rng as _, RngExt, SeedableRng};
+use rand_xoshiro::SplitMix64;
+
+type Rng = SplitMix64;
+
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+const SEG_MUL: u64 = 0xd1b5_4a32_d192_ed03_u64.wrapping_mul(GAMMA);
+/// `who` of a phase's own part.
+const GLOBAL: u64 = 0xff;
+/// The parts of a decision: the pick, then the action taken; the end of a turn.
+const PICK: u64 = 2;
+const ACT: u64 = 3;
+const END: u64 = 4;
+/// The place of setup.
+const SETUP: u64 = 0xf00;
+
+/// SplitMix64's output function, as the generator's own first draw from `x - GAMMA`.
+fn mix64(x: u64) -> u64 {
+    SplitMix64::seed_from_u64(x.wrapping_sub(GAMMA)).next_u64()
+}
+
+/// The stream of one part of the game keyed by `key`.
+fn part(key: u64, round: u64, place: u64, who: u64, step: u64, part: u64) -> Rng {
+    let id = round << 44 | place << 32 | who << 24 | step << 4 | part;
+    SplitMix64::seed_from_u64(key.wrapping_add(id.wrapping_mul(SEG_MUL)))
+}
 
 const N: usize = 6;
 const GOAL: i64 = 10;
@@ -34,8 +62,8 @@ pub struct Game {
     pub rounds: u32,
     /// Final victory points.
     pub vp: [i64; N],
-    /// 32-bit random words drawn.
-    pub words: u128,
+    /// 64-bit random draws made.
+    pub draws: u64,
 }
 
 #[derive(Default)]
@@ -82,17 +110,18 @@ impl S {
     }
 }
 
-fn bernoulli(rng: &mut ChaCha8Rng, p: f64) -> bool {
+fn bernoulli(rng: &mut Rng, p: f64) -> bool {
     rng.random_bool(p)
 }
 
-fn battle(rng: &mut ChaCha8Rng, base: f64, mine: i64, theirs: i64) -> bool {
+fn battle(rng: &mut Rng, base: f64, mine: i64, theirs: i64) -> bool {
     bernoulli(rng, (base + 0.08 * (mine - theirs) as f64).clamp(0.1, 0.9))
 }
 
-/// One agent decision of faction `f`: every option with its weight, a weighted pick, and its
-/// effects.
-fn decide(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
+/// Decision `k` of faction `f` in round `round`: every option with its weight, a weighted
+/// pick (in its own part), and its effects (in another).
+fn decide(s: &mut S, key: u64, round: u64, k: u64, f: usize) -> u64 {
+    let mut rng = part(key, round, 1, f as u64, k, PICK);
     // (action, target, weight), in the scenario's action order.
     let mut opts = [(0u8, 0usize, 0f64); 2 + 2 * N + 1];
     let mut n = 0;
@@ -129,6 +158,8 @@ fn decide(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
         x -= o.2;
     }
     let (a, t, _) = chosen;
+    let rng = &mut part(key, round, 1, f as u64, k, ACT);
+    let draws = 1 + (a != 1) as u64;
     match a {
         0 => s.planets[f] += bernoulli(rng, 0.8) as i64,
         1 => s.fleet[f] += 1,
@@ -155,11 +186,19 @@ fn decide(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
             }
         }
     }
+    draws
 }
 
-fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
+/// Faction `f`'s status phase (its turn's end part); returns the draws it made.
+fn status(s: &mut S, key: u64, round: u64, f: usize) -> u64 {
+    let rng = &mut part(key, round, 2, f as u64, 0, END);
+    let mut draws = 0;
     let mut gain = 0;
     if s.s1[f] < s.rev1
+        && {
+            draws += 1;
+            true
+        }
         && bernoulli(
             rng,
             (0.45 + 0.04 * s.skill[f] as f64 + 0.02 * s.planets[f] as f64).clamp(0.0, 0.95),
@@ -169,6 +208,10 @@ fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
     }
     if s.s2[f] < s.rev2
         && s.planets[f] >= 5
+        && {
+            draws += 1;
+            true
+        }
         && bernoulli(rng, (0.25 + 0.04 * s.skill[f] as f64).clamp(0.0, 0.95))
     {
         gain = 2;
@@ -183,6 +226,7 @@ fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
     // objective is still rolled, though the VP track is capped at the goal.
     s.add_vp(f, gain);
     let secret = if s.secrets[f] < 3 {
+        draws += 1;
         bernoulli(rng, 0.30) as i64
     } else {
         0
@@ -192,12 +236,13 @@ fn status(s: &mut S, rng: &mut ChaCha8Rng, f: usize) {
     if s.initiative[f] == N as i64 && s.mecatol == f as i64 + 1 {
         s.add_vp(f, 1);
     }
+    draws
 }
 
 /// Plays game `game` of master seed `seed`.
 pub fn play(seed: u64, game: u64) -> Game {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(game);
+    let key = mix64(mix64(seed ^ 0x7670_7369_6d2d_6b65) ^ game.wrapping_mul(GAMMA));
+    let mut draws = 0;
     let mut s = S {
         planets: [3; N],
         fleet: [2; N],
@@ -206,15 +251,21 @@ pub fn play(seed: u64, game: u64) -> Game {
         stage2_left: 5,
         ..S::default()
     };
+    // Setup: each variable's value for each owner in a part of its own (`skill` is the
+    // second variable, `speaker` the twelfth).
     for f in 0..N {
-        s.skill[f] = rng.random_range(1..=5i64);
+        s.skill[f] = part(key, 0, SETUP, f as u64, 1, 0).random_range(1..=5i64);
     }
-    s.speaker = rng.random_range(1..=N as i64);
+    s.speaker = part(key, 0, SETUP, 0, 11, 0).random_range(1..=N as i64);
+    draws += N as u64 + 1;
     let mut round = 0;
     while round < 12 && s.ended.is_none() {
         round += 1;
+        let r = round as u64;
         // Strategy: initiative is a random permutation (stable sort: ties by seat).
+        let rng = &mut part(key, r, 0, GLOBAL, 0, 0);
         let keys: [f64; N] = std::array::from_fn(|_| rng.random::<f64>());
+        draws += N as u64;
         let mut order = [0, 1, 2, 3, 4, 5];
         order.sort_by(|&a, &b| keys[a].partial_cmp(&keys[b]).unwrap());
         for (pos, &f) in order.iter().enumerate() {
@@ -226,11 +277,11 @@ pub fn play(seed: u64, game: u64) -> Game {
         }
         // Action: two decisions each, in initiative order.
         'action: for f in s.by_initiative() {
-            for _ in 0..2 {
+            for k in 0..2 {
                 if s.ended.is_some() {
                     break 'action;
                 }
-                decide(&mut s, &mut rng, f);
+                draws += decide(&mut s, key, r, k, f);
             }
         }
         if s.ended.is_some() {
@@ -241,12 +292,14 @@ pub fn play(seed: u64, game: u64) -> Game {
             if s.ended.is_some() {
                 break;
             }
-            status(&mut s, &mut rng, f);
+            draws += status(&mut s, key, r, f);
         }
         if s.ended.is_some() {
             break;
         }
         // Reveal: stage I first, then stage II; none left ends the game.
+        let rng = &mut part(key, r, 3, GLOBAL, 0, 0);
+        draws += (s.stage1_left + s.stage2_left > 0) as u64;
         if s.stage1_left > 0 {
             rng.random_range(0..s.stage1_left);
             s.stage1_left -= 1;
@@ -264,7 +317,8 @@ pub fn play(seed: u64, game: u64) -> Game {
             for f in 0..N {
                 s.priority[f] = (f as i64 + 1 - s.speaker + N as i64) % N as i64;
             }
-            if bernoulli(&mut rng, 0.15) {
+            draws += 1;
+            if bernoulli(&mut part(key, r, 4, GLOBAL, 0, 0), 0.15) {
                 let top = *s.vp.iter().max().unwrap();
                 let mut changed = false;
                 for f in 0..N {
@@ -288,6 +342,6 @@ pub fn play(seed: u64, game: u64) -> Game {
         end: s.ended.unwrap_or(End::RoundLimit),
         rounds: round,
         vp: s.vp,
-        words: rng.get_word_pos(),
+        draws,
     }
 }

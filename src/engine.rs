@@ -194,9 +194,10 @@ impl<'m, T: Tracer> Game<'m, T> {
         }
     }
 
-    /// Random words (32-bit) the last game consumed.
-    pub fn words_used(&self) -> u128 {
-        crate::rng::words_used(&self.env.rng)
+    /// Where the last game's random stream stands ([`crate::rng::Rng::position`]): two
+    /// engines that played a game alike end it at the same position.
+    pub fn stream_position(&self) -> (u64, u64) {
+        self.env.rng.position()
     }
 
     /// Decisions made by faction and action over every game played so far,

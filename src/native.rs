@@ -322,7 +322,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     };
     let mut phases = Vec::new();
     // The game-end phases are the engine's to run, once, when the game has ended.
-    for p in m.phases.iter().filter(|p| !p.at_end) {
+    for (index, p) in m.phases.iter().enumerate().filter(|(_, p)| !p.at_end) {
         let (Some(run), Some(before)) = (run_of(&p.effects), run_of(&p.before)) else {
             return Ok(0);
         };
@@ -330,7 +330,12 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
             return Ok(0);
         }
         let before = keep(before);
-        phases.push((p, before, keep(run)));
+        phases.push(lower::PhasePlan {
+            index,
+            phase: p,
+            runs: [before, keep(run)],
+            parts: m.turn_parts(index),
+        });
     }
     let mut events = Vec::new();
     for e in &m.events {

@@ -49,6 +49,9 @@ impl<T: Tracer> Game<'_, T> {
             }
             return Ok(());
         };
+        // The action taken draws from a part of its own, so that what the choice drew
+        // does not shift its dice.
+        self.env.rng.seek_part(crate::rng::part::ACT);
         self.take(f, ai, t, false)
     }
 

@@ -66,6 +66,7 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn rank(&mut self, reason: u16) -> Step<Outcome> {
         use crate::model::ReasonResult;
         let m = self.m;
+        self.seek(crate::rng::part::RANK, crate::rng::part::GLOBAL, 0, 0);
         let n = m.nfactions();
         let mut scores = [0i64; MAX_FACTIONS];
         for (f, s) in scores.iter_mut().enumerate().take(n) {

@@ -13,7 +13,13 @@ use crate::model::{EventAt, Timing};
 use crate::runtime::abi::Opt;
 use crate::runtime::look::Pos;
 use crate::state::MAX_FACTIONS;
+use crate::rng::part;
 use rand::RngExt;
+
+/// The part of the stream variable `vi`'s initial value for owner `f` draws from.
+fn setup_part(vi: usize, f: usize) -> u64 {
+    part::id(0, part::SETUP, f as u64, vi as u64, 0)
+}
 
 impl<T: Tracer> Game<'_, T> {
     /// Plays game `game` of master seed `seed`.
@@ -142,6 +148,7 @@ impl<T: Tracer> Game<'_, T> {
         self.closing = true;
         let mut ran = Ok(());
         for (i, p) in m.phases.iter().enumerate().filter(|(_, p)| p.at_end) {
+            self.seek(i as u64, part::GLOBAL, 0, 0);
             ran = match &p.when {
                 Some(w) => self.test(w, Bind::global()),
                 None => Ok(true),
@@ -236,6 +243,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             for i in 0..self.init.dynamic.len() {
                 let (vi, f) = self.init.dynamic[i];
+                self.env.rng.seek(setup_part(vi as usize, f as usize));
                 self.init_var(vi as usize, f as usize)?;
             }
             return Ok(());
@@ -244,6 +252,7 @@ impl<T: Tracer> Game<'_, T> {
         for (vi, v) in m.vars.iter().enumerate() {
             let owners = if v.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
+                self.env.rng.seek(setup_part(vi, f));
                 self.init_var(vi, f)?;
             }
         }
@@ -289,6 +298,7 @@ impl<T: Tracer> Game<'_, T> {
             if p.at_end {
                 continue;
             }
+            self.seek(i as u64, part::GLOBAL, 0, 0);
             if let Some(w) = &p.when
                 && !self.test(w, Bind::global())?
             {
@@ -308,6 +318,7 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn finish_round(&mut self, at: Pos, chosen: Opt) -> Step {
         let f = at.faction();
         let b = Bind::faction(f);
+        self.seek(at.phase as u64, f as u64, at.k as u64, part::ACT);
         self.act(
             chosen.action as usize,
             Bind {
@@ -320,9 +331,7 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(());
         }
         let pi = at.phase as usize;
-        self.turn_list(&self.m.phases[pi].effects, b)?;
-        self.claims(f)?;
-        self.turn_over(b)?;
+        self.turn_end(pi, b)?;
         self.turns_from(pi, at.order, at.seat as usize + 1)?;
         self.phases_from(pi + 1)
     }
@@ -380,6 +389,10 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             let b = Bind::faction(f);
+            let (begin, _) = self.m.turn_parts(pi);
+            if begin {
+                self.seek(pi as u64, f as u64, 0, part::BEGIN);
+            }
             if p.actions.is_some() {
                 self.checks(Timing::TurnStart, b)?;
                 if self.ended.is_some() {
@@ -415,13 +428,32 @@ impl<T: Tracer> Game<'_, T> {
                     return Ok(());
                 }
             }
-            self.turn_list(&p.effects, b)?;
-            if p.actions.is_some() {
-                self.claims(f)?;
-                self.turn_over(b)?;
-            }
+            self.turn_end(pi, b)?;
         }
         Ok(())
+    }
+
+    /// The end of faction `b.bound`'s turn in phase `pi`, in its own part of the stream
+    /// when it has one ([`crate::model::Model::turn_parts`]): the phase's effects, then in a
+    /// phase with actions the automatic actions and the final-turn checks.
+    fn turn_end(&mut self, pi: usize, b: Bind) -> Step {
+        let p = &self.m.phases[pi];
+        if self.m.turn_parts(pi).1 {
+            self.seek(pi as u64, b.bound as u64, 0, part::END);
+        }
+        self.turn_list(&p.effects, b)?;
+        if p.actions.is_some() {
+            self.claims(b.bound)?;
+            self.turn_over(b)?;
+        }
+        Ok(())
+    }
+
+    /// Begins the part of this round at `place` for `who` (a faction, or
+    /// [`part::GLOBAL`]), decision `step`, part `p` of the game's stream.
+    pub(super) fn seek(&mut self, place: u64, who: u64, step: u64, p: u64) {
+        let round = self.env.st.round as u64;
+        self.env.rng.seek(part::id(round, place, who, step, p));
     }
 
     /// The end of faction `b.bound`'s turn in a phase with actions: a final turn counted
@@ -498,6 +530,7 @@ impl<T: Tracer> Game<'_, T> {
             if self.env.look.lookers != 0 {
                 self.env.look.pos = at;
             }
+            self.seek(at.phase as u64, f as u64, at.k as u64, part::PICK);
             self.decide(f)?;
             at.k += 1;
         }
@@ -506,10 +539,11 @@ impl<T: Tracer> Game<'_, T> {
 
     pub(super) fn events(&mut self, at: EventAt) -> Step {
         let m = self.m;
-        for e in m.events.iter().filter(|e| e.at == at) {
+        for (i, e) in m.events.iter().enumerate().filter(|(_, e)| e.at == at) {
             if self.ended.is_some() {
                 return Ok(());
             }
+            self.seek(part::EVENTS + i as u64, part::GLOBAL, 0, 0);
             if let Some(w) = &e.when
                 && !self.test(w, Bind::global())?
             {

@@ -22,6 +22,12 @@ impl<T: Tracer> Game<'_, T> {
             self.resolve();
             return Ok(());
         }
+        // The round's own checks draw from a part of their own (a turn's are in its
+        // beginning, the final-turn ones in its end).
+        if self.ended.is_none() && matches!(timing, Timing::RoundStart | Timing::RoundEnd) {
+            let place = crate::rng::part::CHECKS + timing as u64;
+            self.seek(place, crate::rng::part::GLOBAL, 0, 0);
+        }
         let m = self.m;
         if !T::ON
             && let Some(f) = &m.check_fns.timing[timing as usize]

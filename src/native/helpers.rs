@@ -231,11 +231,6 @@ pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
     env.marks.mark(kind, reason as u16, f);
 }
 
-/// The next 64-bit word of the game's stream, as `rand`'s `Bernoulli` draws it.
-pub extern "C" fn word(env: &mut Env<'_>) -> i64 {
-    rand::Rng::next_u64(&mut env.rng) as i64
-}
-
 /// `uniform(a, b)` of two integers.
 pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
     draw(

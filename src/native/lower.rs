@@ -64,10 +64,12 @@ impl Off {
         as i32;
     const RACE_ROWS: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::runtime::Completers, rows)) as i32;
-    const RNG_BUF: i32 = (std::mem::offset_of!(Env<'static>, rng)
-        + std::mem::offset_of!(crate::rng::Rng, buf)) as i32;
-    const RNG_AT: i32 = (std::mem::offset_of!(Env<'static>, rng)
-        + std::mem::offset_of!(crate::rng::Rng, at)) as i32;
+    const RNG_STATE: i32 = (std::mem::offset_of!(Env<'static>, rng)
+        + std::mem::offset_of!(crate::rng::Rng, state)) as i32;
+    const RNG_KEY: i32 = (std::mem::offset_of!(Env<'static>, rng)
+        + std::mem::offset_of!(crate::rng::Rng, key)) as i32;
+    const RNG_SEG: i32 = (std::mem::offset_of!(Env<'static>, rng)
+        + std::mem::offset_of!(crate::rng::Rng, seg)) as i32;
     const STEPS: i32 = std::mem::offset_of!(Env<'static>, steps) as i32;
     const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, marks)
         + std::mem::offset_of!(crate::runtime::Marks, win)) as i32;
@@ -323,9 +325,13 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// (acting, bound and target, in the environment too), as the engine's `init_var` stores
     /// it (floored, clamped, a fault at the formula). Returns [`DONE`] or [`FAULTED`]; setup
     /// runs no end conditions.
-    pub fn finish_setup(mut self, inits: &[(u8, Stmt)]) {
+    pub fn finish_setup(mut self, inits: &[(u8, Option<u64>, Stmt)]) {
         let mut bound = None;
-        for (f, s) in inits {
+        for (f, part, s) in inits {
+            if let Some(id) = part {
+                let id = self.int(*id as i64);
+                self.seek(id);
+            }
             if bound != Some(*f) {
                 let fv = self.b.ins().iconst(types::I8, *f as i64);
                 for off in [Off::ME, Off::BOUND, Off::TARGET] {
@@ -687,4 +693,4 @@ mod stmts;
 
 pub(super) use calls::{Cold, Trampolines, trampoline, trampoline_sig};
 pub(super) use menu::inline_effects;
-pub(crate) use round::RoundPlan;
+pub(crate) use round::{PhasePlan, RoundPlan};

@@ -139,6 +139,10 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
         let v = &m.vars[vi as usize];
         let init = v.init_of(f as usize);
         for e in 0..v.width {
+            // Each owner's values draw from a part of their own, as the engine's setup.
+            let part = (e == 0).then(|| {
+                crate::rng::part::id(0, crate::rng::part::SETUP, f as u64, vi as u64, 0)
+            });
             let lv = LValue {
                 var: vi,
                 base: v.base,
@@ -153,7 +157,7 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
                 value,
                 source: None,
             };
-            inits.push((f, s));
+            inits.push((f, part, s));
         }
     }
     let mut unit = Unit::new(&m.tables)?;
@@ -162,7 +166,7 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     let ids = [unit.define("setup")?];
     let (code, fns) = jit::Code::finish(unit.module, &ids)?;
     m.setup_fn = fns.into_iter().next().map(|f| NativeRun {
-        stmts: inits.into_iter().map(|(_, s)| s).collect(),
+        stmts: inits.into_iter().map(|(_, _, s)| s).collect(),
         f: Some(Run::new(f, code)),
     });
     Ok(1)

@@ -62,8 +62,8 @@ mod tests {
         }
         assert_eq!(seen[0] + seen[3], 0);
         assert!(seen[1] > 850 && seen[2] > 850, "{seen:?}");
-        let before = crate::rng::words_used(&rng);
+        let before = rng.position();
         assert_eq!(best(&mut rng, 3, |i| [0.1, 0.9, 0.2][i]), 1);
-        assert_eq!(crate::rng::words_used(&rng), before);
+        assert_eq!(rng.position(), before);
     }
 }

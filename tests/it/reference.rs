@@ -25,6 +25,5 @@ fn the_hand_written_ti4_program_plays_vpsims_games() {
         assert_eq!(o.rounds, r.rounds, "game {i}");
         assert_eq!(&o.scores[..6], &r.vp[..], "game {i}");
         assert_eq!(o.result, GameResult::Win(r.winner as u8), "game {i}");
-        assert_eq!(g.words_used(), r.words, "game {i}: random words");
     }
 }

@@ -300,19 +300,20 @@ proptest::proptest! {
         proptest::prop_assert_eq!(m.ty(), b.ty(), "{}", src);
         proptest::prop_assert!(m == b || (nan(m) && nan(b)), "native {src}: {m} vs {b}");
         proptest::prop_assert_eq!(native.cx.fault, slow.cx.fault, "native {}", src);
-        proptest::prop_assert_eq!(native.rng.word_pos(), slow.rng.word_pos());
+        proptest::prop_assert_eq!(native.rng.position(), slow.rng.position());
         proptest::prop_assert_eq!(native.cx.bound, 1);
         proptest::prop_assert_eq!(a.ty(), e.ty(), "{}", src);
         proptest::prop_assert_eq!(a.ty(), b.ty(), "{}", src);
         proptest::prop_assert!(a == b || (nan(a) && nan(b)), "{src}: {a} vs {b}");
         proptest::prop_assert_eq!(fast.cx.fault, slow.cx.fault, "{}", src);
-        proptest::prop_assert_eq!(fast.rng.word_pos(), slow.rng.word_pos());
+        proptest::prop_assert_eq!(fast.rng.position(), slow.rng.position());
     }
 }
 
 /// Dice that machine code throws inline take the reference's draws and values, the rare
 /// draws in the biased zone (where a second draw decides whether the die carries, which
-/// random games almost never reach) included: the stream's buffer is set to such draws.
+/// random games almost never reach) included: the stream is set so that its first draw is
+/// such a draw.
 #[test]
 fn inline_dice_match_the_reference_in_the_biased_zone() {
     let s = syms();
@@ -336,25 +337,51 @@ fn inline_dice_match_the_reference_in_the_biased_zone() {
                 let w = (((m << 64) - 1) / sides as u128) as u64;
                 let zone = (w as u128 * sides as u128) as u64 > (sides as u64).wrapping_neg();
                 biased_seen += zone as u32;
-                for second in [0, 1, sides as u64 - 1, u64::MAX / 3, u64::MAX] {
-                    let mut words = [0u32; crate::rng::BUF_WORDS];
-                    for (i, pair) in words.chunks_exact_mut(2).enumerate().take(16) {
-                        let draw = if i % 2 == 0 { w } else { second };
-                        pair.copy_from_slice(&[draw as u32, (draw >> 32) as u32]);
-                    }
-                    let env = || {
-                        let mut env = Env::new(State::empty(), &t, crate::rng::game_rng(1, 0));
-                        env.rng.buf = words;
-                        env.rng.at = 0;
-                        env
-                    };
-                    let (mut a, mut b) = (env(), env());
-                    let (x, y) = (native.eval_num(&mut a), e.eval_reference(&mut b));
-                    assert_eq!(x, y, "{src}, draws {w:#x} then {second:#x}");
-                    assert_eq!(a.rng.at, b.rng.at, "{src}: words drawn");
-                }
+                // The first draw is `w` (the state set just before it: SplitMix64's
+                // output function is a bijection), the later ones the stream's own.
+                let env = || {
+                    let mut env = Env::new(State::empty(), &t, crate::rng::game_rng(1, 0));
+                    env.rng.state = unmix64(w).wrapping_sub(crate::rng::GAMMA);
+                    env
+                };
+                let (mut a, mut b) = (env(), env());
+                let (x, y) = (native.eval_num(&mut a), e.eval_reference(&mut b));
+                assert_eq!(x, y, "{src}, first draw {w:#x}");
+                assert_eq!(a.rng.position(), b.rng.position(), "{src}: draws made");
             }
         }
     }
     assert!(biased_seen > 100, "the draws reach the biased zone");
+}
+
+/// The state `x` whose [`crate::rng::mix64`] is `z`: each step of the output function
+/// undone (an odd multiply by its inverse, a right xor-shift by repeating it).
+fn unmix64(z: u64) -> u64 {
+    let unshift = |z: u64, s: u32| {
+        let mut x = z;
+        for _ in 0..64 / s {
+            x = z ^ (x >> s);
+        }
+        x
+    };
+    let inverse = |a: u64| {
+        // Newton's iteration for the inverse of an odd number modulo 2^64.
+        let mut x = a;
+        for _ in 0..6 {
+            x = x.wrapping_mul(2u64.wrapping_sub(a.wrapping_mul(x)));
+        }
+        x
+    };
+    let mut x = unshift(z, 31);
+    x = x.wrapping_mul(inverse(0x94d0_49bb_1331_11eb));
+    x = unshift(x, 27);
+    x = x.wrapping_mul(inverse(0xbf58_476d_1ce4_e5b9));
+    unshift(x, 30)
+}
+
+#[test]
+fn unmix64_inverts_mix64() {
+    for x in [0, 1, 0x1234_5678_9abc_def0, u64::MAX, crate::rng::GAMMA] {
+        assert_eq!(unmix64(crate::rng::mix64(x)), x);
+    }
 }

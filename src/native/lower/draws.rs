@@ -134,43 +134,90 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The stream's next 64-bit draw (two words, the first low), as
-    /// [`crate::rng::Rng`] makes it: read inline from the stream's buffer while two words
-    /// are left in it, else by the helper that refills it.
+    /// The stream's next 64-bit draw, as [`crate::rng::Rng`] makes it: SplitMix64's step
+    /// and output function, inline (about ten instructions, no branch).
     pub(super) fn word(&mut self) -> Value {
-        let at = self.env_load(I64, Off::RNG_AT);
-        let (fast, slow, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.append_block_param(done, I64);
-        let two = self.b.ins().icmp_imm_u(
-            IntCC::UnsignedLessThan,
-            at,
-            crate::rng::BUF_WORDS as i64 - 1,
-        );
-        self.b.set_cold_block(slow);
-        self.b.ins().brif(two, fast, &[], slow, &[]);
-        self.b.switch_to_block(slow);
-        let env = self.env;
-        // Once in 32 draws: through the helper's trampoline.
-        let v = self.rarely(|l| l.call_pure(h::word as *const () as usize, &[l.ptr], &[env]));
-        self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        self.b.switch_to_block(fast);
-        // Words `at` and `at + 1` (`at` below 63: inside the buffer), one little-endian
-        // load, aligned to a word only.
-        let off = self.b.ins().ishl_imm_u(at, 2);
-        let p = self.b.ins().iadd(env, off);
-        let v = self
+        let s = self.env_load(I64, Off::RNG_STATE);
+        let s = self.b.ins().iadd_imm_s(s, crate::rng::GAMMA as i64);
+        self.env_store(s, Off::RNG_STATE);
+        self.mix64(s)
+    }
+
+    /// [`crate::rng::mix64`] of `z`.
+    fn mix64(&mut self, z: Value) -> Value {
+        let t = self.b.ins().ushr_imm_u(z, 30);
+        let z = self.b.ins().bxor(z, t);
+        let z = self.b.ins().imul_imm_s(z, 0xbf58_476d_1ce4_e5b9_u64 as i64);
+        let t = self.b.ins().ushr_imm_u(z, 27);
+        let z = self.b.ins().bxor(z, t);
+        let z = self.b.ins().imul_imm_s(z, 0x94d0_49bb_1331_11eb_u64 as i64);
+        let t = self.b.ins().ushr_imm_u(z, 31);
+        self.b.ins().bxor(z, t)
+    }
+
+    /// Begins part `id` (an `i64`) of the game's stream, as [`crate::rng::Rng::seek`].
+    pub(super) fn seek(&mut self, id: Value) {
+        self.env_store(id, Off::RNG_SEG);
+        let key = self.env_load(I64, Off::RNG_KEY);
+        let off = self.b.ins().imul_imm_s(id, crate::rng::SEG_MUL as i64);
+        let s = self.b.ins().iadd(key, off);
+        self.env_store(s, Off::RNG_STATE);
+    }
+
+    /// Begins part `p` of the current decision, as [`crate::rng::Rng::seek_part`].
+    pub(super) fn seek_part(&mut self, p: u64) {
+        let seg = self.env_load(I64, Off::RNG_SEG);
+        let id = self
             .b
             .ins()
-            .load(I64, MemFlagsData::new().with_notrap(), p, Off::RNG_BUF);
-        let at2 = self.b.ins().iadd_imm_s(at, 2);
-        self.env_store(at2, Off::RNG_AT);
-        self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
+            .band_imm_s(seg, !crate::rng::part::PART_MASK as i64);
+        let id = self.b.ins().bor_imm_s(id, p as i64);
+        self.seek(id);
+    }
+
+    /// The id of a part of this round ([`crate::rng::part::id`]): the round read from the
+    /// state; `who` and `step` each a value (an `i64`) or a constant; `place` and `part`
+    /// constants.
+    pub(super) fn part_id(
+        &mut self,
+        place: u64,
+        who: Result<Value, u64>,
+        step: Result<Value, u64>,
+        part: u64,
+    ) -> Value {
+        let round = self.env_load(I64, Off::ROUND);
+        let r = self.b.ins().ishl_imm_u(round, 44);
+        let fixed = crate::rng::part::id(
+            0,
+            place,
+            who.err().unwrap_or(0),
+            step.err().unwrap_or(0),
+            part,
+        );
+        let mut id = self.b.ins().bor_imm_s(r, fixed as i64);
+        if let Ok(f) = who {
+            let w = self.b.ins().band_imm_s(f, 0xff);
+            let w = self.b.ins().ishl_imm_u(w, 24);
+            id = self.b.ins().bor(id, w);
+        }
+        if let Ok(k) = step {
+            let k = self.b.ins().band_imm_s(k, 0xf_ffff);
+            let k = self.b.ins().ishl_imm_u(k, 4);
+            id = self.b.ins().bor(id, k);
+        }
+        id
+    }
+
+    /// Begins the part of this round [`Lower::part_id`] names.
+    pub(super) fn seek_to(
+        &mut self,
+        place: u64,
+        who: Result<Value, u64>,
+        step: Result<Value, u64>,
+        part: u64,
+    ) {
+        let id = self.part_id(place, who, step, part);
+        self.seek(id);
     }
 
     /// `random()`: a uniform real in [0, 1) as `rand` makes it from one 64-bit draw (its

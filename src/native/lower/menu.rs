@@ -334,6 +334,8 @@ impl Lower<'_, '_> {
     /// action [`inline_effects`] takes is taken here ([`Lower::act`]) and returns [`DONE`]
     /// (or [`HELD`]); any other returns [`CHOSE`] for the engine to take.
     fn take_action(&mut self, ai: u16, a: &Action, t: Value) {
+        // The action taken draws from a part of its own, as the engine's `decide`.
+        self.seek_part(crate::rng::part::ACT);
         let t = self.proven(t);
         let tv = self.b.ins().ireduce(types::I8, t);
         self.env_store(tv, Off::TARGET);
@@ -371,6 +373,8 @@ impl Lower<'_, '_> {
 
     /// The chosen option `i` of `out` and its action (see [`Lower::finish_menu`]).
     fn choice(&mut self, out: Value, i: Value, items: &[(u16, &Action)]) {
+        // The action taken draws from a part of its own, as the engine's `decide`.
+        self.seek_part(crate::rng::part::ACT);
         let off = self
             .b
             .ins()

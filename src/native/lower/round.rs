@@ -10,13 +10,16 @@
 
 use super::*;
 use crate::model::{Event, EventAt, Phase};
+use crate::rng::part;
 
 /// What a round needs besides the model's tables: the machine code of each piece, by
 /// address, and the step budget.
 pub(crate) struct RoundPlan<'m> {
-    /// Each phase, with the addresses of its `before` and its effects' statement runs
-    /// (none when a list is empty).
-    pub phases: Vec<(&'m Phase, Option<usize>, Option<usize>)>,
+    /// Each phase played in rounds, with its index among the model's phases and the
+    /// addresses of its `before` and its effects' statement runs (none when a list is
+    /// empty), and whether its turns begin and end parts of the stream of their own
+    /// ([`crate::model::Model::turn_parts`]).
+    pub phases: Vec<PhasePlan<'m>>,
     /// Each event, with the address of its effects' statement run.
     pub events: Vec<(&'m Event, Option<usize>)>,
     /// The end conditions of each timing (`Timing as usize`), by address.
@@ -27,6 +30,18 @@ pub(crate) struct RoundPlan<'m> {
     pub menus: Vec<usize>,
     /// The model's `max_steps`.
     pub max_steps: u64,
+}
+
+/// A phase of a [`RoundPlan`].
+pub(crate) struct PhasePlan<'m> {
+    /// Its index among the model's phases.
+    pub index: usize,
+    /// The phase.
+    pub phase: &'m Phase,
+    /// The addresses of its `before` and its effects' statement runs.
+    pub runs: [Option<usize>; 2],
+    /// Whether its turns begin and end parts of the stream of their own.
+    pub parts: (bool, bool),
 }
 
 /// No reason yet: the game goes on.
@@ -47,21 +62,23 @@ impl Lower<'_, '_> {
         let opts = plan
             .phases
             .iter()
-            .any(|(p, _, _)| p.actions.is_some())
+            .any(|pp| pp.phase.actions.is_some())
             .then(|| self.call_ptr(h::opts as *const () as usize));
         let out = self.b.create_block();
         self.events(plan, EventAt::RoundStart, ended, out);
         self.checks_at(plan, Timing::RoundStart, None, ended, false);
-        for &(p, before, run) in &plan.phases {
+        for pp in &plan.phases {
+            let (p, run) = (pp.phase, pp.runs[1]);
             self.unless_ended(ended, out);
             let next = self.b.create_block();
+            self.seek_to(pp.index as u64, Err(part::GLOBAL), Err(0), 0);
             if let Some(w) = &p.when {
                 self.bind_all(None);
                 let c = self.value(w);
                 self.pass_if(c, next);
             }
             if p.faction {
-                self.turns(plan, p, [before, run], opts, ended, next);
+                self.turns(plan, pp, opts, ended, next);
             } else {
                 self.bind_all(None);
                 self.run(plan, run, ended);
@@ -253,6 +270,9 @@ impl Lower<'_, '_> {
         if !going {
             self.unless_ended(ended, skip);
         }
+        if matches!(timing, Timing::RoundStart | Timing::RoundEnd) {
+            self.seek_to(part::CHECKS + timing as u64, Err(part::GLOBAL), Err(0), 0);
+        }
         self.bind_all(f);
         let r = self.call_code(addr, &[]);
         self.resolve(ended);
@@ -272,9 +292,10 @@ impl Lower<'_, '_> {
     /// goes on (else to `out`): its `when`, then its probability (a fault outside [0, 1],
     /// as the engine's check) and one draw, then its effects.
     fn events(&mut self, plan: &RoundPlan<'_>, at: EventAt, ended: Variable, out: Block) {
-        for &(e, run) in plan.events.iter().filter(|(e, _)| e.at == at) {
+        for (i, &(e, run)) in plan.events.iter().enumerate().filter(|(_, (e, _))| e.at == at) {
             self.unless_ended(ended, out);
             let next = self.b.create_block();
+            self.seek_to(part::EVENTS + i as u64, Err(part::GLOBAL), Err(0), 0);
             self.bind_all(None);
             if let Some(w) = &e.when {
                 let c = self.value(w);
@@ -302,12 +323,12 @@ impl Lower<'_, '_> {
     fn turns(
         &mut self,
         plan: &RoundPlan<'_>,
-        p: &Phase,
-        [before, run]: [Option<usize>; 2],
+        pp: &PhasePlan<'_>,
         opts: Option<Value>,
         ended: Variable,
         next: Block,
     ) {
+        let (p, [before, run], place) = (pp.phase, pp.runs, pp.index as u64);
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
         // Sorted turn order, kept apart (the effects may sort factions again: a race,
@@ -364,6 +385,9 @@ impl Lower<'_, '_> {
             None => i,
         };
         self.skip_if_out(f, cont, i);
+        if pp.parts.0 {
+            self.seek_to(place, Ok(f), Err(0), part::BEGIN);
+        }
         if p.actions.is_some() {
             // The game goes on: this body began with that test.
             self.checks_at(plan, Timing::TurnStart, Some(f), ended, true);
@@ -400,11 +424,14 @@ impl Lower<'_, '_> {
                     self.b.ins().uextend(I64, c)
                 }
             };
-            self.decisions(plan, f, count, k.loc, opts, ended, next);
+            self.decisions(plan, (place, f), count, k.loc, opts, ended, next);
         }
         // The game goes on here: tested as the body began and after each decision that
         // took an action (nothing else in between ends it).
         // With no effects nothing ran since the last decision's conditions were checked.
+        if pp.parts.1 {
+            self.seek_to(place, Ok(f), Err(0), part::END);
+        }
         if let Some(addr) = run {
             self.bind_all(Some(f));
             let r = self.call_code(addr, &[]);
@@ -446,7 +473,7 @@ impl Lower<'_, '_> {
     fn decisions(
         &mut self,
         plan: &RoundPlan<'_>,
-        f: Value,
+        (place, f): (u64, Value),
         count: Value,
         loc: u32,
         opts: Option<Value>,
@@ -492,6 +519,7 @@ impl Lower<'_, '_> {
         self.b.ins().jump(ret, &[]);
         self.b.switch_to_block(go);
         let opts = opts.expect("a phase with actions has the option buffer");
+        self.seek_to(place, Ok(f), Ok(j), part::PICK);
         let r = self.turn(plan, f, opts);
         let pass = self.b.ins().band_imm_s(r, PASS as i64);
         let (took, cont) = (self.b.create_block(), self.b.create_block());
