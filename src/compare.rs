@@ -421,8 +421,26 @@ pub fn pairing_worth(d: &[FactionDiff], games: u64) -> Option<(f64, u64)> {
     Some((mean, two_figures(games as f64 * mean)))
 }
 
+/// The variance reductions of every faction of the paired tallies `pairs` (each faction's
+/// paired win-rate difference against two independent runs'), averaged over the factions
+/// of every tally whose wins differ; `None` when no faction's do. What `sensitivity`
+/// reports of its steps.
+pub fn mean_reduction<'t>(pairs: impl IntoIterator<Item = &'t PairTally>) -> Option<f64> {
+    let r: Vec<f64> = pairs
+        .into_iter()
+        .flat_map(|t| {
+            let n = t.games.max(1) as f64;
+            (t.factions.iter()).filter_map(move |f| {
+                let (pa, pb) = (f.wins_a as f64 / n, f.wins_b as f64 / n);
+                variance_reduction(pa, pb, f.only_a, f.only_b, t.games)
+            })
+        })
+        .collect();
+    (!r.is_empty()).then(|| r.iter().sum::<f64>() / r.len() as f64)
+}
+
 /// `x` rounded to two significant figures (an equivalent count is no more precise).
-fn two_figures(x: f64) -> u64 {
+pub fn two_figures(x: f64) -> u64 {
     if x.is_nan() || x < 1.0 || !x.is_finite() {
         return x.max(0.0).round() as u64;
     }

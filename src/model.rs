@@ -10,6 +10,7 @@ use crate::state::Tables;
 
 mod action;
 mod init;
+mod parts;
 mod unseen;
 pub use crate::ir::Policy;
 pub use action::Action;
@@ -552,26 +553,6 @@ pub struct Model {
 }
 
 impl Model {
-    /// Whether faction turns of phase `pi` begin and end parts of their own in the game's
-    /// random stream ([`crate::rng::part::BEGIN`], [`crate::rng::part::END`]): a turn's
-    /// beginning when something runs there (a `before` list; in a phase with actions,
-    /// start-of-turn checks or an action count that is a formula), its end when the phase
-    /// has effects (or, in a phase with actions, automatic actions or final-turn checks
-    /// follow). Both engines ask this, so they begin the same parts.
-    pub fn turn_parts(&self, pi: usize) -> (bool, bool) {
-        let p = &self.phases[pi];
-        let acts = p.actions.as_ref();
-        let checks = |t: &[Timing]| self.checks.iter().any(|c| t.contains(&c.timing));
-        let begin = !p.before.is_empty()
-            || acts.is_some_and(|k| checks(&[Timing::TurnStart]) || k.as_const_num().is_none());
-        let end = !p.effects.is_empty()
-            || acts.is_some_and(|_| {
-                checks(&[Timing::FinalTurns, Timing::FinalRound])
-                    || self.actions.iter().any(|a| a.auto.is_some())
-            });
-        (begin, end)
-    }
-
     /// Number of factions.
     pub fn nfactions(&self) -> usize {
         self.factions.len()

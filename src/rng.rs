@@ -50,9 +50,9 @@ pub const fn mix64(mut z: u64) -> u64 {
 /// ```
 /// use rand::Rng as _;
 /// let mut rng = vpsim::rng::game_rng(42, 0);
-/// assert_eq!(rng.next_u64(), 0x5e6b_1e5b_65c7_4dc0);
+/// assert_eq!(rng.next_u64(), 0x02e7_93f2_7c49_3a16);
 /// // Another game index is another stream.
-/// assert_ne!(vpsim::rng::game_rng(42, 1).next_u64(), 0x5e6b_1e5b_65c7_4dc0);
+/// assert_eq!(vpsim::rng::game_rng(42, 1).next_u64(), 0xe739_cb02_784c_2726);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Rng {

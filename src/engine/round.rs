@@ -10,10 +10,10 @@
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num};
 use crate::model::{EventAt, Timing};
+use crate::rng::part;
 use crate::runtime::abi::Opt;
 use crate::runtime::look::Pos;
 use crate::state::MAX_FACTIONS;
-use crate::rng::part;
 use rand::RngExt;
 
 /// The part of the stream variable `vi`'s initial value for owner `f` draws from.

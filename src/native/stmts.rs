@@ -140,9 +140,8 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
         let init = v.init_of(f as usize);
         for e in 0..v.width {
             // Each owner's values draw from a part of their own, as the engine's setup.
-            let part = (e == 0).then(|| {
-                crate::rng::part::id(0, crate::rng::part::SETUP, f as u64, vi as u64, 0)
-            });
+            let part = (e == 0)
+                .then(|| crate::rng::part::id(0, crate::rng::part::SETUP, f as u64, vi as u64, 0));
             let lv = LValue {
                 var: vi,
                 base: v.base,

@@ -33,7 +33,11 @@ pub(crate) fn same_games(
     for i in 0..games {
         let (x, y) = (a.play(seed, i), b.play(seed, i));
         assert_eq!(x, y, "{}: game {i} of seed {seed}", interp.name);
-        assert_eq!(a.stream_position(), b.stream_position(), "game {i}: random words");
+        assert_eq!(
+            a.stream_position(),
+            b.stream_position(),
+            "game {i}: random words"
+        );
         assert_eq!(a.state().vals, b.state().vals, "game {i}: final state");
         assert_eq!(a.points(), b.points(), "game {i}: points by source");
         assert_eq!(a.leaders(), b.leaders(), "game {i}: leaders");

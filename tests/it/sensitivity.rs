@@ -173,7 +173,7 @@ fn heat_map_diverges_from_the_fair_share_and_marks_what_is_beyond_noise() {
 fn a_small_step_on_few_games_is_undecided_with_the_games_that_would_decide_it() {
     let out = vpsim()
         .args(["sensitivity", "scenarios/race_to_three.toml"])
-        .args(["--param", "settings.p=0.01", "--games", "300", "--quiet"])
+        .args(["--param", "settings.p=0.01", "--games", "100", "--quiet"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -193,7 +193,7 @@ fn a_small_step_on_few_games_is_undecided_with_the_games_that_would_decide_it() 
             "--param",
             "settings.p=0.01",
             "--games",
-            "300",
+            "100",
             "--json",
             "--quiet",
         ])

@@ -292,7 +292,12 @@ impl Lower<'_, '_> {
     /// goes on (else to `out`): its `when`, then its probability (a fault outside [0, 1],
     /// as the engine's check) and one draw, then its effects.
     fn events(&mut self, plan: &RoundPlan<'_>, at: EventAt, ended: Variable, out: Block) {
-        for (i, &(e, run)) in plan.events.iter().enumerate().filter(|(_, (e, _))| e.at == at) {
+        for (i, &(e, run)) in plan
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, (e, _))| e.at == at)
+        {
             self.unless_ended(ended, out);
             let next = self.b.create_block();
             self.seek_to(part::EVENTS + i as u64, Err(part::GLOBAL), Err(0), 0);

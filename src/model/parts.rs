@@ -1,0 +1,23 @@
+//! Which parts of a game draw from substreams of their own ([`crate::rng::part`]), asked
+//! by both engines so that they begin the same parts.
+
+use super::{Model, Timing};
+
+impl Model {
+    /// Whether turns of phase `pi` begin and end parts of the stream of their own
+    /// ([`crate::rng::part`]): a beginning when `before`, turn-start checks or a formula
+    /// action count run there; an end when effects, automatic actions or final-turn checks
+    /// do. Both engines ask this, so they begin the same parts.
+    pub fn turn_parts(&self, pi: usize) -> (bool, bool) {
+        let (p, any) = (&self.phases[pi], |t: &[Timing]| {
+            self.checks.iter().any(|c| t.contains(&c.timing))
+        });
+        let acts = p.actions.as_ref();
+        let begin = !p.before.is_empty()
+            || acts.is_some_and(|k| any(&[Timing::TurnStart]) || k.as_const_num().is_none());
+        let auto = self.actions.iter().any(|a| a.auto.is_some());
+        let end = !p.effects.is_empty()
+            || acts.is_some_and(|_| auto || any(&[Timing::FinalTurns, Timing::FinalRound]));
+        (begin, end)
+    }
+}
