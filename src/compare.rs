@@ -59,6 +59,11 @@ pub struct PairTally {
     /// shared win, a draw or nobody): changes that cancel in the win rates still count here.
     #[serde(default)]
     pub changed: u64,
+    /// With rotated seats, paired counts by seat (the faction that sat there won alone):
+    /// game `i` seats the factions alike in A and B, so a seat's wins pair as a faction's.
+    /// Empty without rotation. Only the win counts are kept.
+    #[serde(default)]
+    pub seats: Vec<PairFaction>,
 }
 
 /// Sums over paired values: exact integers, so tallies merge exactly.
@@ -119,6 +124,7 @@ impl PairTally {
             reasons_b: 0,
             rounds: PairSum::default(),
             changed: 0,
+            seats: Vec::new(),
         }
     }
 
@@ -129,6 +135,10 @@ impl PairTally {
             b: crate::runner::empty_tally(b),
             ends: vec![0; a.reasons.len() * b.reasons.len()],
             reasons_b: b.reasons.len(),
+            seats: match a.tables.rotate_seats {
+                true => vec![PairFaction::default(); a.nfactions()],
+                false => Vec::new(),
+            },
             ..PairTally::new(a.nfactions())
         }
     }
@@ -139,6 +149,26 @@ impl PairTally {
         if !self.a.factions.is_empty() {
             self.a.add(a, ga.points(), ga.leaders(), ga.round_scores());
             self.b.add(b, gb.points(), gb.leaders(), gb.round_scores());
+            if let Some(s) = &mut self.a.seats {
+                s.add(a, ga.seating());
+            }
+            if let Some(s) = &mut self.b.seats {
+                s.add(b, gb.seating());
+            }
+        }
+        if !self.seats.is_empty() {
+            let seat_of = |o: &Outcome, g: &Game| match o.result {
+                GameResult::Win(f) => Some(g.seating().of[f as usize] as usize),
+                _ => None,
+            };
+            let (sa, sb) = (seat_of(a, ga), seat_of(b, gb));
+            for (s, ps) in self.seats.iter_mut().enumerate() {
+                let (wa, wb) = (sa == Some(s), sb == Some(s));
+                ps.wins_a += wa as u64;
+                ps.wins_b += wb as u64;
+                ps.only_a += (wa && !wb) as u64;
+                ps.only_b += (wb && !wa) as u64;
+            }
         }
         if !self.ends.is_empty() {
             self.ends[a.reason as usize * self.reasons_b + b.reason as usize] += 1;
@@ -175,6 +205,12 @@ impl PairTally {
         }
         self.rounds.merge(&o.rounds);
         self.changed += o.changed;
+        for (x, y) in self.seats.iter_mut().zip(&o.seats) {
+            x.wins_a += y.wins_a;
+            x.wins_b += y.wins_b;
+            x.only_a += y.only_a;
+            x.only_b += y.only_b;
+        }
         for (x, y) in self.factions.iter_mut().zip(o.factions) {
             x.wins_a += y.wins_a;
             x.wins_b += y.wins_b;
@@ -419,6 +455,39 @@ pub fn pairing_worth(d: &[FactionDiff], games: u64) -> Option<(f64, u64)> {
     }
     let mean = r.iter().sum::<f64>() / r.len() as f64;
     Some((mean, two_figures(games as f64 * mean)))
+}
+
+/// One seat's win rate in A and in B and the paired difference, with rotated seats.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeatDiff {
+    /// The seat, from 1.
+    pub seat: usize,
+    /// Its sole-win rate in A (over the factions that sat there).
+    pub win_a: f64,
+    /// In B.
+    pub win_b: f64,
+    /// B − A with its paired interval.
+    pub win_diff: Est,
+    /// Whether the interval excludes 0.
+    pub beyond_noise: bool,
+}
+
+/// Each seat's paired difference at normal quantile `z` (empty without rotated seats). The
+/// intervals are each seat's own (95%), not simultaneous.
+pub fn seat_diffs(t: &PairTally, z: f64) -> Vec<SeatDiff> {
+    let n = t.games.max(1) as f64;
+    (t.seats.iter().enumerate())
+        .map(|(s, p)| {
+            let win_diff = rate_shift(p.only_a, p.only_b, t.games, z);
+            SeatDiff {
+                seat: s + 1,
+                win_a: p.wins_a as f64 / n,
+                win_b: p.wins_b as f64 / n,
+                beyond_noise: win_diff.low > 0.0 || win_diff.high < 0.0,
+                win_diff,
+            }
+        })
+        .collect()
 }
 
 /// The variance reductions of every faction of the paired tallies `pairs` (each faction's

@@ -90,6 +90,9 @@ pub struct Comparison {
     /// The mean of the factions' variance reductions (`factions[].variance_reduction`):
     /// how many times fewer games the pairing needed than two independent runs.
     pub variance_reduction: Option<f64>,
+    /// With `--rotate-seats`, each seat's win rate in A and B and the paired difference
+    /// (empty without rotation).
+    pub seats: Vec<crate::compare::SeatDiff>,
     /// The verdict in words.
     pub sentence: String,
 }
@@ -254,6 +257,7 @@ pub fn run(a: Args) -> Result<()> {
         winner_changed,
         winner_changed_independent: crate::compare::independent_changed(&factions),
         variance_reduction: crate::compare::pairing_worth(&factions, tally.games).map(|p| p.0),
+        seats: crate::compare::seat_diffs(&tally, crate::stats::z_for(crate::report::CONFIDENCE)),
         // The sentence is for people: it names factions by their labels.
         sentence: sentence(
             &factions
@@ -346,6 +350,7 @@ pub fn run(a: Args) -> Result<()> {
             cmp.factions.len()
         );
     }
+    notes.push_str(&seat_lines(&cmp.seats));
     if let Some(q) = &cmp.sequential {
         let _ = writeln!(
             notes,
@@ -405,4 +410,45 @@ pub fn run(a: Args) -> Result<()> {
         return super::out(&format!("{json}\n"));
     }
     super::out(&s)
+}
+
+/// With rotated seats, each seat's win rates and paired difference, then which seats moved
+/// beyond noise: a rule about a seat shows here as a seat effect. Empty without rotation.
+fn seat_lines(seats: &[crate::compare::SeatDiff]) -> String {
+    let mut s = String::new();
+    if seats.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "\nseats (rotated: each faction sat in each seat equally often; paired 95% intervals, each seat's own):\n  seat    win A   win B       B - A [95% CI]"
+    );
+    for d in seats {
+        let _ = writeln!(
+            s,
+            "  {:<4} {:>6.1}% {:>6.1}%   {:>+6.2} [{:>+6.2}, {:>+6.2}] pp{}",
+            d.seat,
+            100.0 * d.win_a,
+            100.0 * d.win_b,
+            100.0 * d.win_diff.estimate,
+            100.0 * d.win_diff.low,
+            100.0 * d.win_diff.high,
+            if d.beyond_noise { " *" } else { "" }
+        );
+    }
+    let moved: Vec<String> = (seats.iter().filter(|d| d.beyond_noise))
+        .map(|d| format!("seat {} {:+.1} pp", d.seat, 100.0 * d.win_diff.estimate))
+        .collect();
+    let _ = writeln!(
+        s,
+        "{}",
+        match moved.is_empty() {
+            true => "no seat's win rate moved beyond noise".to_string(),
+            false => format!(
+                "B moves seats' win rates beyond noise (*): {}",
+                moved.join(", ")
+            ),
+        }
+    );
+    s
 }

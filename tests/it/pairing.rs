@@ -222,3 +222,49 @@ fn a_weight_tweak_stays_paired() {
     let r = v["variance_reduction"].as_f64().unwrap();
     assert!(r > 3.0, "variance reduction {r}");
 }
+
+#[test]
+fn compare_with_rotated_seats_shows_a_seat_rule_as_a_seat_effect() {
+    // A coin for whoever sits second, in the last round: no faction gains on average (each
+    // sits second a third of the time), but seat 2 does.
+    let p = temp_scenario("pairing-seat", WORK);
+    let p = p.to_str().unwrap();
+    let coin = "phase.work.effects=[\"vp += uniform(1, 3) + if(table_seat == 2 and round == 5, bernoulli(0.5), 0)\"]";
+    let args = [
+        "compare",
+        p,
+        "--b-set",
+        coin,
+        "--rotate-seats",
+        "--games",
+        "6000",
+    ];
+    let v = json_of(&[&args[..], &["--json", "--quiet"]].concat());
+    let seats = v["seats"].as_array().unwrap();
+    assert_eq!(seats.len(), 4, "{v}");
+    let second = &seats[1];
+    assert_eq!(second["seat"], 2);
+    assert_eq!(second["beyond_noise"], true, "{second}");
+    assert!(
+        second["win_diff"]["low"].as_f64().unwrap() > 0.02,
+        "{second}"
+    );
+    for f in v["factions"].as_array().unwrap() {
+        assert!(
+            f["win_diff"]["estimate"].as_f64().unwrap().abs() < 0.02,
+            "{f}"
+        );
+    }
+    let out = vpsim_output(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("B moves seats' win rates beyond noise (*): "),
+        "{text}"
+    );
+    assert!(text.contains("seat 2 +"), "{text}");
+    // Without rotation, no seat rows.
+    let plain = json_of(&[
+        "compare", p, "--b-set", coin, "--games", "500", "--json", "--quiet",
+    ]);
+    assert_eq!(plain["seats"].as_array().unwrap().len(), 0);
+}
