@@ -21,7 +21,7 @@ pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 /// in [`seek`](Rng::seek)).
 const PART_STRIDE: u64 = 0xd1b5_4a32_d192_ed03;
 
-/// [`PART_STRIDE`] times [`GAMMA`]: a part's first state is the game's key plus its id
+/// `PART_STRIDE` times [`GAMMA`]: a part's first state is the game's key plus its id
 /// times this.
 pub const SEG_MUL: u64 = PART_STRIDE.wrapping_mul(GAMMA);
 
