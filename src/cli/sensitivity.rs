@@ -37,6 +37,10 @@ use crate::error::{Error, Result};
 use crate::overrides::Override;
 use crate::stats::{Rate, Tally, Val, z_for};
 
+mod pairing;
+mod seats;
+use pairing::pairing_line;
+
 /// Move each parameter one step down and up and measure the effect on every win rate.
 #[derive(Debug, clap::Args)]
 // Its results are one JSON file and a chart, not tables: no --csv offered.
@@ -82,8 +86,16 @@ impl Swing {
     /// The swing of faction `f` from the baseline (variant A of `t`) to the step (B), with
     /// its paired interval at normal quantile `z`.
     fn of(t: &PairTally, f: usize, z: f64) -> Swing {
-        let pf = &t.factions[f];
-        let d = rate_shift(pf.only_a, pf.only_b, t.games, z);
+        Swing::paired(&t.factions[f], t.games, z)
+    }
+
+    /// The swing of seat `s` (with rotated seats: the faction that sat there won alone).
+    fn of_seat(t: &PairTally, s: usize, z: f64) -> Swing {
+        Swing::paired(&t.seats[s], t.games, z)
+    }
+
+    fn paired(pf: &crate::compare::PairFaction, games: u64, z: f64) -> Swing {
+        let d = rate_shift(pf.only_a, pf.only_b, games, z);
         Swing {
             change: d.estimate,
             low: d.low,
@@ -128,6 +140,11 @@ pub struct Effect {
     pub down_swing: Vec<Swing>,
     /// Per faction, the change in win rate one step up, with its interval.
     pub up_swing: Vec<Swing>,
+    /// With `--rotate-seats`, per seat, the change in its win rate one step down (empty
+    /// without rotation): a rule about a seat shows here.
+    pub down_seats: Vec<Swing>,
+    /// Per seat, one step up.
+    pub up_seats: Vec<Swing>,
     /// Whether any of its swings is beyond noise (its interval excludes 0).
     pub beyond_noise: bool,
     /// What pairing with the baseline's games was worth to its swings: the variance of two
@@ -325,6 +342,12 @@ fn play(
         base_rates = win_rates(&down.a);
         let down_swing: Vec<Swing> = (0..nf).map(|f| Swing::of(&down, f, z)).collect();
         let up_swing: Vec<Swing> = (0..nf).map(|f| Swing::of(&up, f, z)).collect();
+        let seats = |t: &PairTally| -> Vec<Swing> {
+            (0..t.seats.len())
+                .map(|s| Swing::of_seat(t, s, z))
+                .collect()
+        };
+        let (down_seats, up_seats) = (seats(&down), seats(&up));
         let beyond_noise = down_swing.iter().chain(&up_swing).any(|w| w.beyond_noise);
         effects.push(Effect {
             param: s.path,
@@ -334,6 +357,8 @@ fn play(
             up: win_rates(&up.b),
             down_swing,
             up_swing,
+            down_seats,
+            up_seats,
             beyond_noise,
             variance_reduction: crate::compare::mean_reduction([&down, &up]),
             judgement: String::new(),
@@ -436,7 +461,9 @@ pub fn run(a: Args) -> Result<()> {
     let base_model = load_point(&a.scenario, o, &[])?;
     same_factions(&plan, &base_model)?;
     let nf = base_model.nfactions();
-    let swings = 2 * plan.len() * nf;
+    // With rotated seats each step also moves every seat: those swings count too.
+    let rotated = if base_model.tables.rotate_seats { 2 } else { 1 };
+    let swings = 2 * plan.len() * nf * rotated;
     let z = crate::ladder::z_joint(swings);
     let bar = super::progress_bar(o.games.saturating_mul(2 * plan.len() as u64), o.quiet);
     let tick = |n: u64| {
@@ -565,37 +592,8 @@ fn table(s: &Sensitivity) -> String {
     if let Some(p) = pairing_line(s) {
         let _ = writeln!(t, "{p}");
     }
+    t.push_str(&seats::table(s, lw, mw));
     t
-}
-
-/// What pairing every step with the baseline's games was worth, in one line: `Pairing
-/// made each step as precise as about 38,000 independent games (settings.p 3.1 times the
-/// games, settings.q 12 times).`; `None` when no step moved any faction's wins.
-fn pairing_line(s: &Sensitivity) -> Option<String> {
-    let each: Vec<(String, f64)> = (s.effects.iter())
-        .filter_map(|e| Some((e.param.clone(), e.variance_reduction?)))
-        .collect();
-    if each.is_empty() {
-        return None;
-    }
-    let mean = each.iter().map(|(_, r)| r).sum::<f64>() / each.len() as f64;
-    let by: Vec<String> = (each.iter())
-        .map(|(p, r)| format!("{p} {} times the games", figures(*r)))
-        .collect();
-    Some(format!(
-        "Pairing every step with the baseline's games made it as precise as about {} independent games ({}).",
-        crate::report::thousands(crate::compare::two_figures(s.games as f64 * mean)),
-        by.join(", ")
-    ))
-}
-
-/// A ratio to two significant figures: `3.1`, `12`, `140`.
-fn figures(r: f64) -> String {
-    if r < 10.0 {
-        format!("{r:.1}")
-    } else {
-        crate::compare::two_figures(r).to_string()
-    }
 }
 
 /// Writes the tornado chart and report.md (with report.html) into the report folder.
@@ -668,5 +666,6 @@ fn write_report(
     if let Some(p) = pairing_line(s) {
         let _ = writeln!(md, "\n{p}");
     }
+    md.push_str(&seats::markdown(s));
     super::write_report(dir, &md, &title)
 }

@@ -146,6 +146,10 @@ pub struct Sweep {
     /// holds whole numbers): between whole stored values the response is a step, and the
     /// chart draws the points alone.
     pub floored: bool,
+    /// What pairing neighbouring points was worth (points 1 and 2, 3 and 4, ... play the same
+    /// games side by side): the variance of two independent runs' difference over the
+    /// paired one, the mean over factions and pairs; `null` with one point or no change.
+    pub variance_reduction: Option<f64>,
 }
 
 /// The warnings of the points' models that say a swept real is floored where it is stored
@@ -193,6 +197,32 @@ fn play_point(model: &crate::Model, o: &RunOpts) -> Result<Summary> {
     let p = super::run::play(model, &quiet, 0, o.games, None)?;
     let info = RunInfo::of(model, o.seed);
     Ok(Summary::of(&info, 0, &p.tally, p.elapsed, p.threads))
+}
+
+/// Plays two points on the same games, game `i` of one beside game `i` of the other (so
+/// their difference is paired): each point's summary and the paired tally.
+fn play_pair(
+    ma: &crate::Model,
+    mb: &crate::Model,
+    o: &RunOpts,
+) -> Result<(Summary, Summary, crate::compare::PairTally)> {
+    let start = std::time::Instant::now();
+    let threads = o.threads.map(|t| t as usize);
+    let t = crate::compare::run_pair(ma, mb, o.seed, 0, o.games, threads, &|_| {})?;
+    let (elapsed, used) = (start.elapsed(), threads.unwrap_or(0));
+    let a = Summary::of(&RunInfo::of(ma, o.seed), 0, &t.a, elapsed, used);
+    let b = Summary::of(&RunInfo::of(mb, o.seed), 0, &t.b, elapsed, used);
+    Ok((a, b, t))
+}
+
+/// What pairing neighbouring points was worth, in one line (`None` when no pair's wins
+/// differ): points are played two by two on the same games (1 with 2, 3 with 4, ...).
+fn pairing_line(reduction: Option<f64>, games: u64) -> Option<String> {
+    let r = reduction?;
+    Some(format!(
+        "Pairing: points are played two by two on the same games (1 with 2, 3 with 4, ...); it made their differences as precise as about {} independent games a point (variance reduction {r:.1}, the mean over factions and pairs).",
+        crate::report::thousands(crate::compare::two_figures(games as f64 * r))
+    ))
 }
 
 /// Runs `vpsim sweep`.
@@ -251,28 +281,42 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     }
     let mut points = Vec::new();
     let mut factions = Vec::new();
-    for (point, (extra, model)) in grid.iter().zip(&models) {
+    let mut pairs = Vec::new();
+    let cells: Vec<_> = grid.iter().zip(&models).collect();
+    // Two by two: each pair of neighbouring points plays the same games side by side, so
+    // what pairing is worth is measured at no extra cost.
+    for two in cells.chunks(2) {
         if crate::signal::stopped() {
             return Err(Error::Interrupted);
         }
-        let s = play_point(model, o)?;
-        factions = s.factions.iter().map(|f| f.name.clone()).collect();
-        // Progress for a person watching: nothing on a redirected stderr but errors.
-        if !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            crate::diagnostic::say(&format!(
-                "  {}: done",
-                extra
-                    .iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ));
+        let played = match two {
+            [(_, (_, ma)), (_, (_, mb))] => {
+                let (sa, sb, t) = play_pair(ma, mb, o)?;
+                pairs.push(t);
+                vec![sa, sb]
+            }
+            [(_, (_, m))] => vec![play_point(m, o)?],
+            _ => unreachable!("chunks of two"),
+        };
+        for ((point, (extra, _)), s) in two.iter().zip(played) {
+            factions = s.factions.iter().map(|f| f.name.clone()).collect();
+            // Progress for a person watching: nothing on a redirected stderr but errors.
+            if !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+                crate::diagnostic::say(&format!(
+                    "  {}: done",
+                    extra
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+            }
+            points.push(Point {
+                values: point.iter().map(|(_, v)| v.clone()).collect(),
+                win: s.factions.iter().map(|f| f.win).collect(),
+                draws: s.draws,
+            });
         }
-        points.push(Point {
-            values: point.iter().map(|(_, v)| v.clone()).collect(),
-            win: s.factions.iter().map(|f| f.win).collect(),
-            draws: s.draws,
-        });
     }
     let sweep = Sweep {
         scenario: a.scenario.display().to_string(),
@@ -282,7 +326,9 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         seed: o.seed,
         points,
         floored: !floored.is_empty(),
+        variance_reduction: crate::compare::mean_reduction(&pairs),
     };
+    let pairing = pairing_line(sweep.variance_reduction, sweep.games);
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
     if let Some(dir) = &out {
@@ -367,6 +413,9 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 p.win.iter().map(rate_cell).collect::<Vec<_>>().join(" | ")
             );
         }
+        if let Some(p) = &pairing {
+            let _ = writeln!(md, "\n{p}");
+        }
         super::write_report(dir, &md, &title)?;
     }
     if o.json {
@@ -403,6 +452,9 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             let _ = write!(t, "{:>24}", rate_cell(r));
         }
         let _ = writeln!(t);
+    }
+    if let Some(p) = &pairing {
+        let _ = writeln!(t, "\n{p}");
     }
     super::out(&t)
 }

@@ -268,3 +268,76 @@ fn compare_with_rotated_seats_shows_a_seat_rule_as_a_seat_effect() {
     ]);
     assert_eq!(plain["seats"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn sweep_says_what_pairing_neighbouring_points_was_worth() {
+    let p = temp_scenario("pairing-sweep", DIG);
+    let p = p.to_str().unwrap();
+    let args = [
+        "sweep",
+        p,
+        "--param",
+        "action.raid.weight=1,1.3,1.6",
+        "--games",
+        "3000",
+    ];
+    let v = json_of(&[&args[..], &["--json", "--quiet"]].concat());
+    let r = v["variance_reduction"].as_f64().unwrap();
+    assert!(r > 2.0, "variance reduction {r}");
+    let out = vpsim_output(&[&args[..], &["--quiet"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Pairing: points are played two by two on the same games"),
+        "{text}"
+    );
+    // The points' own results are those of a run of each.
+    let alone = json_of(&[
+        "run",
+        p,
+        "--set",
+        "action.raid.weight=1.3",
+        "--games",
+        "3000",
+        "--json",
+        "--quiet",
+    ]);
+    for (f, w) in alone["factions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(v["points"][1]["win"].as_array().unwrap())
+    {
+        assert_eq!(f["win"]["count"], w["count"], "{f}");
+    }
+}
+
+#[test]
+fn sensitivity_with_rotated_seats_shows_a_seat_rule() {
+    let text = WORK.replace("[[faction]]\nname = \"A\"", "[settings]\ncoin = 0.5\n\n[[faction]]\nname = \"A\"")
+        .replace(
+            "effects = [\"vp += uniform(1, 3)\"]",
+            "effects = [\"vp += uniform(1, 3) + if(table_seat == 2 and round == 5, bernoulli(coin), 0)\"]",
+        );
+    let p = temp_scenario("pairing-seat-sens", &text);
+    let p = p.to_str().unwrap();
+    let args = [
+        "sensitivity",
+        p,
+        "--param",
+        "settings.coin=0.5",
+        "--rotate-seats",
+        "--games",
+        "6000",
+    ];
+    let v = json_of(&[&args[..], &["--json", "--quiet"]].concat());
+    let up = &v["effects"][0]["up_seats"];
+    assert_eq!(up.as_array().unwrap().len(), 4, "{v}");
+    assert_eq!(up[1]["beyond_noise"], true, "{up}");
+    assert!(up[1]["change"].as_f64().unwrap() > 0.02, "{up}");
+    let out = vpsim_output(&[&args[..], &["--quiet"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Seats move beyond noise: settings.coin"),
+        "{text}"
+    );
+}
