@@ -225,6 +225,11 @@ fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> Value 
                     "win": {"rate": f.win.rate, "low": f.win.low, "high": f.win.high},
                     "mean_rank": f.mean_rank,
                 })).collect::<Vec<_>>(),
+                // With --rotate-seats: each seat's sole wins, whoever sat there.
+                "seats": r.summary.seats.iter().map(|s| json!({
+                    "seat": s.seat,
+                    "win": {"rate": s.win.rate, "low": s.win.low, "high": s.win.high},
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -281,6 +286,21 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
         let mut line = format!("{:<w$}", m.factions[f].label);
         for (r, c) in rungs.iter().zip(&cols) {
             let x = r.summary.factions[f].win;
+            let cell = format!(
+                "{:5.1}% [{:5.1}, {:5.1}]",
+                100.0 * x.rate,
+                100.0 * x.low,
+                100.0 * x.high
+            );
+            let _ = write!(line, "  {cell:^c$}");
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    // With rotated seats, each seat's sole wins at each level, whoever sat there.
+    for seat in 0..rungs[0].summary.seats.len() {
+        let mut line = format!("{:<w$}", format!("seat {}", seat + 1));
+        for (r, c) in rungs.iter().zip(&cols) {
+            let x = r.summary.seats[seat].win;
             let cell = format!(
                 "{:5.1}% [{:5.1}, {:5.1}]",
                 100.0 * x.rate,

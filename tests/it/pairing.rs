@@ -341,3 +341,34 @@ fn sensitivity_with_rotated_seats_shows_a_seat_rule() {
         "{text}"
     );
 }
+
+#[test]
+fn ladder_with_rotated_seats_gives_each_seats_wins_at_each_level() {
+    let text = WORK.replace(
+        "effects = [\"vp += uniform(1, 3)\"]",
+        "effects = [\"vp += uniform(1, 3) + if(table_seat == 2 and round == 5, 1, 0)\"]",
+    );
+    let p = temp_scenario("pairing-seat-ladder", &text);
+    let p = p.to_str().unwrap();
+    let args = [
+        "ladder",
+        p,
+        "--levels",
+        "weighted,greedy",
+        "--rotate-seats",
+        "--games",
+        "4000",
+    ];
+    let v = json_of(&[&args[..], &["--json", "--quiet"]].concat());
+    for level in v["levels"].as_array().unwrap() {
+        let seats = level["seats"].as_array().unwrap();
+        assert_eq!(seats.len(), 4, "{level}");
+        let rate = |i: usize| seats[i]["win"]["rate"].as_f64().unwrap();
+        assert!(
+            rate(1) > rate(0) + 0.03 && rate(1) > rate(2) + 0.03,
+            "{level}"
+        );
+    }
+    let out = vpsim_output(&[&args[..], &["--quiet"]].concat());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\nseat 2 "));
+}
