@@ -53,8 +53,16 @@ pub enum Command {
     /// Evaluate balance assertions on a run; exit 1 when one fails (for CI).
     Check(check::Args),
     /// Compare two variants on the same seeds: which differences are beyond noise.
+    ///
+    /// Each part of a game (a variable's setup, an event, a phase, a turn, a decision's pick
+    /// and the action it took) draws from a stream of its own, so the variants throw the same
+    /// dice wherever their rules agree; the output says what that pairing was worth. With
+    /// --rotate-seats it also gives each seat's paired change.
     Compare(compare::Args),
     /// Run at each value of one or two parameters: win rates against the parameter.
+    ///
+    /// Every point plays the same seeds; points are played two by two on the same games (1
+    /// with 2, 3 with 4, ...), and the output says what that pairing was worth.
     Sweep(sweep::SweepArgs),
     /// Move each parameter one step down and up: the effect on every win rate.
     Sensitivity(sensitivity::Args),

@@ -16,6 +16,7 @@ use crate::overrides::{Override, parse_override};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   vpsim compare scenarios/race_to_three.toml --a-set settings.p=0.3 --b-set settings.p=0.33
+  vpsim compare scenarios/race_to_three.toml --b-set settings.q=0.35 --rotate-seats
   vpsim compare scenarios/race_to_three.toml --b-set settings.p=0.35 --games 1000000 \\
     --json
   vpsim compare scenarios/race_to_three.toml --b-set settings.q=0.41 --until-decided \\
