@@ -125,6 +125,8 @@ pub struct Point {
     pub win: Vec<Rate>,
     /// Draw rate.
     pub draws: Rate,
+    /// With `--rotate-seats`, each seat's sole-win rate, whoever sat there (empty without).
+    pub seats: Vec<Rate>,
 }
 
 /// What `vpsim sweep --json` prints.
@@ -315,6 +317,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 values: point.iter().map(|(_, v)| v.clone()).collect(),
                 win: s.factions.iter().map(|f| f.win).collect(),
                 draws: s.draws,
+                seats: s.seats.iter().map(|r| r.win).collect(),
             });
         }
     }
@@ -390,6 +393,8 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             _ => {}
         }
         let title = format!("Sweep: {}", models[0].1.title);
+        let seats = sweep.points.first().map_or(0, |p| p.seats.len());
+        let seat_cols: Vec<String> = (1..=seats).map(|i| format!("seat {i}")).collect();
         let mut md = super::report_header(
             &title,
             &models[0].1,
@@ -399,18 +404,34 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         );
         let _ = write!(
             md,
-            "![Win rate against {}](sweep.svg)\n\nWin rate of each faction with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
+            "![Win rate against {}](sweep.svg)\n\nWin rate of each faction{} with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
             sweep.params.join(" and "),
+            if seat_cols.is_empty() {
+                ""
+            } else {
+                " and each seat (the factions rotated through the seats)"
+            },
             sweep.params.join(" | "),
-            sweep.factions.join(" | "),
-            "---|".repeat(sweep.params.len() + sweep.factions.len())
+            sweep
+                .factions
+                .iter()
+                .chain(&seat_cols)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(sweep.params.len() + sweep.factions.len() + seat_cols.len())
         );
         for p in &sweep.points {
             let _ = writeln!(
                 md,
                 "| {} | {} |",
                 p.values.join(" | "),
-                p.win.iter().map(rate_cell).collect::<Vec<_>>().join(" | ")
+                p.win
+                    .iter()
+                    .chain(&p.seats)
+                    .map(rate_cell)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
             );
         }
         if let Some(p) = &pairing {
@@ -438,6 +459,11 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     for f in &sweep.factions {
         let _ = write!(t, "{f:>24}");
     }
+    // With rotated seats, each seat's sole wins after the factions'.
+    let seats = sweep.points.first().map_or(0, |p| p.seats.len());
+    for i in 1..=seats {
+        let _ = write!(t, "{:>24}", format!("seat {i}"));
+    }
     let _ = writeln!(t);
     for p in &sweep.points {
         let _ = write!(
@@ -448,7 +474,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                 .map(|v| format!("{v:<22}"))
                 .collect::<String>()
         );
-        for r in &p.win {
+        for r in p.win.iter().chain(&p.seats) {
             let _ = write!(t, "{:>24}", rate_cell(r));
         }
         let _ = writeln!(t);

@@ -102,6 +102,9 @@ struct Tuned {
     first: u64,
     confirm: u64,
     confirmed: Val,
+    /// With `--rotate-seats`, each seat's sole-win rate at the best value, on the
+    /// confirmation's games (empty without rotation).
+    seats: Vec<crate::stats::Rate>,
     interval: Option<(f64, f64)>,
     sides: Option<Sides>,
     noise: Option<Noise>,
@@ -226,6 +229,7 @@ fn table(a: &Args, r: &Tuned) -> String {
         first,
         confirm,
         confirmed,
+        seats,
         interval,
         sides,
         noise,
@@ -326,6 +330,25 @@ fn table(a: &Args, r: &Tuned) -> String {
         crate::report::thousands(first + confirm),
         fmt_val(confirmed)
     );
+    if !seats.is_empty() {
+        let each: Vec<String> = (seats.iter().enumerate())
+            .map(|(i, r)| {
+                let pc = |x: f64| format!("{:.1}", 100.0 * x);
+                format!(
+                    "seat {} {}% [{}, {}]",
+                    i + 1,
+                    pc(r.rate),
+                    pc(r.low),
+                    pc(r.high)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            t,
+            "seats at the best value there (the factions rotated; sole wins): {}",
+            each.join(", ")
+        );
+    }
     if let Goal::Equal { value, .. } = &a.goal {
         let met = goal_met(&a.goal, confirmed) == Some(true);
         // More games or evaluations narrow a real parameter's search; a whole-number one is
@@ -500,7 +523,9 @@ pub fn run(a: Args) -> Result<()> {
             }
             _ => None,
         };
-        let confirmed = metric(&play(&s.best, next, confirm)?, &a.goal)?;
+        let run = play(&s.best, next, confirm)?;
+        let confirmed = metric(&run, &a.goal)?;
+        let seats: Vec<crate::stats::Rate> = run.seats.iter().map(|r| r.win).collect();
         // A whole-number parameter cannot take a value between two whole ones: the whole
         // values on each side of where the line through the confirmation (with the slope the
         // refinement stepped along) crosses VALUE are measured on the confirmation's games.
@@ -525,12 +550,12 @@ pub fn run(a: Args) -> Result<()> {
             }
             _ => None,
         };
-        Ok::<_, Error>((s, refined, next, confirmed, sides))
+        Ok::<_, Error>((s, refined, next, confirmed, seats, sides))
     })();
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let (s, refined, first, confirmed, sides) = result?;
+    let (s, refined, first, confirmed, seats, sides) = result?;
     // The value's interval needs the same slope the refinement stepped along; a whole-number
     // parameter has its whole values instead.
     let interval = refined
@@ -546,6 +571,7 @@ pub fn run(a: Args) -> Result<()> {
         first,
         confirm,
         confirmed,
+        seats,
         interval,
         sides,
         noise,

@@ -372,3 +372,49 @@ fn ladder_with_rotated_seats_gives_each_seats_wins_at_each_level() {
     let out = vpsim_output(&[&args[..], &["--quiet"]].concat());
     assert!(String::from_utf8_lossy(&out.stdout).contains("\nseat 2 "));
 }
+
+#[test]
+fn sweep_and_tune_with_rotated_seats_give_each_seats_wins() {
+    let text = WORK
+        .replace("[[faction]]\nname = \"A\"", "[settings]\ncoin = 0.5\n\n[[faction]]\nname = \"A\"")
+        .replace(
+            "effects = [\"vp += uniform(1, 3)\"]",
+            "effects = [\"vp += uniform(1, 3) + if(table_seat == 2 and round == 5, bernoulli(coin), 0)\"]",
+        );
+    let p = temp_scenario("pairing-seat-sweep", &text);
+    let p = p.to_str().unwrap();
+    let sweep = [
+        "sweep",
+        p,
+        "--param",
+        "settings.coin=0,1",
+        "--rotate-seats",
+        "--games",
+        "4000",
+    ];
+    let v = json_of(&[&sweep[..], &["--json", "--quiet"]].concat());
+    let seat2 = |i: usize| v["points"][i]["seats"][1]["rate"].as_f64().unwrap();
+    assert_eq!(v["points"][0]["seats"].as_array().unwrap().len(), 4, "{v}");
+    assert!(seat2(1) > seat2(0) + 0.05, "{v}");
+    let out = vpsim_output(&[&sweep[..], &["--quiet"]].concat());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("seat 2"));
+    let tune = [
+        "tune",
+        p,
+        "--param",
+        "settings.coin=0:1",
+        "--goal",
+        "win_rate(A) = 0.25",
+        "--games",
+        "2000",
+        "--rotate-seats",
+        "--json",
+        "--quiet",
+    ];
+    let t = json_of(&tune);
+    assert_eq!(
+        t["confirmation"]["seats"].as_array().unwrap().len(),
+        4,
+        "{t}"
+    );
+}

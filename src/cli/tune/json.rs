@@ -23,6 +23,7 @@ pub(super) fn to_json(a: &Args, r: &Tuned) -> Value {
         first,
         confirm,
         confirmed,
+        seats,
         interval,
         sides,
         noise,
@@ -71,6 +72,11 @@ pub(super) fn to_json(a: &Args, r: &Tuned) -> Value {
             "games": confirm,
             "metric": val_json(confirmed),
             "goal_met": goal_met(&a.goal, confirmed),
+            // With --rotate-seats: each seat's sole wins at the best value.
+            "seats": seats.iter().enumerate().map(|(i, r)| json!({
+                "seat": i + 1,
+                "win": {"rate": r.rate, "low": r.low, "high": r.high},
+            })).collect::<Vec<_>>(),
         },
         "interval": interval.map(|(lo, hi)| {
             let p = &a.param[0];
