@@ -380,9 +380,11 @@ fn force_removes_only_what_the_manifest_listed_before_the_games() {
         .arg(&dir)
         .assert()
         .success();
+    // Games enough (seconds of them) that the manifest is rewritten while they run, even
+    // on a machine loaded by the other tests.
     let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
         .args([
-            "run", TI4, "--games", "400000", "--quiet", "--force", "--out",
+            "run", TI4, "--games", "1500000", "--quiet", "--force", "--out",
         ])
         .arg(&dir)
         .stdout(std::process::Stdio::null())
