@@ -15,6 +15,9 @@ use crate::model::Model;
 use crate::runtime::{Outcome, Result as GameResult};
 use crate::stats::z_for;
 
+mod seats;
+pub use seats::{SeatDiff, seat_diffs};
+
 /// Paired counts for one faction.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairFaction {
@@ -112,6 +115,28 @@ impl PairSum {
     }
 }
 
+impl PairFaction {
+    /// Counts one pair of games: whether it won alone in A (`wa`) and in B (`wb`).
+    #[inline]
+    fn count(&mut self, wa: bool, wb: bool) {
+        self.wins_a += wa as u64;
+        self.wins_b += wb as u64;
+        self.only_a += (wa && !wb) as u64;
+        self.only_b += (wb && !wa) as u64;
+    }
+
+    /// Adds another's counts (exact; order does not matter).
+    fn merge(&mut self, o: &PairFaction) {
+        self.wins_a += o.wins_a;
+        self.wins_b += o.wins_b;
+        self.only_a += o.only_a;
+        self.only_b += o.only_b;
+        self.sum_d += o.sum_d;
+        self.sum_d2 += o.sum_d2;
+        self.sum_a += o.sum_a;
+    }
+}
+
 impl PairTally {
     /// An empty tally for `nf` factions (no per-variant tallies: see [`PairTally::for_models`]).
     pub fn new(nf: usize) -> PairTally {
@@ -163,11 +188,7 @@ impl PairTally {
             };
             let (sa, sb) = (seat_of(a, ga), seat_of(b, gb));
             for (s, ps) in self.seats.iter_mut().enumerate() {
-                let (wa, wb) = (sa == Some(s), sb == Some(s));
-                ps.wins_a += wa as u64;
-                ps.wins_b += wb as u64;
-                ps.only_a += (wa && !wb) as u64;
-                ps.only_b += (wb && !wa) as u64;
+                ps.count(sa == Some(s), sb == Some(s));
             }
         }
         if !self.ends.is_empty() {
@@ -176,12 +197,10 @@ impl PairTally {
         self.rounds.add(a.rounds as i128, b.rounds as i128);
         self.changed += (a.result != b.result) as u64;
         for (f, pf) in self.factions.iter_mut().enumerate() {
-            let wa = a.result == GameResult::Win(f as u8);
-            let wb = b.result == GameResult::Win(f as u8);
-            pf.wins_a += wa as u64;
-            pf.wins_b += wb as u64;
-            pf.only_a += (wa && !wb) as u64;
-            pf.only_b += (wb && !wa) as u64;
+            pf.count(
+                a.result == GameResult::Win(f as u8),
+                b.result == GameResult::Win(f as u8),
+            );
             let d = (b.scores[f] - a.scores[f]) as i128;
             pf.sum_d += d;
             pf.sum_d2 += d * d;
@@ -206,19 +225,10 @@ impl PairTally {
         self.rounds.merge(&o.rounds);
         self.changed += o.changed;
         for (x, y) in self.seats.iter_mut().zip(&o.seats) {
-            x.wins_a += y.wins_a;
-            x.wins_b += y.wins_b;
-            x.only_a += y.only_a;
-            x.only_b += y.only_b;
+            x.merge(y);
         }
-        for (x, y) in self.factions.iter_mut().zip(o.factions) {
-            x.wins_a += y.wins_a;
-            x.wins_b += y.wins_b;
-            x.only_a += y.only_a;
-            x.only_b += y.only_b;
-            x.sum_d += y.sum_d;
-            x.sum_d2 += y.sum_d2;
-            x.sum_a += y.sum_a;
+        for (x, y) in self.factions.iter_mut().zip(&o.factions) {
+            x.merge(y);
         }
         self
     }
@@ -455,39 +465,6 @@ pub fn pairing_worth(d: &[FactionDiff], games: u64) -> Option<(f64, u64)> {
     }
     let mean = r.iter().sum::<f64>() / r.len() as f64;
     Some((mean, two_figures(games as f64 * mean)))
-}
-
-/// One seat's win rate in A and in B and the paired difference, with rotated seats.
-#[derive(Debug, Clone, Serialize)]
-pub struct SeatDiff {
-    /// The seat, from 1.
-    pub seat: usize,
-    /// Its sole-win rate in A (over the factions that sat there).
-    pub win_a: f64,
-    /// In B.
-    pub win_b: f64,
-    /// B − A with its paired interval.
-    pub win_diff: Est,
-    /// Whether the interval excludes 0.
-    pub beyond_noise: bool,
-}
-
-/// Each seat's paired difference at normal quantile `z` (empty without rotated seats). The
-/// intervals are each seat's own (95%), not simultaneous.
-pub fn seat_diffs(t: &PairTally, z: f64) -> Vec<SeatDiff> {
-    let n = t.games.max(1) as f64;
-    (t.seats.iter().enumerate())
-        .map(|(s, p)| {
-            let win_diff = rate_shift(p.only_a, p.only_b, t.games, z);
-            SeatDiff {
-                seat: s + 1,
-                win_a: p.wins_a as f64 / n,
-                win_b: p.wins_b as f64 / n,
-                beyond_noise: win_diff.low > 0.0 || win_diff.high < 0.0,
-                win_diff,
-            }
-        })
-        .collect()
 }
 
 /// The variance reductions of every faction of the paired tallies `pairs` (each faction's

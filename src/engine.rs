@@ -99,6 +99,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     end_phases: bool,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
+    /// Whether each phase's turns begin and end parts of the stream of their own
+    /// ([`Model::turn_parts`]), known once, not every turn.
+    turn_parts: Vec<(bool, bool)>,
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
     leaders: Vec<u8>,
@@ -178,6 +181,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             closing: false,
             end_phases: m.phases.iter().any(|p| p.at_end),
             timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
+            turn_parts: (0..m.phases.len()).map(|pi| m.turn_parts(pi)).collect(),
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),

@@ -282,34 +282,29 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
         let _ = write!(head, "  {:^c$}", r.name);
     }
     let _ = writeln!(s, "{head}");
+    // A row of win rates, one a level: each faction's, then with rotated seats each seat's
+    // (whoever sat there).
+    let mut row = |label: &str, win: &dyn Fn(&Rung) -> crate::stats::Rate| {
+        let mut line = format!("{label:<w$}");
+        for (r, c) in rungs.iter().zip(&cols) {
+            let x = win(r);
+            let cell = format!(
+                "{:5.1}% [{:5.1}, {:5.1}]",
+                100.0 * x.rate,
+                100.0 * x.low,
+                100.0 * x.high
+            );
+            let _ = write!(line, "  {cell:^c$}");
+        }
+        let _ = writeln!(s, "{line}");
+    };
     for f in 0..m.nfactions() {
-        let mut line = format!("{:<w$}", m.factions[f].label);
-        for (r, c) in rungs.iter().zip(&cols) {
-            let x = r.summary.factions[f].win;
-            let cell = format!(
-                "{:5.1}% [{:5.1}, {:5.1}]",
-                100.0 * x.rate,
-                100.0 * x.low,
-                100.0 * x.high
-            );
-            let _ = write!(line, "  {cell:^c$}");
-        }
-        let _ = writeln!(s, "{line}");
+        row(&m.factions[f].label, &|r| r.summary.factions[f].win);
     }
-    // With rotated seats, each seat's sole wins at each level, whoever sat there.
     for seat in 0..rungs[0].summary.seats.len() {
-        let mut line = format!("{:<w$}", format!("seat {}", seat + 1));
-        for (r, c) in rungs.iter().zip(&cols) {
-            let x = r.summary.seats[seat].win;
-            let cell = format!(
-                "{:5.1}% [{:5.1}, {:5.1}]",
-                100.0 * x.rate,
-                100.0 * x.low,
-                100.0 * x.high
-            );
-            let _ = write!(line, "  {cell:^c$}");
-        }
-        let _ = writeln!(s, "{line}");
+        row(&format!("seat {}", seat + 1), &|r| {
+            r.summary.seats[seat].win
+        });
     }
     let mut speed = String::new();
     for r in rungs {

@@ -389,7 +389,7 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             let b = Bind::faction(f);
-            let (begin, _) = self.m.turn_parts(pi);
+            let (begin, _) = self.turn_parts[pi];
             if begin {
                 self.seek(pi as u64, f as u64, 0, part::BEGIN);
             }
@@ -438,7 +438,7 @@ impl<T: Tracer> Game<'_, T> {
     /// phase with actions the automatic actions and the final-turn checks.
     fn turn_end(&mut self, pi: usize, b: Bind) -> Step {
         let p = &self.m.phases[pi];
-        if self.m.turn_parts(pi).1 {
+        if self.turn_parts[pi].1 {
             self.seek(pi as u64, b.bound as u64, 0, part::END);
         }
         self.turn_list(&p.effects, b)?;

@@ -9,12 +9,7 @@ use super::{Sensitivity, move_label};
 /// then the seat changes beyond noise; empty without rotation.
 pub(super) fn table(s: &Sensitivity, lw: usize, mw: usize) -> String {
     let mut t = String::new();
-    let Some(n) = s
-        .effects
-        .first()
-        .map(|e| e.down_seats.len())
-        .filter(|&n| n > 0)
-    else {
+    let Some(n) = seats(s) else {
         return t;
     };
     let _ = write!(t, "\nseats (rotated):\n{:<lw$}{:<mw$}", "parameter", "move");
@@ -56,12 +51,7 @@ pub(super) fn table(s: &Sensitivity, lw: usize, mw: usize) -> String {
 /// The seats section of report.md with rotated seats (empty without rotation).
 pub(super) fn markdown(s: &Sensitivity) -> String {
     let mut md = String::new();
-    if let Some(n) = s
-        .effects
-        .first()
-        .map(|e| e.down_seats.len())
-        .filter(|&n| n > 0)
-    {
+    if let Some(n) = seats(s) {
         let seats: Vec<String> = (1..=n).map(|i| format!("seat {i}")).collect();
         let _ = writeln!(
             md,
@@ -88,4 +78,9 @@ pub(super) fn markdown(s: &Sensitivity) -> String {
         }
     }
     md
+}
+
+/// The number of seats when they rotated (`None` without rotation).
+fn seats(s: &Sensitivity) -> Option<usize> {
+    (s.effects.first().map(|e| e.down_seats.len())).filter(|&n| n > 0)
 }
