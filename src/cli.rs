@@ -479,8 +479,11 @@ pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()>
     }
 }
 
-/// Checks a report folder before any game is played (see [`crate::output::prepare_dir`]).
+/// Checks a report folder before any game is played (see [`crate::output::prepare_dir`]),
+/// and the shard key its `tally.json` will be signed with, so that a bad key is refused now,
+/// not after the games.
 pub fn prepare_out(dir: &std::path::Path, force: bool) -> Result<()> {
+    crate::report::ShardKey::from_env()?;
     crate::output::prepare_dir(dir, force)
 }
 
@@ -527,7 +530,7 @@ pub fn write_outputs(
         let interrupted = crate::signal::stopped;
         crate::output::write_atomic(
             &dir.join("tally.json"),
-            enc(tally.to_json(crate::report::ShardKey::from_env()))?.as_bytes(),
+            enc(tally.to_json(crate::report::ShardKey::from_env()?))?.as_bytes(),
         )?;
         crate::output::write_atomic(
             &dir.join("summary.json"),

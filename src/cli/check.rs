@@ -205,6 +205,7 @@ pub fn run(a: Args) -> Result<()> {
             elapsed_s: p.elapsed.as_secs_f64(),
             threads: p.threads,
             tally: p.tally.clone(),
+            command: Vec::new(),
         };
         crate::output::clear_report(dir)?;
         super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;

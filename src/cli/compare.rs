@@ -391,6 +391,7 @@ pub fn run(a: Args) -> Result<()> {
                 elapsed_s: 0.0,
                 threads: 1,
                 tally: t.clone(),
+                command: Vec::new(),
             };
             super::write_outputs(&dir.join(sub), &summary, &file, o.csv, o.canvas())?;
         }

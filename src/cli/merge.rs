@@ -13,7 +13,8 @@ use crate::report::{TallyFile, read_tally};
   for k in 1 2 3 4; do
     vpsim run scenarios/race_to_three.toml --games 1000000 --shard $k/4 --out shards/$k -q
   done
-  vpsim merge shards/* --json > merged.json")]
+  vpsim merge shards/* --json > merged.json
+  vpsim merge --list-missing shards/*   # the indices to run again, one per line")]
 pub struct Args {
     /// Shard output folders (each holds a tally.json).
     #[arg(required = true)]
@@ -33,6 +34,12 @@ pub struct Args {
     /// are never removed: a folder holding any is refused).
     #[arg(long, requires = "out")]
     pub force: bool,
+    /// Print the indices (K of K/N) of the shards missing from the folders, one per line, and
+    /// merge nothing: for a retry script (`| paste -sd,` makes a Slurm `--array` list). A
+    /// folder without a tally.json (its shard did not finish) counts as missing. Exit 0 with
+    /// or without missing shards; 2 when the folders are not shards of one run.
+    #[arg(long, conflicts_with_all = ["json", "out"])]
+    pub list_missing: bool,
 }
 
 /// Checks that one shard file is whole and consistent: its shard index and count, its part of the games, and counts that add up to its games.
@@ -370,8 +377,26 @@ fn first_difference(a: &crate::report::RunInfo, b: &crate::report::RunInfo) -> O
     walk(&a, &b, "")
 }
 
-/// Checks that the shards belong together and cover the run exactly once.
-pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
+/// Which shards of one run some folders hold: the shard count, and for each index the
+/// folders that hold it (none when it is missing, several when it is duplicated).
+pub struct Coverage {
+    /// N of K/N.
+    pub count: u64,
+    /// For each index K - 1, the folders holding shard K.
+    pub seen: Vec<Vec<String>>,
+}
+
+impl Coverage {
+    /// The indices K of the shards no folder holds.
+    pub fn missing(&self) -> Vec<u64> {
+        (1..=self.count)
+            .filter(|&k| self.seen[k as usize - 1].is_empty())
+            .collect()
+    }
+}
+
+/// Checks that the shards are whole and belong together, and says which indices they hold.
+pub fn coverage(files: &[(PathBuf, TallyFile)]) -> Result<Coverage> {
     for (p, f) in files {
         validate(p, f)?;
     }
@@ -426,24 +451,79 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
             }
         }
     }
-    let missing: Vec<String> = (0..count as usize)
-        .filter(|&i| seen[i].is_empty())
-        .map(|i| format!("{}/{count}", i + 1))
-        .collect();
+    Ok(Coverage { count, seen })
+}
+
+/// Refuses shards that do not cover the run exactly once, naming each missing index with the
+/// command that runs it again (from a present shard's recorded arguments) and each
+/// duplicated one with its folders; `unfinished` are the folders that hold no tally.json.
+fn exactly_once(
+    c: &Coverage,
+    files: &[(PathBuf, TallyFile)],
+    unfinished: &[PathBuf],
+) -> Result<()> {
+    let count = c.count;
+    let missing = c.missing();
     let duplicated: Vec<String> = (0..count as usize)
-        .filter(|&i| seen[i].len() > 1)
-        .map(|i| format!("{}/{count} ({})", i + 1, seen[i].join(", ")))
+        .filter(|&i| c.seen[i].len() > 1)
+        .map(|i| format!("{}/{count} ({})", i + 1, c.seen[i].join(", ")))
         .collect();
-    if !missing.is_empty() || !duplicated.is_empty() {
-        let mut msg = String::from("the shards do not cover the run exactly once:");
-        if !missing.is_empty() {
-            msg.push_str(&format!(" missing {}", missing.join(", ")));
-        }
-        if !duplicated.is_empty() {
-            msg.push_str(&format!(" duplicated {}", duplicated.join("; ")));
-        }
-        return Err(Error::Usage(msg));
+    if missing.is_empty() && duplicated.is_empty() {
+        return Ok(());
     }
+    let mut msg = String::from("the shards do not cover the run exactly once:");
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|k| format!("{k}/{count}")).collect();
+        msg.push_str(&format!(" missing {}", names.join(", ")));
+    }
+    if !duplicated.is_empty() {
+        msg.push_str(&format!(" duplicated {}", duplicated.join("; ")));
+    }
+    for d in unfinished {
+        msg.push_str(&format!(
+            "\n{} {}: its shard did not run or did not finish (it counts as missing)",
+            d.display(),
+            if d.exists() {
+                "holds no tally.json"
+            } else {
+                "does not exist"
+            }
+        ));
+    }
+    // The recorded arguments of a present shard, with the missing index put in.
+    let (p0, f0) = &files[0];
+    let own = f0.shard.map_or(0, |s| s.index);
+    let again: Vec<String> = missing
+        .iter()
+        .filter_map(|&k| crate::report::rerun_command(&f0.command, own, k))
+        .collect();
+    if !again.is_empty() {
+        msg.push_str(&format!(
+            "\nrun the missing shard{} again (the command of {}, renumbered), then merge again:",
+            if again.len() == 1 { "" } else { "s" },
+            p0.display()
+        ));
+        for line in &again {
+            msg.push_str(&format!("\n  {line}"));
+        }
+    }
+    if !missing.is_empty() {
+        msg.push_str(
+            "\n(`vpsim merge --list-missing DIR...` prints the missing indices for a retry script)",
+        );
+    }
+    Err(Error::Usage(msg))
+}
+
+/// Checks that the shards belong together and cover the run exactly once, and merges them.
+pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
+    exactly_once(&coverage(files)?, files, &[])?;
+    merge_counts(files)
+}
+
+/// The merged tally of shards that cover the run exactly once.
+fn merge_counts(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
+    let f0 = &files[0].1;
     // Shards' histograms merge whatever their ranges: the merged one coarsens its bins as
     // the single run's does, each file's bins being bounded (checked above).
     let mut merged = f0.clone();
@@ -456,17 +536,46 @@ pub fn merge(files: &[(PathBuf, TallyFile)]) -> Result<TallyFile> {
     merged.first_game = 0;
     merged.elapsed_s = files.iter().map(|(_, f)| f.elapsed_s).sum();
     merged.threads = files.iter().map(|(_, f)| f.threads).max().unwrap_or(1);
+    merged.command = Vec::new();
     Ok(merged)
 }
 
 /// Runs `vpsim merge`.
 pub fn run(a: Args) -> Result<()> {
-    let files = a
-        .dirs
-        .iter()
-        .map(|d| Ok((d.clone(), read_tally(d, validate)?)))
-        .collect::<Result<Vec<_>>>()?;
-    let merged = merge(&files)?;
+    crate::report::ShardKey::from_env()?;
+    let mut files = Vec::new();
+    let mut unfinished = Vec::new();
+    for d in &a.dirs {
+        // A folder that does not exist or holds no tally.json is a shard that did not run or
+        // was stopped (preempted, out of time, its node lost) before it wrote one: missing, not
+        // damaged (an interrupted run removes the folder it made).
+        let absent = |p: &std::path::Path| {
+            std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        };
+        if absent(d) || (d.is_dir() && absent(&d.join("tally.json"))) {
+            unfinished.push(d.clone());
+        } else {
+            files.push((d.clone(), read_tally(d, validate)?));
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::Usage(format!(
+            "no folder holds a tally.json ({}): no shard finished; run them (`vpsim run ... \
+             --shard K/N --out DIR`), then merge their folders",
+            a.dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let cover = coverage(&files)?;
+    if a.list_missing {
+        let lines: String = cover.missing().iter().map(|k| format!("{k}\n")).collect();
+        return super::out(&lines);
+    }
+    exactly_once(&cover, &files, &unfinished)?;
+    let merged = merge_counts(&files)?;
     let mut summary = Summary::of(
         &merged.info,
         0,

@@ -270,6 +270,7 @@ pub fn run(a: Args) -> Result<()> {
             elapsed_s: p.elapsed.as_secs_f64(),
             threads: p.threads,
             tally: p.tally,
+            command: crate::report::arguments(),
         };
         super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }

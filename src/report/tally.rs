@@ -52,6 +52,86 @@ impl Shard {
     }
 }
 
+/// The arguments this process was started with, after the program's name (lossily as text,
+/// so that a file name that is not UTF-8 is no panic), for [`TallyFile::command`].
+pub fn arguments() -> Vec<String> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The command that runs shard `index` of the run that wrote `command` (the arguments of one
+/// of its shards, whose index was `own`), quoted for a POSIX shell: `--shard` names the new
+/// index, and in `--out` the last number equal to `own` (`shards/3`, `shard-03`) becomes the
+/// new index, or the folder is shown as `DIR` when it holds no such number. `None` when
+/// `command` holds no `--shard`.
+pub fn rerun_command(command: &[String], own: u64, index: u64) -> Option<String> {
+    let mut args: Vec<String> = command.to_vec();
+    let mut has_shard = false;
+    let mut i = 0;
+    while i < args.len() {
+        let (flag, inline) = match args[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (args[i].clone(), None),
+        };
+        let value_at = if inline.is_some() { i } else { i + 1 };
+        let value = inline.or_else(|| args.get(i + 1).cloned());
+        let new = match (flag.as_str(), value) {
+            ("--shard", Some(v)) => {
+                has_shard = true;
+                let count = v.split_once('/').map_or("N", |(_, n)| n).to_string();
+                Some(format!("{index}/{count}"))
+            }
+            ("--out", Some(v)) => Some(renumber(&v, own, index).unwrap_or_else(|| "DIR".into())),
+            _ => None,
+        };
+        if let Some(new) = new {
+            args[value_at] = if value_at == i {
+                format!("{flag}={new}")
+            } else {
+                new
+            };
+            i = value_at;
+        }
+        i += 1;
+    }
+    has_shard.then(|| {
+        std::iter::once("vpsim".to_string())
+            .chain(args.iter().map(|a| crate::error::shell_word(a)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+/// `path` with its last run of digits that reads as `own` (leading zeros kept as wide as
+/// they were) replaced by `index`; `None` when no run of digits reads as `own`.
+fn renumber(path: &str, own: u64, index: u64) -> Option<String> {
+    let bytes = path.as_bytes();
+    let mut end = bytes.len();
+    while end > 0 {
+        if !bytes[end - 1].is_ascii_digit() {
+            end -= 1;
+            continue;
+        }
+        let mut start = end;
+        while start > 0 && bytes[start - 1].is_ascii_digit() {
+            start -= 1;
+        }
+        let digits = &path[start..end];
+        if digits.parse::<u64>().ok() == Some(own) {
+            let width = if digits.starts_with('0') {
+                digits.len()
+            } else {
+                0
+            };
+            return Some(format!("{}{index:0width$}{}", &path[..start], &path[end..]));
+        }
+        end = start;
+    }
+    None
+}
+
 /// `tally.json`: everything needed to merge shards into the single run's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +152,10 @@ pub struct TallyFile {
     pub threads: usize,
     /// The counts.
     pub tally: Tally,
+    /// The arguments the run was started with, after `vpsim` (empty for a file written by
+    /// a command other than `run`): merge shows with them how to run a missing shard again.
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
 /// The start of every `tally.json`: its digest comes first, so that what follows is the
@@ -91,10 +175,22 @@ pub const SHARD_KEY_VAR: &str = "VPSIM_SHARD_KEY";
 pub struct ShardKey([u8; 32]);
 
 impl ShardKey {
-    /// The key from the environment, `None` when [`SHARD_KEY_VAR`] is unset or empty.
-    pub fn from_env() -> Option<ShardKey> {
-        let text = std::env::var_os(SHARD_KEY_VAR)?;
-        (!text.is_empty()).then(|| ShardKey::new(text.as_encoded_bytes()))
+    /// The key from the environment, `None` when [`SHARD_KEY_VAR`] is unset. Set but empty
+    /// is an error, not "no key": a CI secret that is missing (a fork's pull request, a
+    /// misspelt name) expands to an empty value, and treating that as no key would write and
+    /// accept unkeyed shards where keyed ones were meant.
+    pub fn from_env() -> Result<Option<ShardKey>> {
+        let Some(text) = std::env::var_os(SHARD_KEY_VAR) else {
+            return Ok(None);
+        };
+        if text.is_empty() {
+            return Err(Error::Usage(format!(
+                "{SHARD_KEY_VAR} is set but empty: set it to the shard key on every shard and \
+                 the merge (in CI, check that the secret exists and is passed to this job), or \
+                 unset it to write and merge shards without a key"
+            )));
+        }
+        Ok(Some(ShardKey::new(text.as_encoded_bytes())))
     }
 
     /// The key derived from any secret text (BLAKE3's key derivation, with vpsim's context).
@@ -153,7 +249,7 @@ pub fn read_tally(
     dir: &Path,
     check: impl Fn(&Path, &TallyFile) -> Result<()>,
 ) -> Result<TallyFile> {
-    read_tally_keyed(dir, ShardKey::from_env(), check)
+    read_tally_keyed(dir, ShardKey::from_env()?, check)
 }
 
 /// Reads `DIR/tally.json`: its version, then its keys and values, then `check` (which names
@@ -169,10 +265,7 @@ pub fn read_tally_keyed(
     const MAX_TALLY_BYTES: u64 = 256 * 1024 * 1024;
     let path = dir.join("tally.json");
     let bytes = read_limited(&path, MAX_TALLY_BYTES).map_err(|r| match r {
-        Refused::Io(source) => Error::Read {
-            path: path.clone(),
-            source,
-        },
+        Refused::Io(source) => Error::Usage(format!("cannot read {}: {source}", path.display())),
         _ => Error::Usage(format!(
             "{}: not a vpsim tally (not a regular file, or over {MAX_TALLY_BYTES} bytes)",
             path.display()
@@ -272,5 +365,43 @@ mod tests {
         assert!(Shard::parse("0/4").is_err());
         assert!(Shard::parse("5/4").is_err());
         assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_missing_shard_is_run_with_its_own_index_and_folder() {
+        let cmd = args("run s.toml --games 1000 --shard 2/4 --out shards/2 -q");
+        assert_eq!(
+            rerun_command(&cmd, 2, 3).unwrap(),
+            "vpsim run s.toml --games 1000 --shard 3/4 --out shards/3 -q"
+        );
+        let cmd = args("run s.toml --shard=2/16 --out=out/shard-02/x");
+        assert_eq!(
+            rerun_command(&cmd, 2, 11).unwrap(),
+            "vpsim run s.toml --shard=11/16 --out=out/shard-11/x"
+        );
+        // A folder without the shard's number is shown as DIR, not guessed.
+        let cmd = args("run s.toml --shard 1/2 --out results");
+        assert_eq!(
+            rerun_command(&cmd, 1, 2).unwrap(),
+            "vpsim run s.toml --shard 2/2 --out DIR"
+        );
+        assert_eq!(rerun_command(&args("run s.toml"), 1, 2), None);
+    }
+
+    #[test]
+    fn renumbering_takes_the_last_number_that_is_the_shard() {
+        assert_eq!(renumber("r7/shard-3", 3, 4).as_deref(), Some("r7/shard-4"));
+        assert_eq!(renumber("r3/shard-3", 3, 4).as_deref(), Some("r3/shard-4"));
+        assert_eq!(renumber("s/003", 3, 12).as_deref(), Some("s/012"));
+        assert_eq!(renumber("s/x", 3, 4), None);
     }
 }
