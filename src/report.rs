@@ -17,8 +17,8 @@ mod tally;
 mod terminal;
 pub mod usage;
 pub use tally::{
-    SHARD_KEY_VAR, Shard, ShardKey, TallyFile, arguments, parse_tally, read_tally,
-    read_tally_keyed, rerun_command,
+    SHARD_KEY_VAR, Shard, ShardKey, TallyFile, arguments, first_difference, parse_tally,
+    read_tally, read_tally_keyed, rerun_command,
 };
 
 use crate::model::Model;

@@ -14,6 +14,8 @@ use crate::report::{RunInfo, Summary};
   vpsim check scenarios/race_to_three.toml --assert 'win_rate(First) < 0.5'
   vpsim check scenarios/race_to_three.toml --assert 'max(win_rate) - min(win_rate) < 0.4' \\
     --judge interval --junit checks.xml
+  vpsim merge shards/* --out merged && vpsim check scenarios/race_to_three.toml --from merged \\
+    --assert 'win_rate(First) < 0.5'
 
 Metrics: win_rate(F), shared_rate(F), loss_rate(F), mean_score(F), mean_rank(F), rank_rate(F, K),
 end_rate(REASON), draw_rate, nobody_rate, shared_rate, mean_length, seat_advantage, fair_share,
@@ -35,6 +37,11 @@ pub struct Args {
     /// Write the results as JUnit XML for CI systems.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Judge an earlier run instead of playing: the report folder of `vpsim run --out` or
+    /// `vpsim merge --out` (its tally.json), a run of this scenario with the same --set and
+    /// --agent (refused otherwise). Its games and seed are the run's.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub from: Option<PathBuf>,
 }
 
 fn fmt_val(v: &crate::stats::Val) -> String {
@@ -193,9 +200,64 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(path) = &a.junit {
         crate::output::check_file(path, "--junit")?;
     }
-    let p = super::run::play(&model, o, 0, o.games, None)?;
-    let summary = Summary::of(&info, 0, &p.tally, p.elapsed, p.threads);
-    if let Some(dir) = &out {
+    let summary = match &a.from {
+        Some(dir) => earlier_run(dir, &model)?,
+        None => played(&model, o, &info, out.as_deref())?,
+    };
+    judge_all(&a, &model, &summary, &checks)
+}
+
+/// The summary of the run in report folder `dir`, refused unless it is a whole run (not one
+/// shard) of `model` as compiled here (the same file, --set and --agent).
+fn earlier_run(dir: &std::path::Path, model: &crate::Model) -> Result<Summary> {
+    let f = crate::report::read_tally(dir, |p, f| {
+        if let Some(s) = f.shard {
+            return Err(Error::Usage(format!(
+                "{}: this is shard {}/{} of a run: merge the shards first (`vpsim merge \
+                 DIR... --out MERGED`) and check MERGED",
+                p.display(),
+                s.index,
+                s.count
+            )));
+        }
+        Ok(())
+    })?;
+    // What makes a run this one: the file, the --set and --agent choices, the seat rotation
+    // (what else `info` holds follows from them, or from what the run also counted).
+    let here = RunInfo::of(model, f.info.seed);
+    let differs = [
+        (here.scenario.hash != f.info.scenario.hash).then_some("scenario.hash"),
+        (here.overrides != f.info.overrides).then_some("overrides"),
+        (here.rotate_seats != f.info.rotate_seats).then_some("rotate_seats"),
+    ];
+    if let Some(field) = differs.into_iter().flatten().next() {
+        return Err(Error::Usage(format!(
+            "{}: a run of another scenario or other options (its `info.{field}` differs from \
+             {} with these --set, --agent and --rotate-seats): check with the scenario and \
+             options it was run with",
+            dir.join("tally.json").display(),
+            model.name
+        )));
+    }
+    Ok(Summary::of(
+        &f.info,
+        0,
+        &f.tally,
+        std::time::Duration::try_from_secs_f64(f.elapsed_s).unwrap_or_default(),
+        f.threads,
+    ))
+}
+
+/// Plays the run and writes its report folder `out`, if any; its summary.
+fn played(
+    model: &crate::Model,
+    o: &super::RunOpts,
+    info: &RunInfo,
+    out: Option<&std::path::Path>,
+) -> Result<Summary> {
+    let p = super::run::play(model, o, 0, o.games, None)?;
+    let summary = Summary::of(info, 0, &p.tally, p.elapsed, p.threads);
+    if let Some(dir) = out {
         let file = crate::report::TallyFile {
             vpsim_version: env!("CARGO_PKG_VERSION").into(),
             info: info.clone(),
@@ -210,10 +272,22 @@ pub fn run(a: Args) -> Result<()> {
         crate::output::clear_report(dir)?;
         super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }
+    Ok(summary)
+}
+
+/// Judges every check on `summary`, writes --junit and prints the verdicts; an error when
+/// one fails.
+fn judge_all(
+    a: &Args,
+    model: &crate::Model,
+    summary: &Summary,
+    checks: &[(String, String, String)],
+) -> Result<()> {
+    let o = &a.opts;
     let mut results = Vec::new();
-    for (name, e, at) in &checks {
-        let v = judge(&summary, e, a.judge)
-            .map_err(|err| Error::Usage(format!("{at}: {}", err.msg)))?;
+    for (name, e, at) in checks {
+        let v =
+            judge(summary, e, a.judge).map_err(|err| Error::Usage(format!("{at}: {}", err.msg)))?;
         results.push((name.clone(), v));
     }
     let failed = results.iter().filter(|(_, v)| !v.passed).count();

@@ -345,38 +345,6 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
     Ok(())
 }
 
-/// The first field (a path such as `factions[1].name`) whose value differs between two
-/// runs' infos, or `None` when they are the same.
-fn first_difference(a: &crate::report::RunInfo, b: &crate::report::RunInfo) -> Option<String> {
-    fn walk(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
-        use serde_json::Value;
-        let join = |key: &str| {
-            if path.is_empty() {
-                key.to_string()
-            } else {
-                format!("{path}.{key}")
-            }
-        };
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => x
-                .iter()
-                .find_map(|(k, v)| match y.get(k) {
-                    Some(w) => walk(v, w, &join(k)),
-                    None => Some(join(k)),
-                })
-                .or_else(|| y.keys().find(|k| !x.contains_key(*k)).map(|k| join(k))),
-            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
-                .iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (v, w))| walk(v, w, &format!("{path}[{i}]"))),
-            _ => (a != b).then(|| path.to_string()),
-        }
-    }
-    let (a, b) = (serde_json::to_value(a).ok()?, serde_json::to_value(b).ok()?);
-    walk(&a, &b, "")
-}
-
 /// Which shards of one run some folders hold: the shard count, and for each index the
 /// folders that hold it (none when it is missing, several when it is duplicated).
 pub struct Coverage {
@@ -432,7 +400,7 @@ pub fn coverage(files: &[(PathBuf, TallyFile)]) -> Result<Coverage> {
         if f.total_games != f0.total_games {
             return Err(differs("the --games totals"));
         }
-        if let Some(field) = first_difference(&f0.info, &f.info) {
+        if let Some(field) = crate::report::first_difference(&f0.info, &f.info) {
             return Err(differs(&format!("their `info.{field}` values")));
         }
         match f.shard {

@@ -132,6 +132,38 @@ fn renumber(path: &str, own: u64, index: u64) -> Option<String> {
     None
 }
 
+/// The first field (a path such as `factions[1].name`) whose value differs between two
+/// runs' infos, or `None` when they are the same.
+pub fn first_difference(a: &super::RunInfo, b: &super::RunInfo) -> Option<String> {
+    fn walk(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+        use serde_json::Value;
+        let join = |key: &str| {
+            if path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x
+                .iter()
+                .find_map(|(k, v)| match y.get(k) {
+                    Some(w) => walk(v, w, &join(k)),
+                    None => Some(join(k)),
+                })
+                .or_else(|| y.keys().find(|k| !x.contains_key(*k)).map(|k| join(k))),
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (v, w))| walk(v, w, &format!("{path}[{i}]"))),
+            _ => (a != b).then(|| path.to_string()),
+        }
+    }
+    let (a, b) = (serde_json::to_value(a).ok()?, serde_json::to_value(b).ok()?);
+    walk(&a, &b, "")
+}
+
 /// `tally.json`: everything needed to merge shards into the single run's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
