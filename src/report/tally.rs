@@ -398,11 +398,6 @@ mod tests {
         assert!(Shard::parse("5/4").is_err());
         assert_eq!(Shard::parse("2/4").unwrap(), Shard { index: 2, count: 4 });
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     fn args(s: &str) -> Vec<String> {
         s.split(' ').map(String::from).collect()

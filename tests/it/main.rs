@@ -32,6 +32,8 @@ mod pairing;
 mod peeking;
 mod readings;
 mod readme;
+mod recipes;
+mod recovery;
 mod reference;
 mod reports;
 mod search;
