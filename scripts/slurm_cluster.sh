@@ -43,7 +43,7 @@ start() {
   fi
   cat > "$dir/slurm.conf" <<CONF
 ClusterName=vpsimci
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -70,7 +70,8 @@ JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 MinJobAge=600
 KillWait=5
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+SchedulerParameters=sched_interval=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=ci Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
   stop
