@@ -98,13 +98,26 @@ fn reads_others(ast: &Ast, syms: &Symbols) -> bool {
     }
 }
 
-/// `ast` with `owner` for the faction it reads: its unqualified faction variables and
-/// faction derived values, and `me.`, are `owner`'s. An aggregate over factions keeps its
-/// own binding.
+/// The builtins that read a faction (`seat`, `B.seat`): in a faction's derived value, the
+/// faction it is read for.
+const FACTION_BUILTINS: [&str; 5] = ["seat", "table_seat", "side", "player", "eliminated"];
+
+/// The functions that count the cards of the faction in scope, and take no owner.
+const FACTION_CALLS: [&str; 3] = ["held", "completed", "has_completed"];
+
+/// `ast` with `owner` for the faction it reads: its unqualified faction variables, faction
+/// derived values and faction builtins (`seat`, `table_seat`, `side`, `player`,
+/// `eliminated`), and `me.`, are `owner`'s; `held(d)`, `completed(d)` and
+/// `has_completed(d, id)`, which read the faction in scope, become a sum over the factions
+/// that counts `owner`'s alone (`sum_all(if(seat == owner.seat, held(d), 0))`), so they need
+/// no faction in scope. An aggregate over factions keeps its own binding.
 fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
     let faction_name = |n: &str| {
         syms.vars.get(n).is_some_and(|v| v.faction)
             || syms.derived.get(n).is_some_and(|d| d.faction)
+            || (FACTION_BUILTINS.contains(&n)
+                && !syms.vars.contains_key(n)
+                && !syms.derived.contains_key(n))
     };
     match ast {
         Ast::Name {
@@ -139,6 +152,27 @@ fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
         ),
         Ast::Call(f, args, p) if agg_name(f).is_some_and(|(_, s)| s != "in") => {
             Ast::Call(f.clone(), args.clone(), *p)
+        }
+        Ast::Call(f, args, p) if FACTION_CALLS.contains(&f.as_str()) => {
+            let call = Ast::Call(
+                f.clone(),
+                args.iter().map(|a| with_owner(a, owner, syms)).collect(),
+                *p,
+            );
+            let seat = |o: Option<(String, usize)>| Ast::Name {
+                owner: o,
+                name: "seat".into(),
+                index: None,
+                pos: *p,
+            };
+            let is_owner = Ast::Bin(
+                BinOp::Eq,
+                Box::new(seat(None)),
+                Box::new(seat(Some(owner.clone()))),
+                *p,
+            );
+            let only = Ast::Call("if".into(), vec![is_owner, call, Ast::Int(0, *p)], *p);
+            Ast::Call("sum_all".into(), vec![only], *p)
         }
         Ast::Call(f, args, p) => Ast::Call(
             f.clone(),
