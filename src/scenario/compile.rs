@@ -242,6 +242,16 @@ pub(super) fn key_start(text: &str, value_at: usize, k: &str) -> usize {
 }
 
 fn check_ident(src: &Source, n: &str, pos: usize) -> Result<()> {
+    let max = crate::scenario::raw::MAX_LINE_CHARS;
+    if n.len() > max {
+        return Err(src.fail(
+            pos,
+            format!(
+                "this name is {} characters long: shorten it to at most {max}",
+                n.len()
+            ),
+        ));
+    }
     let ok = n
         .chars()
         .next()
@@ -477,6 +487,17 @@ fn compile_with(
 /// The scenario's name names report folders (`reports/<name>/`): a plain word, never a path.
 fn check_name(raw: &RawScenario, src: &Source) -> Result<()> {
     let name = raw.scenario.name.get_ref();
+    let max = crate::scenario::raw::MAX_LINE_CHARS;
+    if name.len() > max {
+        return Err(src.fail(
+            raw.scenario.name.span().start,
+            format!(
+                "this name is {} characters long: shorten it to at most {max} (it names report \
+                 folders)",
+                name.len()
+            ),
+        ));
+    }
     let plain = name
         .chars()
         .next()

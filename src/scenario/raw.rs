@@ -20,9 +20,21 @@ pub use named::{RawDerived, RawMetric};
 #[serde(try_from = "String")]
 pub struct Line(pub String);
 
+/// The most characters a one-line text ([`Line`]) or a name may have: far more than a
+/// title or label needs, and small enough that every table, chart and report lays it out
+/// quickly and no text width can overflow a format's.
+pub const MAX_LINE_CHARS: usize = 200;
+
 impl TryFrom<String> for Line {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
+        let n = s.chars().count();
+        if n > MAX_LINE_CHARS {
+            return Err(format!(
+                "this text is shown on one line and is {n} characters long: shorten it to at \
+                 most {MAX_LINE_CHARS}"
+            ));
+        }
         match crate::diagnostic::not_one_line(&s) {
             Some(c) => Err(format!(
                 "this text is shown on one line: remove the {} in it",

@@ -337,3 +337,90 @@ fn a_faction_past_the_limit_is_located_at_its_table() {
         "{err}"
     );
 }
+
+/// A scenario whose texts and names are short, with `key` set to 70,000 characters.
+fn with_long(key: &str) -> String {
+    let long = "q".repeat(70_000);
+    let pick = |k: &str, short: &str| {
+        if k == key {
+            long.clone()
+        } else {
+            short.to_string()
+        }
+    };
+    format!(
+        "[scenario]\nname = \"{}\"\ntitle = \"{}\"\nrounds = 2\n\
+         [[set]]\nname = \"S\"\nelements = [\"{}\", \"b\"]\n\
+         [[faction]]\nname = \"A\"\nlabel = \"{}\"\n[[faction]]\nname = \"{}\"\n\
+         [[var]]\nname = \"vp\"\n[[var]]\nname = \"{}\"\nover = \"S\"\n\
+         [[deck]]\nname = \"d\"\ncards = [{{ name = \"{}\", count = 2 }}]\n\
+         [[action]]\nname = \"{}\"\neffects = [\"vp += 1\"]\n\
+         [[phase]]\nname = \"t\"\neach = \"faction\"\nactions = 1\n\
+         [[end]]\nname = \"{}\"\nwhen = \"max_all(vp) > 100\"\n\
+         [[metric]]\nname = \"{}\"\nformula = \"max_all(vp)\"\n\
+         [ranking]\nscore = \"vp\"\n",
+        pick("scenario", "longtexts"),
+        pick("title", "T"),
+        pick("element", "a"),
+        pick("label", "The A"),
+        pick("faction", "B"),
+        pick("var", "owned"),
+        pick("card", "c"),
+        pick("action", "score"),
+        pick("end", "long_game"),
+        pick("metric", "top"),
+    )
+}
+
+/// Every text a report shows on one line (a title, a label, a card's name) and every name
+/// is at most 200 characters, refused at its line: a 65,536-character label made every
+/// terminal table panic (a format width out of range), and charts lay a long one out in
+/// time quadratic in its length.
+#[test]
+fn long_texts_and_names_are_refused_at_their_line() {
+    let short = temp_scenario("longtexts-none", &with_long("none"));
+    vpsim()
+        .args(["run", short.to_str().unwrap(), "--games", "50", "--quiet"])
+        .assert()
+        .success();
+    for (key, line, says) in [
+        (
+            "title",
+            3,
+            "this text is shown on one line and is 70000 characters long",
+        ),
+        ("element", 7, "this name is 70000 characters long"),
+        (
+            "label",
+            10,
+            "this text is shown on one line and is 70000 characters long",
+        ),
+        ("faction", 12, "this name is 70000 characters long"),
+        ("var", 16, "this name is 70000 characters long"),
+        (
+            "card",
+            20,
+            "this text is shown on one line and is 70000 characters long",
+        ),
+        ("action", 22, "this name is 70000 characters long"),
+        ("end", 29, "this name is 70000 characters long"),
+        ("metric", 32, "this name is 70000 characters long"),
+    ] {
+        let path = temp_scenario(&format!("longtexts-{key}"), &with_long(key));
+        let out = vpsim_output(&["run", path.to_str().unwrap(), "--games", "50"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{key}: {}",
+            &err[..err.len().min(300)]
+        );
+        let head = err.lines().next().unwrap_or_default();
+        assert!(
+            head.contains(&format!(":{line}:"))
+                && head.contains(says)
+                && head.contains("at most 200"),
+            "{key}: {head}"
+        );
+    }
+}
