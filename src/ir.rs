@@ -352,8 +352,12 @@ pub enum AssignOp {
 /// How tied factions share a rank award.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TiePolicy {
-    /// Sum the tied places' awards and divide evenly, rounding down.
+    /// Sum the tied places' awards and divide evenly, rounding down (-6 among four is -2
+    /// each; `ties split` or `ties split down`).
     Split,
+    /// Sum the tied places' awards and divide evenly, rounding toward zero, the remainder
+    /// ignored (-6 among four is -1 each; `ties split toward_zero`).
+    SplitTowardZero,
     /// Every tied faction gets the award of the best tied place.
     High,
     /// Every tied faction gets the award of the worst tied place.

@@ -235,15 +235,13 @@ pub fn describe(m: &Model) -> String {
     let chain: Vec<String> = (0..m.ranking.tiebreak.len())
         .map(|k| m.ranking.link_name(k))
         .collect();
-    let _ = writeln!(
-        s,
-        "ranking: by score, then {}{}",
-        chain.join(", then "),
-        if m.ranking.shared {
-            "; remaining ties shared"
-        } else {
-            ""
-        }
-    );
+    // "by score; ties shared" when no tie-break follows the score (not "then ;").
+    let then: String = chain.iter().map(|c| format!(", then {c}")).collect();
+    let shared = match (m.ranking.shared, chain.is_empty()) {
+        (false, _) => "",
+        (true, true) => "; ties shared",
+        (true, false) => "; remaining ties shared",
+    };
+    let _ = writeln!(s, "ranking: by score{then}{shared}");
     s
 }

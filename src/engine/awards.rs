@@ -154,6 +154,10 @@ pub fn rank_awards<K: PartialOrd>(metric: &[K], scale: &[i64], ties: TiePolicy, 
                 .map(at)
                 .fold(0i64, i64::wrapping_add)
                 .div_euclid((tied as i64).max(1)),
+            TiePolicy::SplitTowardZero => (above..above + tied)
+                .map(at)
+                .fold(0i64, i64::wrapping_add)
+                .wrapping_div((tied as i64).max(1)),
             TiePolicy::High => at(above),
             TiePolicy::Low => (above + tied).checked_sub(1).map_or(0, at),
             TiePolicy::Zero if tied > 1 => 0,

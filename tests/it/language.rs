@@ -347,20 +347,6 @@ fn derived_values_are_formulas_read_like_variables_on_both_engines() {
     }
 }
 
-/// A faction's derived value read for a named faction reads every faction builtin in it
-/// (`seat`, `table_seat`, `side`, `player`, `eliminated`, `held`, `completed`,
-/// `has_completed`) for that faction, from another faction's turn and where no faction is in
-/// scope (a global phase, an example's `expect`), on both engines. Before, `B.s` with
-/// `s = seat * 100 + vp` read A's seat from A's turn and did not compile in `expect`.
-#[test]
-fn a_derived_value_read_for_a_named_faction_reads_its_builtins() {
-    let path = "tests/data/derived_owner.toml";
-    examples_pass_on_both(path);
-    let v = same_on_both(std::path::Path::new(path), &[]);
-    // Every game plays both actions, so the peek's reading is in every score.
-    assert!(v["factions"][1]["score"]["mean"].as_f64().unwrap() > 100.0);
-}
-
 const TEMPLATES: &str = "[scenario]\nname = \"templates\"\nrounds = 8\n\
     [[set]]\nname = \"milestones\"\nelements = [\"builder\", \"mayor\", \"gardener\", \"planner\", \"tycoon\"]\n\
     [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[faction]]\nname = \"C\"\n\

@@ -36,6 +36,7 @@ mod recipes;
 mod recovery;
 mod reference;
 mod reports;
+mod round_four;
 mod search;
 mod seats;
 mod sensitivity;

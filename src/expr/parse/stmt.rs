@@ -239,7 +239,8 @@ impl Parser {
         })
     }
 
-    /// The optional tie clause of `award`: `ties split|high|low|zero` (a policy, no chain) or
+    /// The optional tie clause of `award`: `ties split [down|toward_zero]|high|low|zero` (a
+    /// policy, no chain) or
     /// `ties by key, key, ...` (a tie-break chain, higher first, whose leftover ties are
     /// split). Without the clause, ties are split.
     fn award_ties(&mut self) -> PResult<(TiePolicy, Vec<Ast>)> {
@@ -254,6 +255,15 @@ impl Parser {
         let (t, tp) =
             self.ident("a tie policy (split, high, low, zero) or `by` and a tie-break chain")?;
         let ties = match t.as_str() {
+            // The rounding of a share that is not whole: down (the default) or toward zero.
+            "split" if self.is_word("toward_zero") => {
+                self.bump();
+                TiePolicy::SplitTowardZero
+            }
+            "split" if self.is_word("down") => {
+                self.bump();
+                TiePolicy::Split
+            }
             "split" => TiePolicy::Split,
             "high" => TiePolicy::High,
             "low" => TiePolicy::Low,

@@ -78,20 +78,24 @@ impl Lower<'_, '_> {
             let place = at(self, above);
             let zero = self.int(0);
             let shared = match ties {
-                TiePolicy::Split => {
+                TiePolicy::Split | TiePolicy::SplitTowardZero => {
                     let end = self.b.ins().iadd(above, tied);
                     let hi = before(self, end);
                     let lo = before(self, above);
                     let sum = self.b.ins().isub(hi, lo);
                     let one = self.int(1);
                     let d = self.b.ins().smax(tied, one);
-                    // Euclidean division by a positive divisor: truncation, one lower when
-                    // the remainder is negative.
+                    // Truncation; for Euclidean division by a positive divisor (down), one
+                    // lower when the remainder is negative.
                     let q = self.b.ins().sdiv(sum, d);
-                    let r = self.b.ins().srem(sum, d);
-                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
-                    let neg = self.b.ins().uextend(I64, neg);
-                    self.b.ins().isub(q, neg)
+                    if ties == TiePolicy::SplitTowardZero {
+                        q
+                    } else {
+                        let r = self.b.ins().srem(sum, d);
+                        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+                        let neg = self.b.ins().uextend(I64, neg);
+                        self.b.ins().isub(q, neg)
+                    }
                 }
                 TiePolicy::High => place,
                 TiePolicy::Low => {

@@ -1,0 +1,75 @@
+//! Scenario language, round four: a faction's derived value read for a named faction reads
+//! every builtin in it for that faction, a split tie rounds down or toward zero, and
+//! `validate` states a ranking without tie-breaks plainly; each on both engines where it
+//! plays.
+
+use crate::util::{examples_pass_on_both, same_on_both, temp_scenario, vpsim_output};
+
+/// A faction's derived value read for a named faction reads every faction builtin in it
+/// (`seat`, `table_seat`, `side`, `player`, `eliminated`, `held`, `completed`,
+/// `has_completed`) for that faction, from another faction's turn and where no faction is in
+/// scope (a global phase, an example's `expect`), on both engines. Before, `B.s` with
+/// `s = seat * 100 + vp` read A's seat from A's turn and did not compile in `expect`.
+#[test]
+fn a_derived_value_read_for_a_named_faction_reads_its_builtins() {
+    let path = "tests/data/derived_owner.toml";
+    examples_pass_on_both(path);
+    let v = same_on_both(std::path::Path::new(path), &[]);
+    // Every game plays both actions, so the peek's reading is in every score.
+    assert!(v["factions"][1]["score"]["mean"].as_f64().unwrap() > 100.0);
+}
+
+/// `ties split` rounds a share that is not whole down (-6 among four is -2 each);
+/// `ties split toward_zero` rounds it toward zero, the remainder ignored (-1 each), as a
+/// rule that says "ignore the remainder" needs; on both engines.
+#[test]
+fn a_split_tie_rounds_down_or_toward_zero() {
+    let text = "[scenario]\nname = \"split_round\"\nrounds = 1\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[faction]]\nname = \"C\"\n[[faction]]\nname = \"D\"\n\
+        [[var]]\nname = \"m\"\n[[var]]\nname = \"vp\"\nmin = -100\n[[var]]\nname = \"vz\"\nmin = -100\n\
+        [[phase]]\nname = \"score\"\neffects = [\
+          \"award vp by m scale 5, 0, 0, -6 ties split\", \
+          \"award vz by m scale 5, 0, 0, -6 ties split toward_zero\"]\n\
+        [ranking]\nscore = \"vp + vz\"\n\
+        [[example]]\nname = \"four tied share -1: -2 each down, -1 toward zero\"\n\
+        phase = \"score\"\nexpect = [\"A.vp == -1\", \"A.vz == 0\"]\n\
+        [[example]]\nname = \"three tied share -6: -2 each either way\"\n\
+        given = [\"A.m = 1\"]\nphase = \"score\"\n\
+        expect = [\"A.vp == 5\", \"B.vp == -2\", \"D.vp == -2\", \"A.vz == 5\", \"B.vz == -2\"]\n\
+        [[example]]\nname = \"two tied share -6: -3 each either way\"\n\
+        given = [\"A.m = 2\", \"B.m = 1\"]\nphase = \"score\"\n\
+        expect = [\"C.vp == -3\", \"C.vz == -3\"]\n\
+        [[example]]\nname = \"explicit down is the default\"\n\
+        effects = [\"award vp by m scale 0, 0, 0, -6 ties split down\"]\n\
+        expect = [\"A.vp == -2\"]\n";
+    let path = temp_scenario("split_round", text);
+    examples_pass_on_both(&path);
+    same_on_both(&path, &[]);
+}
+
+/// `validate` says how the ranking breaks ties: "by score; ties shared" when no tie-break
+/// follows the score (it printed "by score, then ; remaining ties shared").
+#[test]
+fn validate_states_a_ranking_without_tie_breaks_plainly() {
+    let text = "[scenario]\nname = \"plain_rank\"\nrounds = 1\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[var]]\nname = \"vp\"\n[ranking]\nscore = \"vp\"\ntiebreak = []\nshared = true\n";
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("plain_rank", text).to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("ranking:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(line, "ranking: by score; ties shared");
+    let out = vpsim_output(&["validate", "scenarios/twilight_imperium_4.toml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("ranking:")).unwrap();
+    assert!(
+        line.starts_with("ranking: by score, then ") && !line.contains("then ;"),
+        "{line}"
+    );
+}
