@@ -69,6 +69,14 @@ pub fn reading(
                 pp(margin)
             );
         }
+        Judgement::Unsettled => {
+            let way = if c.est > 0.0 { "rises" } else { "falls" };
+            return format!(
+                "{name}: {pts}: its win rate {way} with skill beyond noise; whether by the {} pp margin is {}",
+                pp(margin),
+                undecided(&c, first.n, margin, " per level")
+            );
+        }
         Judgement::Up | Judgement::Down => {}
     }
     let way = if c.est > 0.0 { "rises" } else { "falls" };
@@ -132,6 +140,11 @@ pub fn matchup_reading(m: &Matchup, margin: f64) -> String {
             "beyond noise, but by less than the {} pp margin",
             pp(margin)
         ),
+        Judgement::Unsettled => format!(
+            "beyond noise; whether by the {} pp margin is {}",
+            pp(margin),
+            undecided(&d, m.a_win.n, margin, "")
+        ),
         Judgement::Within => format!("within {} pp of its share", pp(margin)),
         Judgement::Undecided => undecided(&d, m.a_win.n, margin, ""),
     };
@@ -156,7 +169,9 @@ pub fn skill_against_luck(m: &Matchup, margin: f64) -> String {
         Judgement::Small | Judgement::Within => {
             "luck dominates: the stronger player wins about its fair share".into()
         }
-        Judgement::Undecided => "undecided: more games would tell skill from luck".into(),
+        Judgement::Undecided | Judgement::Unsettled => {
+            "undecided: more games would tell skill from luck".into()
+        }
     };
     format!("skill against luck ({} among {}): {words}", m.a, m.b)
 }

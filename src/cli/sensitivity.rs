@@ -59,8 +59,9 @@ pub struct Args {
     #[arg(long, required = true)]
     pub param: Vec<String>,
     /// The smallest change in win rate that matters, in percentage points: a change beyond
-    /// noise but smaller is "under the margin", and an interval that holds 0 but reaches
-    /// past it is "undecided", with the games that would decide it.
+    /// noise whose interval is inside it is "under the margin", and one whose interval
+    /// reaches past it (but not beyond noise and at least the margin) is "undecided", with
+    /// the games that would decide it.
     #[arg(long, value_name = "PP", default_value_t = 2.0, value_parser = super::parse_margin)]
     pub margin: f64,
     /// Run options.
@@ -152,8 +153,9 @@ pub struct Effect {
     /// both steps (`null` when no faction's wins changed).
     pub variance_reduction: Option<f64>,
     /// Its swings judged at the margin: `moves` (one beyond noise and at least the margin),
-    /// `under the margin` (beyond noise, all smaller), `undecided` (none beyond noise, one
-    /// interval reaching past the margin) or `within the margin` (every interval inside it).
+    /// `undecided` (none of those, one interval reaching past the margin), `under the margin`
+    /// (one beyond noise, every interval inside the margin) or `within the margin` (none
+    /// beyond noise, every interval inside it).
     pub judgement: String,
 }
 
@@ -171,23 +173,32 @@ impl Effect {
             .collect();
         let js: Vec<Judgement> = diffs.iter().map(|d| judge(d, m)).collect();
         let any = |j: Judgement| js.contains(&j);
+        // "Under the margin" only when no interval reaches past it.
         if any(Judgement::Up) || any(Judgement::Down) {
             ("moves", None)
-        } else if any(Judgement::Small) {
-            ("under the margin", None)
-        } else if any(Judgement::Undecided) {
+        } else if any(Judgement::Undecided) || any(Judgement::Unsettled) {
             let widest = diffs
                 .into_iter()
                 .max_by(|a, b| (a.high - a.low).total_cmp(&(b.high - b.low)));
             ("undecided", widest)
+        } else if any(Judgement::Small) {
+            ("under the margin", None)
         } else {
             ("within the margin", None)
         }
     }
 
-    /// Whether faction `f`'s win rate moves beyond noise either way.
-    fn moves(&self, f: usize) -> bool {
-        self.down_swing[f].beyond_noise || self.up_swing[f].beyond_noise
+    /// Whether faction `f`'s win rate moves beyond noise by at least margin `m`, either way.
+    fn moves(&self, f: usize, m: f64) -> bool {
+        use crate::stats::margin::{Judgement, judge};
+        [&self.down_swing[f], &self.up_swing[f]].iter().any(|w| {
+            let d = crate::stats::Diff {
+                est: w.change,
+                low: w.low,
+                high: w.high,
+            };
+            matches!(judge(&d, m), Judgement::Up | Judgement::Down)
+        })
     }
 }
 
@@ -380,7 +391,7 @@ fn noise_line(s: &Sensitivity) -> String {
     let moves: Vec<String> = (class("moves").iter())
         .map(|e| {
             let who: Vec<&str> = (0..s.factions.len())
-                .filter(|&f| e.moves(f))
+                .filter(|&f| e.moves(f, s.margin))
                 .map(|f| s.factions[f].as_str())
                 .collect();
             format!("{} ({})", e.param, who.join(", "))
@@ -435,8 +446,9 @@ fn noise_line(s: &Sensitivity) -> String {
 }
 
 /// What "within noise" means, for the reader of the table.
-const WITHIN: &str = "Undecided: no interval of the parameter excludes 0, but one reaches past \
-    the margin, so an effect that matters is neither shown nor ruled out by these games.";
+const WITHIN: &str = "Undecided: an interval of the parameter reaches past the margin while \
+    none is both beyond noise and as large as the margin, so an effect that matters is neither \
+    shown nor ruled out by these games.";
 
 /// [`WITHIN`] on a line of its own when a parameter is undecided, else nothing.
 fn within(s: &Sensitivity) -> String {

@@ -441,6 +441,11 @@ fn lead_words(won: &crate::stats::Rate, fair: f64) -> String {
             "beyond noise, but within {} pp of the fair share: too small to call a lead that pays",
             pp(DEFAULT_MARGIN)
         ),
+        Judgement::Unsettled => format!(
+            "beyond noise; whether it is {} pp from the fair share, enough to call a lead that \
+             pays, is undecided",
+            pp(DEFAULT_MARGIN)
+        ),
         Judgement::Within | Judgement::Undecided => "within noise of the fair share".into(),
     }
 }

@@ -65,6 +65,7 @@ pub fn reading(seats: &[SeatRow], factions: &[(String, Rate)], margin: f64) -> S
         let words = match judge(&r.edge, margin) {
             Judgement::Up | Judgement::Down => "beyond noise",
             Judgement::Small => "beyond noise but less than the margin",
+            Judgement::Unsettled => "beyond noise; whether it reaches the margin is undecided",
             Judgement::Within | Judgement::Undecided => continue,
         };
         parts.push(format!(

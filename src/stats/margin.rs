@@ -18,8 +18,11 @@ pub enum Judgement {
     Up,
     /// Beyond noise and at least the margin, downward.
     Down,
-    /// Beyond noise, but the estimate is smaller than the margin.
+    /// Beyond noise, and the whole interval is smaller than the margin.
     Small,
+    /// Beyond noise, the estimate smaller than the margin but the interval reaching past
+    /// it: more games would tell whether it reaches the margin.
+    Unsettled,
     /// Not beyond noise, and the whole interval is within the margin of 0.
     Within,
     /// Not beyond noise, and the interval reaches past the margin: more games would tell.
@@ -31,14 +34,18 @@ pub fn judge(d: &Diff, m: f64) -> Judgement {
     if d.low > 0.0 {
         if d.est >= m {
             Judgement::Up
-        } else {
+        } else if d.high < m {
             Judgement::Small
+        } else {
+            Judgement::Unsettled
         }
     } else if d.high < 0.0 {
         if -d.est >= m {
             Judgement::Down
-        } else {
+        } else if d.low > -m {
             Judgement::Small
+        } else {
+            Judgement::Unsettled
         }
     } else if d.low >= -m && d.high <= m {
         Judgement::Within
@@ -93,6 +100,9 @@ mod tests {
         assert_eq!(judge(&d(0.05, 0.03, 0.07), m), Judgement::Up);
         assert_eq!(judge(&d(-0.05, -0.07, -0.03), m), Judgement::Down);
         assert_eq!(judge(&d(0.009, 0.002, 0.016), m), Judgement::Small);
+        // Beyond noise, under the margin, but reaching past it: not "under the margin".
+        assert_eq!(judge(&d(0.015, 0.005, 0.025), m), Judgement::Unsettled);
+        assert_eq!(judge(&d(-0.015, -0.025, -0.005), m), Judgement::Unsettled);
         assert_eq!(judge(&d(0.001, -0.01, 0.012), m), Judgement::Within);
         assert_eq!(judge(&d(0.01, -0.08, 0.10), m), Judgement::Undecided);
     }

@@ -203,3 +203,28 @@ fn a_small_step_on_few_games_is_undecided_with_the_games_that_would_decide_it() 
     assert_eq!(v["effects"][0]["judgement"], "undecided", "{v}");
     assert_eq!(v["margin"], 0.02, "{v}");
 }
+
+/// The reading lists, for a parameter that moves win rates, only the factions it moves by
+/// the margin or more beyond noise: moving Rome's provinces moves Carthage by -1.4 pp
+/// [-1.8, -1.0] one step up, beyond noise but inside the 2 pp margin, so Carthage is not
+/// named beside Rome, Greece and East.
+#[test]
+fn the_moves_reading_names_only_factions_past_the_margin() {
+    let out = crate::util::vpsim_output(&[
+        "sensitivity",
+        "scenarios/pax_romana.toml",
+        "--param",
+        "faction.Rome.init.provinces=2",
+        "--games",
+        "20000",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Moves win rates by 2 pp or more"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("faction.Rome.init.provinces (Rome, Greece, East)"),
+        "{line}"
+    );
+}
