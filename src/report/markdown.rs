@@ -149,6 +149,13 @@ fn feedback_verdict(f: &crate::stats::feedback::Estimate) -> String {
         (Some((i, _)), Some(p)) if !lower && i.low > 0.0 => {
             format!(": {p}, so a lead helps against the others (a snowball between factions)")
         }
+        // The interaction beyond noise the other way: named, and what outweighs it.
+        (Some((i, _)), Some(p)) if lower && i.low > 0.0 => format!(
+            ": {p}, so between factions a lead helps (a snowball between factions), and each faction's own rhythm (a faction that scores in bursts gains less after leading) more than offsets it"
+        ),
+        (Some((i, _)), Some(p)) if !lower && i.high < 0.0 => format!(
+            ": {p}, so between factions the leader is held back (a catch-up between factions), and each faction's own rhythm more than offsets it{LASTING}"
+        ),
         (Some(_), Some(p)) if lower => format!(
             ": {p}; no catch-up between factions is measured (a faction that scores in bursts gains less after leading by itself)"
         ),
@@ -582,5 +589,35 @@ mod tests {
         // Beyond noise but smaller than 1% of a round's typical gain.
         assert!(super::feedback_verdict(&est(0.002, 0.001)).contains("no feedback that matters"));
         assert!(super::feedback_verdict(&est(0.012, 0.004)).contains("perhaps by less than"));
+    }
+
+    #[test]
+    fn an_interaction_beyond_noise_of_the_other_sign_is_read() {
+        use crate::stats::feedback::Part;
+        let part = |gain: f64, half: f64| Part {
+            gain,
+            low: gain - half,
+            high: gain + half,
+        };
+        // Lower gains after leading overall, but between factions a lead helps.
+        let mut e = est(-0.2, 0.05);
+        e.interaction = Some(part(0.039, 0.008));
+        e.own = Some(part(-0.24, 0.05));
+        let v = super::feedback_verdict(&e);
+        assert!(v.contains("a snowball between factions"), "{v}");
+        assert!(
+            !v.contains("no catch-up between factions is measured"),
+            "{v}"
+        );
+        // A snowball overall, held back between factions.
+        let mut e = est(0.2, 0.05);
+        e.interaction = Some(part(-0.05, 0.01));
+        e.own = Some(part(0.25, 0.05));
+        let v = super::feedback_verdict(&e);
+        assert!(v.contains("a catch-up between factions"), "{v}");
+        assert!(
+            !v.contains("no snowball between factions is measured"),
+            "{v}"
+        );
     }
 }
