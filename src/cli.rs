@@ -167,6 +167,8 @@ pub struct Prep {
     pub rotate: bool,
     /// Count the feedback test's split (see [`crate::model::Model::split_feedback`]).
     pub split: bool,
+    /// Record each round's leader and scores (see [`crate::model::Model::record_rounds`]).
+    pub rounds: bool,
 }
 
 impl Prep {
@@ -177,6 +179,7 @@ impl Prep {
             uses: false,
             rotate: false,
             split: false,
+            rounds: true,
         }
     }
 
@@ -184,6 +187,7 @@ impl Prep {
     pub fn apply(self, m: &mut crate::Model) {
         m.count_uses = self.uses;
         m.split_feedback = self.split;
+        m.record_rounds = self.rounds;
         m.tables.rotate_seats = self.rotate;
         m.seatings = match self.rotate {
             true => crate::runtime::seats::plan(m.nfactions()),
@@ -394,6 +398,7 @@ impl RunOpts {
             uses: false,
             rotate: self.rotate_seats,
             split: false,
+            rounds: true,
         }
     }
 

@@ -482,6 +482,12 @@ pub struct Model {
     /// interaction and own rhythm (see [`crate::stats::feedback`]): set by a command whose
     /// report shows it (the terminal table does not).
     pub split_feedback: bool,
+    /// Each game records each round's leader and every faction's score after it (the
+    /// score race, margins, the feedback test and per-round metrics): on unless the command
+    /// shows none of them (`run` with neither `--json` nor `--out`: the terminal table does
+    /// not), so a game costs only what its outputs tell. Recording draws no random number
+    /// and changes no game.
+    pub record_rounds: bool,
     /// The seatings games take in turn when the seats rotate (game `g` takes entry `g mod
     /// len`; see [`crate::runtime::seats`]), built once by the command; empty otherwise.
     pub seatings: Vec<crate::runtime::seats::Seating>,

@@ -180,6 +180,7 @@ pub fn run(a: Args) -> Result<()> {
         super::Prep {
             uses: a.usage || o.out.is_some(),
             split: o.json || o.out.is_some(),
+            rounds: o.json || o.out.is_some(),
             ..o.prep()
         },
     )?;

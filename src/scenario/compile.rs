@@ -457,6 +457,7 @@ fn compile_with(
         teams,
         count_uses: false,
         split_feedback: false,
+        record_rounds: true,
         seatings: Vec::new(),
         metrics,
         sources,

@@ -41,3 +41,34 @@ fn exact_solution_is_sane() {
     assert!((first_seat_wins(1.0, 1.0) - 1.0).abs() < 1e-12);
     assert!(first_seat_wins(0.3, 0.4) < 0.5);
 }
+
+/// A run whose outputs show no round (the terminal table alone) records no round's leader or
+/// scores, and plays the same games: its table is the one a run that records them prints
+/// beside its report folder (bar the speed line).
+#[test]
+fn a_run_that_shows_no_round_records_none_and_plays_the_same_games() {
+    let dir = crate::util::fresh_temp_dir("norounds");
+    let table = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "scenarios/twilight_imperium_4.toml",
+            "--games",
+            "20000",
+            "--seed",
+            "4",
+            "--quiet",
+            // A report folder counts usage: both runs do.
+            "--usage",
+        ];
+        args.extend(extra);
+        let out = crate::util::vpsim_output(&args);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.contains("games/s") && !l.starts_with("report written"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let out = dir.join("report");
+    assert_eq!(table(&[]), table(&["--out", out.to_str().unwrap()]));
+}
