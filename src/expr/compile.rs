@@ -416,6 +416,25 @@ impl<'s> Compiler<'s> {
         })
     }
 
+    /// What `name` already names in the scenario or the language ("a variable", "a
+    /// faction", "a builtin"...), or `None` for a new name.
+    pub(super) fn name_kind(&self, name: &str) -> Option<&'static str> {
+        let s = self.syms;
+        [
+            (s.vars.contains_key(name), "a variable"),
+            (s.settings.contains_key(name), "a setting"),
+            (s.derived.contains_key(name), "a derived value"),
+            (s.factions.contains_key(name), "a faction"),
+            (s.sides.contains_key(name), "a side"),
+            (s.sets.contains_key(name), "a set"),
+            (s.decks.contains_key(name), "a deck"),
+            (names::BUILTINS.contains(&name), "a builtin"),
+            (names::KEYWORDS.contains(&name), "a reserved word"),
+        ]
+        .into_iter()
+        .find_map(|(taken, kind)| taken.then_some(kind))
+    }
+
     fn var_ref(&self, ast: &Ast, ctx: Ctx) -> Result<(LValue, &VarSym), ParseError> {
         if let Some(written) = self.at_position(ast, ctx) {
             return written;
@@ -430,6 +449,15 @@ impl<'s> Compiler<'s> {
             return err(ast.pos(), "expected a variable");
         };
         let Some(v) = self.syms.vars.get(name) else {
+            if self.syms.derived.contains_key(name) {
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` is a derived value, computed from its formula wherever it is \
+                         read: it holds nothing to assign; assign the variables its formula reads"
+                    ),
+                );
+            }
             let known = self
                 .syms
                 .vars

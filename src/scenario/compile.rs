@@ -317,9 +317,14 @@ fn players(raw: &RawScenario, src: &Source) -> Result<Option<(RawScenario, Vec<S
     let n = match n {
         Num::Int(n) if (1..=all as i64).contains(&n) => n as usize,
         _ => {
+            // A huge real (1e308) is shown as written, not as its 309 digits.
+            let shown = match n {
+                Num::Real(r) if r.abs() >= 1e15 => format!("{r:e}"),
+                n => n.to_string(),
+            };
             return Err(src.fail(
                 f.span().start,
-                format!("players is {n}: it must be a whole number from 1 to the {all} factions declared"),
+                format!("players is {shown}: it must be a whole number from 1 to the {all} factions declared"),
             ));
         }
     };

@@ -22,6 +22,7 @@ mod integers;
 mod language;
 mod limits;
 mod mechanisms;
+mod messages;
 mod metrics;
 mod native;
 mod native_faults;

@@ -223,6 +223,17 @@ impl Compiler<'_> {
                         "a template inside a template: one `for ... in` at a time",
                     );
                 }
+                if let Some(kind) = self.name_kind(&word.0) {
+                    return err(
+                        word.1,
+                        format!(
+                            "`{}` is already {kind}: a template's name must be a new one (it would \
+                             stand for an element in some places and keep its meaning in others); \
+                             choose another, such as `m`",
+                            word.0
+                        ),
+                    );
+                }
                 let (id, n) = (s.id, s.elements.len());
                 let mut copies = Vec::with_capacity(n);
                 for elem in 0..n {
