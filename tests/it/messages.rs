@@ -74,3 +74,53 @@ fn a_huge_players_value_is_shown_as_written() {
     assert!(err.contains("players is 1e308:"), "{err}");
     assert!(err.len() < 400, "{err}");
 }
+
+/// A scenario whose faction phase runs `effect` on `t`, a variable over a 4-element set.
+fn track_with(effect: &str) -> String {
+    format!(
+        "[scenario]\nname = \"track\"\nrounds = 2\n\
+         [[set]]\nname = \"track\"\nelements = [\"a\", \"b\", \"c\", \"d\"]\n\
+         [settings]\nm = 4\n\
+         [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+         [[var]]\nname = \"t\"\nover = \"track\"\n\
+         [[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"{effect}\"]\n\
+         [ranking]\nscore = \"t[4]\"\n"
+    )
+}
+
+/// A write at a position known before the game runs but off the set says the position, the
+/// set and, in a template, the element whose copy it is (issue 60, L20; issue 63, K11); an
+/// `if(...)` that keeps every copy's position inside is accepted and plays alike on both
+/// engines.
+#[test]
+fn a_write_off_the_set_names_the_position_and_the_element() {
+    for (i, (effect, says)) in [
+        ("t[13] = 5", "this position is 13, off the set `track`"),
+        ("t[0] = 1", "this position is 0, off the set `track`"),
+        ("t[m + 1] = 1", "this position is 5, off the set `track`"),
+        (
+            "for k in track: t[k + 1] = 1",
+            "this position is 5 (in the copy for `d`, the template's element 4 of 4)",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = temp_scenario(&format!("offset-{i}"), &track_with(effect));
+        let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{effect}: {err}");
+        assert!(
+            err.contains(says) && err.contains("1 to 4"),
+            "{effect}: {err}"
+        );
+    }
+    let path = temp_scenario(
+        "offset-kept",
+        &track_with("for k in track: t[if(k < 4, k + 1, k)] += k"),
+    );
+    let v = crate::util::same_on_both(&path, &[]);
+    // Each turn adds 1, 2 and 3 to b, c and d (k = 1, 2, 3), and 4 to d again (k = 4, kept
+    // on d): d gains 7 a round, 14 in two.
+    assert_eq!(v["factions"][0]["score"]["mean"].as_f64(), Some(14.0));
+}

@@ -56,7 +56,32 @@ impl Compiler<'_> {
     /// statement writes. Any other position is refused with the way to write it.
     fn fixed_index(&self, var: &Ast, at: &Ast, ctx: Ctx) -> Resolved<'_> {
         let (mut lv, v, n) = self.indexed(var, at, ctx)?;
-        let Some(e) = self.position(at, ctx, &mut Vec::new(), n)? else {
+        let mut code = Vec::new();
+        let Some(e) = self.position(at, ctx, &mut code, n)? else {
+            // Known before the game runs, but off the set: say where, and for which element
+            // of a template.
+            if let Some(Num::Int(k)) = Expr::new(code, 0).as_const_num() {
+                let copy = self.template.as_ref().map_or(String::new(), |t| {
+                    let set = self.set_by_id(t.set);
+                    format!(
+                        " (in the copy for `{}`, the template's element {} of {})",
+                        set.elements[t.elem as usize],
+                        t.elem + 1,
+                        set.elements.len()
+                    )
+                });
+                let set_name = (v.set)
+                    .and_then(|id| self.syms.sets.iter().find(|(_, s)| s.id == id))
+                    .map_or(String::new(), |(name, _)| format!(" `{name}`"));
+                return err(
+                    at.pos(),
+                    format!(
+                        "this position is {k}{copy}, off the set{set_name}, whose positions are 1 to {n}: \
+                         keep it inside (for example `if(it < {n}, it + 1, it)`), or write at \
+                         it only where it is (`for m in SET: if m == POSITION: VAR[m] = ...`)"
+                    ),
+                );
+            }
             return err(
                 at.pos(),
                 "a variable is written at a position known before the game runs (an element, \
@@ -108,9 +133,12 @@ impl Compiler<'_> {
         let start = out.len();
         self.emit(at, ctx, out)?;
         self.whole(at, out, start, "a subscript is a position in the set")?;
-        let straight = !out[start..]
-            .iter()
-            .any(|o| matches!(o, Op::Jump(_) | Op::JumpIfFalse(_)));
+        // Jumps are absolute positions in `out`: the part from `start` folds alone only when
+        // it holds none, or starts `out` (`if(it < 5, it + 1, it)` where a statement writes).
+        let straight = start == 0
+            || !out[start..]
+                .iter()
+                .any(|o| matches!(o, Op::Jump(_) | Op::JumpIfFalse(_)));
         if straight
             && let Some(Num::Int(k)) = Expr::new(out[start..].to_vec(), 0).as_const_num()
             && (1..=n as i64).contains(&k)
