@@ -101,9 +101,9 @@ fn hidden_lines(m: &Model, s: &mut String) {
         }
         for (d, (name, _)) in m.decks.iter().enumerate() {
             parts.push(if m.deck_public[d] {
-                format!("{name}'s order")
+                format!("the order of {name}")
             } else {
-                format!("{name}'s order and others' hands")
+                format!("the order of {name} and the others' hands of it")
             });
         }
         if parts.is_empty() {
@@ -157,7 +157,12 @@ pub fn describe(m: &Model) -> String {
         };
         let _ = writeln!(s, "  {}{about}, agent {policy}", f.name);
     }
-    let _ = writeln!(s, "state: {} variables in {} slots", m.vars.len(), m.slots);
+    let _ = writeln!(
+        s,
+        "state: {} in {}",
+        count(m.vars.len() as u64, "variable"),
+        count(m.slots as u64, "slot")
+    );
     for (vi, v) in m.vars.iter().enumerate() {
         let scope = if v.faction { "faction" } else { "global" };
         let over = v
@@ -197,9 +202,9 @@ pub fn describe(m: &Model) -> String {
             None => a.name.clone(),
         })
         .collect();
-    let _ = writeln!(s, "actions ({}): {}", actions.len(), actions.join(", "));
-    let events: Vec<&str> = m.events.iter().map(|e| e.name.as_str()).collect();
-    let _ = writeln!(s, "events ({}): {}", events.len(), events.join(", "));
+    let _ = writeln!(s, "actions{}", listed(&actions));
+    let events: Vec<String> = m.events.iter().map(|e| e.name.clone()).collect();
+    let _ = writeln!(s, "events{}", listed(&events));
     let _ = writeln!(s, "end reasons:");
     for (i, r) in m.reasons.iter().enumerate() {
         let when: Vec<&str> = m
@@ -244,4 +249,18 @@ pub fn describe(m: &Model) -> String {
     };
     let _ = writeln!(s, "ranking: by score{then}{shared}");
     s
+}
+
+/// ` (N): a, b, c`, or `: none` for an empty list (not a trailing space).
+fn listed(items: &[String]) -> String {
+    if items.is_empty() {
+        ": none".into()
+    } else {
+        format!(" ({}): {}", items.len(), items.join(", "))
+    }
+}
+
+/// `1 variable`, `2 variables`.
+fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }

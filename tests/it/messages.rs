@@ -124,3 +124,23 @@ fn a_write_off_the_set_names_the_position_and_the_element() {
     // on d): d gains 7 a round, 14 in two.
     assert_eq!(v["factions"][0]["score"]["mean"].as_f64(), Some(14.0));
 }
+
+/// `validate`'s wording: singular counts, "none" for an empty list (no trailing space), and
+/// a deck's order named without a possessive ("the order of stage1").
+#[test]
+fn validate_words_counts_and_empty_lists() {
+    let out = vpsim_output(&["validate", "scenarios/race_to_three.toml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "state: 1 variable in 2 slots",
+        "actions: none",
+        "events: none",
+    ] {
+        assert!(text.lines().any(|l| l == want), "{want}: {text}");
+    }
+    assert!(!text.lines().any(|l| l.ends_with(' ')), "{text}");
+    let out = vpsim_output(&["validate", "scenarios/twilight_imperium_4.toml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("the order of stage1"), "{text}");
+    assert!(!text.contains("'s order"), "{text}");
+}

@@ -226,7 +226,7 @@ fn a_hidden_value_a_searcher_must_guess_needs_a_prior() {
     let out = vpsim_output(&["validate", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("  A: hand's order and others' hands"),
+        text.contains("  A: the order of hand and the others' hands of it"),
         "{text}"
     );
 }
