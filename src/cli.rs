@@ -279,7 +279,8 @@ pub struct RunOpts {
     /// Print the results as one JSON object on stdout (schema in the README).
     #[arg(long)]
     pub json: bool,
-    /// No progress bar.
+    /// No progress bar, and no "report written to DIR" line on stderr (the results and any
+    /// warning are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable; see the README).
