@@ -151,7 +151,18 @@ impl Goal {
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("`{value}` in `{s}` is not a number: write EXPR = VALUE"))?;
+            .ok_or_else(|| {
+                // A formula on the right (`= fair_share`) moves to the left, against 0.
+                let hint = if value.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (to aim at a formula, move it to the left: `{} - ({value}) = 0`)",
+                        t[..i].trim()
+                    )
+                };
+                format!("`{value}` in `{s}` is not a number: write EXPR = VALUE{hint}")
+            })?;
         if expr.is_empty() {
             return Err(format!("`{s}` has no expression before `=`"));
         }
@@ -549,6 +560,9 @@ mod tests {
         );
         assert!(Goal::parse("win_rate(A) <= 0.5").is_err());
         assert!(Goal::parse("win_rate(A) = x").is_err());
+        // A formula on the right is refused with the goal that aims at it.
+        let e = Goal::parse("win_rate(A) = fair_share").unwrap_err();
+        assert!(e.contains("`win_rate(A) - (fair_share) = 0`"), "{e}");
         assert!(Goal::parse("a = 1 = 2").is_err());
     }
 
