@@ -407,6 +407,15 @@ impl<'s> Compiler<'s> {
             }
             _ => {}
         }
+        // An element's name read as a value is its 1-based position in its set
+        // (`col(it) == wasabi`); a variable of that name comes first.
+        if owner.is_none()
+            && index.is_none()
+            && !self.syms.vars.contains_key(name)
+            && let Some(p) = self.element_position(name, pos)?
+        {
+            return Ok(Op::Int(p));
+        }
         let (lv, _) = self.var_ref(ast, ctx)?;
         Ok(Op::Load {
             base: lv.base,
@@ -414,6 +423,33 @@ impl<'s> Compiler<'s> {
             who: lv.who,
             elem: lv.elem,
         })
+    }
+
+    /// The 1-based position of element `name` in the sets that have it (`None` when none
+    /// does); refused when two sets have it at different positions.
+    fn element_position(&self, name: &str, pos: usize) -> Result<Option<i64>, ParseError> {
+        let mut found: Vec<(&str, i64)> = Vec::new();
+        for (set, s) in &self.syms.sets {
+            if let Some(i) = s.elements.iter().position(|e| e == name) {
+                found.push((set.as_str(), i as i64 + 1));
+            }
+        }
+        found.sort_unstable();
+        match found.as_slice() {
+            [] => Ok(None),
+            [(_, p), rest @ ..] if rest.iter().all(|(_, q)| q == p) => Ok(Some(*p)),
+            _ => {
+                let at: Vec<String> = found.iter().map(|(s, p)| format!("{p} in `{s}`")).collect();
+                err(
+                    pos,
+                    format!(
+                        "`{name}` is an element at different positions ({}): write the position \
+                         you mean as a number or a setting",
+                        at.join(", ")
+                    ),
+                )
+            }
+        }
     }
 
     /// What `name` already names in the scenario or the language ("a variable", "a

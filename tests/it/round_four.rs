@@ -73,3 +73,39 @@ fn validate_states_a_ranking_without_tie_breaks_plainly() {
         "{line}"
     );
 }
+
+/// An element's name read as a value is its 1-based position in its set (`it == wasabi`),
+/// on both engines (L24); two sets holding it at different positions make it ambiguous,
+/// refused at its place.
+#[test]
+fn an_element_name_is_its_position() {
+    let text = "[scenario]\nname = \"dishes\"\nrounds = 2\n\
+        [[set]]\nname = \"dishes\"\nelements = [\"maki\", \"wasabi\", \"tempura\"]\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[var]]\nname = \"n\"\nover = \"dishes\"\n\
+        [[action]]\nname = \"eat\"\nfor_each = \"dishes\"\n\
+        effects = [\"n[it] += if(it == wasabi, 10, 1)\"]\n\
+        [[phase]]\nname = \"p\"\neach = \"faction\"\nactions = 1\n\
+        [ranking]\nscore = \"n[wasabi] + tempura\"\n\
+        [[example]]\nname = \"wasabi is 2, tempura 3\"\nactor = \"A\"\naction = \"eat_wasabi\"\n\
+        expect = [\"A.n[wasabi] == 10\", \"wasabi == 2\", \"tempura == 3\"]\n";
+    let path = temp_scenario("element-values", text);
+    examples_pass_on_both(&path);
+    let v = same_on_both(&path, &[]);
+    // Two rounds of 1 or 10 on wasabi, plus tempura's 3.
+    let min = v["factions"][0]["score"]["min"].as_i64().unwrap();
+    assert_eq!(min, 3);
+    let twice = text.replacen(
+        "[[faction]]",
+        "[[set]]\nname = \"other\"\nelements = [\"wasabi\"]\n[[faction]]",
+        1,
+    );
+    let path = temp_scenario("element-values-twice", &twice);
+    let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`wasabi` is an element at different positions (2 in `dishes`, 1 in `other`)"),
+        "{err}"
+    );
+}
