@@ -114,6 +114,15 @@ impl<T: Tracer> Game<'_, T> {
         if let Some(c) = self.env.st.card() {
             self.return_card(c as usize);
         }
+        self.cards_moved();
+    }
+
+    /// Marks the immediate end conditions that read the decks (cards left, hands, completed
+    /// piles, the current card) to be checked at the end of the statement list.
+    fn cards_moved(&mut self) {
+        for &bit in &self.m.immediate_on_draw {
+            self.env.pending.set(bit);
+        }
     }
 
     /// `complete`: the bound faction completes the current card (it leaves the pool for good).
@@ -130,5 +139,6 @@ impl<T: Tracer> Game<'_, T> {
                 ));
             }
         }
+        self.cards_moved();
     }
 }

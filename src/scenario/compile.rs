@@ -431,6 +431,16 @@ fn compile_with(
     let mut warnings = Vec::new();
     warnings::floored_constants(&vars, &phases, &actions, &events, &cx.locs, &mut warnings);
     warnings::ends_named_once(&end_uses, &reasons::declared_names(raw), src, &mut warnings);
+    let reason_names: Vec<String> = reasons.iter().map(|r| r.name.clone()).collect();
+    warnings::never_rechecked(
+        &checks,
+        &immediate,
+        &immediate_by_var,
+        &immediate_on_draw,
+        &reason_names,
+        &cx.locs,
+        &mut warnings,
+    );
     if card_unbound {
         warnings::card_unbound(src, &mut warnings);
     }

@@ -109,3 +109,37 @@ fn an_element_name_is_its_position() {
         "{err}"
     );
 }
+
+/// An `immediate` end condition on hands or completed piles is checked after the
+/// statement lists that take, draw, discard or complete a card (it was never re-checked),
+/// on both engines; one that reads no variable and no deck (`round >= 3`) can never be
+/// checked, and `validate` says so at its line (L22).
+#[test]
+fn immediate_conditions_on_cards_are_checked_and_unreachable_ones_are_named() {
+    let text = "[scenario]\nname = \"card_ends\"\nrounds = 6\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[var]]\nname = \"vp\"\n\
+        [[deck]]\nname = \"d\"\ncards = [{ name = \"c\", count = 20 }]\n\
+        [[action]]\nname = \"grab\"\neffects = [\"take d\", \"vp += 1\"]\n\
+        [[action]]\nname = \"done\"\neffects = [\"draw d\", \"complete\"]\n\
+        [[phase]]\nname = \"p\"\neach = \"faction\"\nactions = 1\n\
+        [[end]]\nname = \"third\"\nwhen = \"round >= 3\"\ntiming = \"immediate\"\n\
+        [[end]]\nname = \"two_done\"\nwhen = \"max_all(completed(d)) >= 2\"\ntiming = \"immediate\"\n\
+        [ranking]\nscore = \"vp\"\n\
+        [[example]]\nname = \"a second completed card ends the game at once\"\n\
+        actor = \"A\"\neffects = [\"draw d\", \"complete\", \"draw d\", \"complete\"]\n\
+        reason = \"two_done\"\n";
+    let path = temp_scenario("card-ends", text);
+    examples_pass_on_both(&path);
+    let v = same_on_both(&path, &[]);
+    let reasons = v["end_reasons"].as_array().unwrap();
+    let two_done = reasons.iter().find(|r| r["name"] == "two_done").unwrap();
+    assert!(two_done["rate"].as_f64().unwrap() > 0.9, "{reasons:?}");
+    let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the immediate end condition `third` reads no variable and no deck"),
+        "{err}"
+    );
+    assert!(!err.contains("`two_done` reads no"), "{err}");
+}

@@ -37,10 +37,16 @@ impl Lower<'_, '_> {
             Stmt::ForHeld { deck, body } => self.for_held(*deck, body, next),
             Stmt::Discard => {
                 self.call_quiet(h::discard as *const () as usize, &[self.ptr], &[self.env]);
+                if let Some(bits) = self.hooks.map(|h| &h.on_draw[..]) {
+                    self.note_pending(bits);
+                }
                 self.b.ins().jump(next, &[]);
             }
             Stmt::Complete => {
                 self.call_quiet(h::complete as *const () as usize, &[self.ptr], &[self.env]);
+                if let Some(bits) = self.hooks.map(|h| &h.on_draw[..]) {
+                    self.note_pending(bits);
+                }
                 self.b.ins().jump(next, &[]);
             }
             Stmt::Each { others, body } => self.each(*others, body, next),

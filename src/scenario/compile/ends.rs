@@ -96,7 +96,7 @@ pub(super) fn checks(
 }
 
 /// The immediate checks (by index in `checks`, in the order declared); for each variable,
-/// those that read it; and those that read what a draw changes. The last two hold each
+/// those that read it; and those that read what a draw, take, discard or complete changes. The last two hold each
 /// check's position in the first (its bit in a pending set).
 pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<u16>, Vec<Vec<u16>>, Vec<u16>) {
     let base_to_var: HashMap<u32, u16> = vars
@@ -121,7 +121,14 @@ pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<u16>, Vec<Vec<u1
                         list.push(bit);
                     }
                 }
-                Op::DeckLeft(_) | Op::Drawn | Op::CardAttr(_)
+                // What a draw, take, discard or complete changes: the cards left, the current
+                // card, the hands and completed piles.
+                Op::DeckLeft(_)
+                | Op::Drawn
+                | Op::CardAttr(_)
+                | Op::Held(_)
+                | Op::Completed(_)
+                | Op::HasCompleted(_)
                     if !immediate_on_draw.contains(&bit) =>
                 {
                     immediate_on_draw.push(bit)

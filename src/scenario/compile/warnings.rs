@@ -136,3 +136,35 @@ fn find_end_statement(text: &str, name: &str) -> Option<usize> {
     }
     None
 }
+
+/// Warns at each `immediate` end condition that nothing re-checks: one that reads no
+/// variable and no deck (only the round, the age, constants), since an immediate condition
+/// is checked after a statement list changes what it reads, and no statement changes those.
+pub(super) fn never_rechecked(
+    checks: &[crate::model::Check],
+    immediate: &[u16],
+    by_var: &[Vec<u16>],
+    on_draw: &[u16],
+    names: &[String],
+    locs: &[Location],
+    out: &mut Vec<String>,
+) {
+    for (bit, &ci) in immediate.iter().enumerate() {
+        let bit = bit as u16;
+        if by_var.iter().any(|v| v.contains(&bit)) || on_draw.contains(&bit) {
+            continue;
+        }
+        let c = &checks[ci as usize];
+        let at = locs
+            .get(c.when.loc as usize)
+            .map(|l| format!("{l}: "))
+            .unwrap_or_default();
+        let name = names.get(c.reason as usize).map_or("", String::as_str);
+        out.push(format!(
+            "{at}the immediate end condition `{name}` reads no variable and no deck, so no \
+             statement ever makes it checked (an immediate condition is checked after a \
+             statement list changes what it reads): give it timing = \"round_start\" or \
+             \"round_end\" to check it each round"
+        ));
+    }
+}
