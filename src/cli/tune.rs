@@ -309,7 +309,8 @@ fn table(a: &Args, r: &Tuned) -> String {
             "the goal metric does not cross the goal inside the bounds: this is the nearer end; widen the bounds"
         );
     }
-    if let Some(n) = noise {
+    // The list of trials within noise of the best, unless every trial is (said above).
+    if let Some(n) = noise.as_ref().filter(|_| !undecided) {
         t.push_str(&noise_words(a, s, n));
     }
     if let Some(r) = refined {

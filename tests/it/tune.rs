@@ -438,6 +438,8 @@ fn no_best_is_announced_when_every_trial_is_within_noise() {
         "{text}"
     );
     assert!(!text.contains("\nbest: "), "{text}");
+    // Said once: not repeated as a list of every trial within noise of the best.
+    assert!(!text.contains("trials within noise of the best"), "{text}");
 }
 
 /// A path the file writes as a formula (`settings = { q = "p + 0.1" }`) takes numbers everywhere `--set`
