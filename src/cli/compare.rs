@@ -351,6 +351,30 @@ pub fn run(a: Args) -> Result<()> {
             cmp.factions.len()
         );
     }
+    // What more games would settle each undecided faction (as ladder's rows say).
+    let open: Vec<String> = (cmp.factions.iter().zip(&labels))
+        .filter(|(f, _)| f.verdict == "undecided")
+        .map(|(f, label)| {
+            let d = crate::stats::Diff {
+                est: f.win_diff.estimate,
+                low: f.win_diff.low,
+                high: f.win_diff.high,
+            };
+            let words = crate::stats::margin::undecided(&d, cmp.games, cmp.delta, "");
+            let words = words
+                .trim_start_matches("undecided (")
+                .replacen("):", ":", 1);
+            format!("{} ({words})", label.trim_end())
+        })
+        .collect();
+    if !open.is_empty() {
+        let _ = writeln!(
+            notes,
+            "
+undecided: {}",
+            open.join("; ")
+        );
+    }
     notes.push_str(&seat_lines(&cmp.seats));
     if let Some(q) = &cmp.sequential {
         let _ = writeln!(

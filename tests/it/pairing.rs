@@ -421,3 +421,27 @@ fn sweep_and_tune_with_rotated_seats_give_each_seats_wins() {
         "{t}"
     );
 }
+
+/// compare's undecided rows say, as ladder's do, how many games would settle them: the
+/// interval's half-width and the games that would narrow it to the margin.
+#[test]
+fn an_undecided_comparison_says_the_games_that_would_settle_it() {
+    let out = crate::util::vpsim_output(&[
+        "compare",
+        "scenarios/race_to_three.toml",
+        "--b-set",
+        "settings.p=0.305",
+        "--games",
+        "300",
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("undecided: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("First (±") && line.contains("games would narrow it to ±1 pp)"),
+        "{line}"
+    );
+}
