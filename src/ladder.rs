@@ -219,8 +219,20 @@ mod tests {
         let few = (Rate::wilson(35, 100, z.0), Rate::wilson(37, 100, z.0));
         let words = reading("A", (&few.0, &few.1), ("w", "l"), third, z);
         assert!(words.contains("undecided (±13.") && words.contains("games per level"));
-        let small = Rate::wilson(3650, 10000, z.0);
-        assert!(reading("A", (&a, &small), ("w", "l"), third, z).contains("less than the 2 pp"));
+        // +1.5 pp beyond noise whose interval reaches past the margin: unsettled, not "less
+        // than the margin"; +1.0 pp on 100,000 games, its whole interval under it: less.
+        let near = Rate::wilson(3650, 10000, z.0);
+        let words = reading("A", (&a, &near), ("w", "l"), third, z);
+        assert!(
+            words.contains("whether by the 2 pp margin is undecided"),
+            "{words}"
+        );
+        let (many, small) = (
+            Rate::wilson(35000, 100000, z.0),
+            Rate::wilson(36000, 100000, z.0),
+        );
+        let words = reading("A", (&many, &small), ("w", "l"), third, z);
+        assert!(words.contains("less than the 2 pp"), "{words}");
         let low = Rate::wilson(1000, 10000, z.0);
         assert!(
             reading("C", (&low, &a), ("w", "l"), third, z).contains("(it crosses the fair share)")
