@@ -382,13 +382,13 @@ fn force_removes_only_what_the_manifest_listed_before_the_games() {
         .success();
     // Games enough (seconds of them) that the manifest is rewritten while they run, even
     // on a machine loaded by the other tests.
-    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
         .args([
             "run", TI4, "--games", "1500000", "--quiet", "--force", "--out",
         ])
         .arg(&dir)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let holder = format!("process {}", run.id());
@@ -405,12 +405,18 @@ fn force_removes_only_what_the_manifest_listed_before_the_games() {
         .as_array_mut()
         .unwrap()
         .push("x/important.txt".into());
-    // Written whole (a rename), so the run never reads it half-written.
-    let edited = dir.join("manifest.edit");
+    // Written whole (a rename from beside the folder), so the run never reads it
+    // half-written and never finds a file of ours in the folder.
+    let edited = root.join("manifest.edit");
     std::fs::write(&edited, m.to_string()).unwrap();
     std::fs::rename(&edited, &manifest).unwrap();
     std::os::unix::fs::symlink(&victim, dir.join("x")).unwrap();
-    assert!(run.wait().unwrap().success());
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(victim.join("important.txt")).unwrap(),
         "keep me\n"
