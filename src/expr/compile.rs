@@ -69,6 +69,9 @@ pub struct Symbols {
     pub attrs: HashMap<String, u16>,
     /// The scenario's last round (`[scenario] rounds`): the builtin `rounds`.
     pub rounds: i64,
+    /// `rounds` is a formula not yet evaluated (it is, once settings and factions are
+    /// declared): until then the builtin `rounds` cannot be read.
+    pub rounds_pending: bool,
     /// Derived values by name: each formula, compiled wherever it is read.
     pub derived: HashMap<String, Derived>,
 }
@@ -358,6 +361,13 @@ impl<'s> Compiler<'s> {
             "rounds"
                 if owner.is_none() && index.is_none() && !self.syms.vars.contains_key(name) =>
             {
+                if self.syms.rounds_pending {
+                    return err(
+                        pos,
+                        "`rounds` is a formula of settings here ([scenario] rounds), so a \
+                         setting or the rounds themselves cannot read it: write the number",
+                    );
+                }
                 return Ok(Op::Int(self.syms.rounds));
             }
             _ => {}

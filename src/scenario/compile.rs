@@ -368,6 +368,9 @@ fn compile_with(
     declare::settings(raw, &mut cx, &mut d)?;
     declare::factions(raw, src, &mut d)?;
     declare::faction_settings(raw, &mut cx, &mut d)?;
+    // The rounds and ages, once the settings and the factions playing are known.
+    let (rounds, ages) = clock::numbers(raw, &mut cx, &Compiler::new(&d.syms, Vec::new()))?;
+    (d.syms.rounds, d.syms.rounds_pending) = (rounds, false);
     declare::sets(raw, src, &mut d)?;
     decks::decks(raw, src, &mut d)?;
     let slots = vars::layout(raw, src, &cx, &mut d)?;
@@ -385,7 +388,7 @@ fn compile_with(
     let mut vars = vars::compile(raw, src, &mut cx, &comp, &sets, &mut tables)?;
     vars::credits(raw, src, &mut comp, &mut vars)?;
     check_name(raw, src)?;
-    let clock = clock::compile(raw, src)?;
+    let clock = clock::compile(raw, src, rounds, &ages)?;
     let actions = actions::compile(raw, src, &mut cx, &mut comp, &syms, nf)?;
     if crate::signal::stopped() {
         return Err(crate::error::Error::Interrupted);

@@ -242,17 +242,18 @@ pub struct RawMeta {
     /// Free text.
     #[serde(default)]
     pub description: Option<Line>,
-    /// The last round.
-    #[schemars(with = "i64")]
-    pub rounds: Spanned<i64>,
+    /// The last round: a whole number, or a constant formula of settings and `nfactions`
+    /// (`"if(nfactions == 2, 10, 8)"`).
+    #[schemars(with = "Src")]
+    pub rounds: Formula,
     /// The most agent decisions one game may make before it is stopped with a fault.
     #[serde(default)]
     #[schemars(with = "Option<i64>")]
     pub max_steps: Option<Spanned<i64>>,
-    /// Rounds per age.
+    /// Rounds per age: whole numbers, or constant formulas of settings and `nfactions`.
     #[serde(default)]
-    #[schemars(with = "Option<Vec<i64>>")]
-    pub ages: Option<Spanned<Vec<i64>>>,
+    #[schemars(with = "Option<Vec<Src>>")]
+    pub ages: Option<Spanned<Vec<Src>>>,
     /// Name of the end reason when the last round finishes.
     #[serde(default)]
     #[schemars(with = "Option<String>")]

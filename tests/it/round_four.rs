@@ -143,3 +143,38 @@ fn immediate_conditions_on_cards_are_checked_and_unreachable_ones_are_named() {
     );
     assert!(!err.contains("`two_done` reads no"), "{err}");
 }
+
+/// `rounds` and `ages` may be constant formulas of settings and `nfactions`, the factions
+/// playing (Sushi Go's 10/9/8 cards a hand for 2/3/4 players): three ages of 12 - nfactions
+/// rounds (L15); a setting cannot read a `rounds` that is a formula.
+#[test]
+fn rounds_and_ages_are_constant_formulas_of_the_players() {
+    let text = "[scenario]\nname = \"hands\"\nrounds = \"3 * (12 - nfactions)\"\n\
+        ages = [\"12 - nfactions\", \"12 - nfactions\", \"12 - nfactions\"]\nplayers = \"players\"\n\
+        [settings]\nplayers = 4\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n\
+        [[faction]]\nname = \"C\"\n[[faction]]\nname = \"D\"\n\
+        [[var]]\nname = \"vp\"\n\
+        [[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"vp += age\"]\n\
+        [ranking]\nscore = \"vp\"\n";
+    let path = temp_scenario("rounds-formula", text);
+    for (players, rounds) in [(2, 30), (3, 27), (4, 24)] {
+        let v = same_on_both(&path, &["--set", &format!("settings.players={players}")]);
+        assert_eq!(
+            v["length"]["max"].as_i64(),
+            Some(rounds),
+            "{players} players"
+        );
+    }
+    let bad = text.replace("players = 4\n", "players = 4\nlast = \"rounds\"\n");
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("rounds-formula-read", &bad).to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`rounds` is a formula of settings here"),
+        "{err}"
+    );
+}

@@ -3,8 +3,10 @@
 //! Owns the bounds on the number of rounds and on agent decisions per game, and which age
 //! (and which round of its age) each round belongs to.
 
-use super::{DEFAULT_MAX_STEPS, Source};
+use super::{Cx, DEFAULT_MAX_STEPS, Source};
 use crate::error::Result;
+use crate::expr::Num;
+use crate::expr::compile::Compiler;
 use crate::scenario::raw::RawScenario;
 
 /// How long a game lasts and how its rounds group into ages.
@@ -19,9 +21,32 @@ pub(super) struct Clock {
     pub(super) age_round: Vec<i64>,
 }
 
+/// The last round and the rounds of each age, as numbers: each a whole number or a constant
+/// formula of settings and `nfactions` (the factions playing), evaluated with `comp`, whose
+/// settings and factions are declared.
+pub(super) fn numbers(raw: &RawScenario, cx: &mut Cx, comp: &Compiler) -> Result<(i64, Vec<i64>)> {
+    let whole = |cx: &mut Cx, f: &crate::scenario::raw::Formula, what: &str| -> Result<i64> {
+        match cx.constant_num(comp, f, what)? {
+            Num::Int(n) => Ok(n),
+            Num::Real(r) => Err(cx.src.fail(
+                f.span().start,
+                format!("{what} is {r}: it must be a whole number"),
+            )),
+        }
+    };
+    let rounds = whole(cx, &raw.scenario.rounds, "rounds")?;
+    let mut ages = Vec::new();
+    if let Some(list) = &raw.scenario.ages {
+        for a in list.get_ref() {
+            let f = toml::Spanned::new(list.span(), a.clone());
+            ages.push(whole(cx, &f, "each age's rounds")?);
+        }
+    }
+    Ok((rounds, ages))
+}
+
 /// Clock: checks the rounds, the step limit and the ages, and numbers each round's age.
-pub(super) fn compile(raw: &RawScenario, src: &Source) -> Result<Clock> {
-    let rounds = *raw.scenario.rounds.get_ref();
+pub(super) fn compile(raw: &RawScenario, src: &Source, rounds: i64, ages: &[i64]) -> Result<Clock> {
     if !(1..=100_000).contains(&rounds) {
         return Err(src.fail(
             raw.scenario.rounds.span().start,
@@ -38,7 +63,7 @@ pub(super) fn compile(raw: &RawScenario, src: &Source) -> Result<Clock> {
             ));
         }
     };
-    let age_of_round = ages(raw, src, rounds)?;
+    let age_of_round = age_numbers(raw, src, rounds, ages)?;
     let age_round = rounds_within_ages(&age_of_round);
     Ok(Clock {
         rounds,
@@ -50,18 +75,18 @@ pub(super) fn compile(raw: &RawScenario, src: &Source) -> Result<Clock> {
 
 /// The age of each round (index 0 unused): all 1 without `ages`, else `ages` lists rounds
 /// per age, which must add up to `rounds`.
-fn ages(raw: &RawScenario, src: &Source, rounds: i64) -> Result<Vec<i64>> {
+fn age_numbers(raw: &RawScenario, src: &Source, rounds: i64, list: &[i64]) -> Result<Vec<i64>> {
     let mut age_of_round = vec![1i64; rounds as usize + 1];
     if let Some(ages) = &raw.scenario.ages {
-        let total: i64 = ages.get_ref().iter().sum();
-        if ages.get_ref().iter().any(|&a| a < 1) || total != rounds {
+        let total: i64 = list.iter().fold(0i64, |a, &b| a.saturating_add(b));
+        if list.iter().any(|&a| a < 1) || total != rounds {
             return Err(src.fail(
                 ages.span().start,
                 format!("ages list rounds per age; each must be at least 1 and they must add up to rounds = {rounds} (they add up to {total})"),
             ));
         }
         let mut r = 1;
-        for (a, &n) in ages.get_ref().iter().enumerate() {
+        for (a, &n) in list.iter().enumerate() {
             for _ in 0..n {
                 age_of_round[r] = a as i64 + 1;
                 r += 1;

@@ -34,7 +34,8 @@ pub(super) struct Decls<'a> {
 }
 
 impl<'a> Decls<'a> {
-    /// Nothing declared yet, save the builtin `rounds` as the file gives it.
+    /// Nothing declared yet, save the builtin `rounds` when the file gives a number (a
+    /// formula is evaluated once the settings and factions are declared: [`super::clock`]).
     pub(super) fn new(raw: &RawScenario, src: &'a Source<'a>) -> Decls<'a> {
         Decls {
             names: Names {
@@ -42,7 +43,15 @@ impl<'a> Decls<'a> {
                 seen: HashMap::new(),
             },
             syms: Symbols {
-                rounds: *raw.scenario.rounds.get_ref(),
+                rounds: raw.scenario.rounds.get_ref().0.trim().parse().unwrap_or(0),
+                rounds_pending: raw
+                    .scenario
+                    .rounds
+                    .get_ref()
+                    .0
+                    .trim()
+                    .parse::<i64>()
+                    .is_err(),
                 ..Symbols::default()
             },
             tables: Tables::default(),
@@ -62,6 +71,7 @@ pub(super) fn settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) -> Result<
             .claim(&Spanned::new(key..key + k.len(), k.clone()), "setting")?;
         let empty = Symbols {
             rounds: d.syms.rounds,
+            rounds_pending: d.syms.rounds_pending,
             ..Symbols::default()
         };
         let v = cx.constant_num(&Compiler::new(&empty, vec![]), f, "a setting")?;
@@ -77,6 +87,7 @@ pub(super) fn faction_settings(raw: &RawScenario, cx: &mut Cx, d: &mut Decls) ->
     let consts = Symbols {
         settings: d.syms.settings.clone(),
         rounds: d.syms.rounds,
+        rounds_pending: d.syms.rounds_pending,
         ..Symbols::default()
     };
     let mut given: HashMap<String, Vec<Option<Num>>> = HashMap::new();
