@@ -352,8 +352,14 @@ tiebreak = ["-seat"]
 
     #[test]
     fn wrong_types_and_missing_factions() {
-        let e = error_of(&MINI.replace("rounds = 5", "rounds = \"five\""));
+        let e = error_of(&MINI.replace("rounds = 5", "rounds = [5]"));
         assert!(e.starts_with("x.toml:4:10:"), "{e}");
+        // A formula (rounds may be one) is located inside its string.
+        let e = error_of(&MINI.replace("rounds = 5", "rounds = \"five\""));
+        assert!(
+            e.starts_with("x.toml:4:11:") && e.contains("`five` is not defined"),
+            "{e}"
+        );
         let e = error_of(&MINI.replace("tiebreak = [\"-seat\"]", "tiebreak = [\"C.vp\"]"));
         assert!(e.contains("`C` is not a faction"), "{e}");
     }
