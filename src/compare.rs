@@ -297,6 +297,17 @@ pub struct Est {
     pub high: f64,
 }
 
+impl Est {
+    /// The estimate as a difference with its interval, for judging at a margin.
+    pub fn diff(&self) -> crate::stats::Diff {
+        crate::stats::Diff {
+            est: self.estimate,
+            low: self.low,
+            high: self.high,
+        }
+    }
+}
+
 /// One faction's comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactionDiff {

@@ -125,6 +125,9 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// Whether it records what the reports read besides the outcome (each round's leader);
     /// a searcher's playouts do not.
     records: bool,
+    /// Whether it records each round's leader and scores: it records, and the command shows
+    /// them ([`Model::record_rounds`]) or a metric is taken after each round (known once).
+    records_rounds: bool,
     /// The tracer (a [`TextTrace`] collects the story of the game).
     pub tracer: T,
 }
@@ -194,6 +197,8 @@ impl<'m, T: Tracer> Game<'m, T> {
             init: crate::model::InitPlan::new(m),
             choices: vec![0; m.nfactions() * m.actions.len()],
             records: searches,
+            records_rounds: searches
+                && (m.record_rounds || m.metrics.iter().any(|mt| mt.per_round)),
             tracer,
         }
     }

@@ -355,12 +355,8 @@ pub fn run(a: Args) -> Result<()> {
     let open: Vec<String> = (cmp.factions.iter().zip(&labels))
         .filter(|(f, _)| f.verdict == "undecided")
         .map(|(f, label)| {
-            let d = crate::stats::Diff {
-                est: f.win_diff.estimate,
-                low: f.win_diff.low,
-                high: f.win_diff.high,
-            };
-            let words = crate::stats::margin::undecided(&d, cmp.games, cmp.delta, "");
+            let words =
+                crate::stats::margin::undecided(&f.win_diff.diff(), cmp.games, cmp.delta, "");
             let words = words
                 .trim_start_matches("undecided (")
                 .replacen("):", ":", 1);

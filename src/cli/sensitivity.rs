@@ -105,6 +105,15 @@ impl Swing {
         }
     }
 
+    /// The swing as a difference with its interval, for judging at a margin.
+    fn diff(&self) -> crate::stats::Diff {
+        crate::stats::Diff {
+            est: self.change,
+            low: self.low,
+            high: self.high,
+        }
+    }
+
     fn val(&self) -> Val {
         Val {
             est: self.change,
@@ -165,11 +174,7 @@ impl Effect {
     fn judge(&self, m: f64) -> (&'static str, Option<crate::stats::Diff>) {
         use crate::stats::margin::{Judgement, judge};
         let diffs: Vec<crate::stats::Diff> = (self.down_swing.iter().chain(&self.up_swing))
-            .map(|w| crate::stats::Diff {
-                est: w.change,
-                low: w.low,
-                high: w.high,
-            })
+            .map(Swing::diff)
             .collect();
         let js: Vec<Judgement> = diffs.iter().map(|d| judge(d, m)).collect();
         let any = |j: Judgement| js.contains(&j);
@@ -191,14 +196,9 @@ impl Effect {
     /// Whether faction `f`'s win rate moves beyond noise by at least margin `m`, either way.
     fn moves(&self, f: usize, m: f64) -> bool {
         use crate::stats::margin::{Judgement, judge};
-        [&self.down_swing[f], &self.up_swing[f]].iter().any(|w| {
-            let d = crate::stats::Diff {
-                est: w.change,
-                low: w.low,
-                high: w.high,
-            };
-            matches!(judge(&d, m), Judgement::Up | Judgement::Down)
-        })
+        [&self.down_swing[f], &self.up_swing[f]]
+            .iter()
+            .any(|w| matches!(judge(&w.diff(), m), Judgement::Up | Judgement::Down))
     }
 }
 

@@ -194,10 +194,7 @@ impl<T: Tracer> Game<'_, T> {
     /// What is recorded after each round for the reports: the leader of the early rounds
     /// (not in a playout, whose rounds no report reads).
     fn after_round(&mut self) -> Step {
-        if self.records
-            && (self.m.record_rounds || self.round_metrics)
-            && self.leaders.len() < LEADER_ROUNDS
-        {
+        if self.records_rounds && self.leaders.len() < LEADER_ROUNDS {
             let leader = self.leader()?;
             self.leaders.push(leader);
             if self.round_metrics {

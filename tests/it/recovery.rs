@@ -47,20 +47,24 @@ fn a_missing_shard_is_named_with_its_command_and_recovers_the_run_exactly() {
         line.ends_with("--games 8000 --seed 5 --quiet --shard 3/4 --out shard-3"),
         "{line}"
     );
+    // What merge --list-missing prints for the four folders.
+    let list_missing = || {
+        vpsim()
+            .current_dir(&dir)
+            .args([
+                "merge",
+                "--list-missing",
+                "shard-1",
+                "shard-2",
+                "shard-3",
+                "shard-4",
+            ])
+            .output()
+            .unwrap()
+    };
     // A folder without a tally.json (a shard stopped by SIGKILL) counts as missing too.
     std::fs::create_dir(dir.join("shard-3")).unwrap();
-    let listed = vpsim()
-        .current_dir(&dir)
-        .args([
-            "merge",
-            "--list-missing",
-            "shard-1",
-            "shard-2",
-            "shard-3",
-            "shard-4",
-        ])
-        .output()
-        .unwrap();
+    let listed = list_missing();
     assert!(listed.status.success());
     assert_eq!(String::from_utf8_lossy(&listed.stdout), "3\n");
     std::fs::remove_dir(dir.join("shard-3")).unwrap();
@@ -76,18 +80,7 @@ fn a_missing_shard_is_named_with_its_command_and_recovers_the_run_exactly() {
         "{}",
         String::from_utf8_lossy(&ran.stderr)
     );
-    let listed = vpsim()
-        .current_dir(&dir)
-        .args([
-            "merge",
-            "--list-missing",
-            "shard-1",
-            "shard-2",
-            "shard-3",
-            "shard-4",
-        ])
-        .output()
-        .unwrap();
+    let listed = list_missing();
     assert_eq!(String::from_utf8_lossy(&listed.stdout), "");
     let merged = vpsim()
         .current_dir(&dir)
