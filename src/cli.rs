@@ -113,7 +113,12 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         }
         _ => false,
     };
-    let done = run_command(cli.command);
+    // A report folder's new report is put in place only when the command has written all
+    // of it; an error or a signal leaves the folder as it was.
+    let done = run_command(cli.command).and_then(|()| crate::output::finish_reports());
+    if done.is_err() {
+        crate::output::abandon_reports();
+    }
     // Every command that wrote a report folder says where (unless --quiet or --json).
     let written = REPORT.lock().unwrap_or_else(|e| e.into_inner()).take();
     if done.is_ok()
@@ -559,18 +564,13 @@ pub fn write_outputs(
         write_report(dir, &md, &summary.scenario.title)
     })();
     result.map_err(|e| {
-        // Every file the report put in place, whichever step wrote it, said once: in a
-        // write error's message, else on a line of its own before the error.
+        // What the report had written is dropped with it, said once: in a write error's
+        // message, else on a line of its own before the error.
         let names = crate::output::written(dir);
         let kept = format!(
-            "kept {} complete file(s) in {}: {}",
+            "the report was not put in place ({} complete file(s) dropped), and {} holds what it held before the run",
             names.len(),
             dir.display(),
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(", ")
-            }
         );
         match e {
             crate::Error::Write { what, source } => crate::Error::Write {

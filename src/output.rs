@@ -13,13 +13,27 @@ use crate::error::{Error, Result};
 mod folder;
 mod lock;
 
-pub use folder::{MANIFEST, clear_report, prepare_dir, record, written};
-pub use lock::{LOCK, release_all as release_locks};
+pub use folder::{
+    MANIFEST, abandon_reports, begin_report, finish_reports, prepare_dir, record, staged, written,
+};
+pub use lock::LOCK;
+
+/// Ends this process's writing of report folders: drops any report begun and not finished
+/// ([`abandon_reports`]), then releases the folders' locks.
+pub fn release_locks() {
+    abandon_reports();
+    lock::release_all();
+}
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename. When
 /// `path` is inside the report folder being written, the folder's manifest lists it.
+/// A report's file is written into the report's staging folder ([`staged`]); a signal that
+/// arrived meanwhile stops the report here.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_bytes(path, bytes)?;
+    if crate::signal::stopped() {
+        return Err(Error::Interrupted);
+    }
+    write_bytes(&staged(path), bytes)?;
     record(path)
 }
 

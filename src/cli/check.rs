@@ -269,7 +269,7 @@ fn played(
             tally: p.tally.clone(),
             command: Vec::new(),
         };
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }
     Ok(summary)

@@ -396,7 +396,7 @@ undecided: {}",
     }
     let _ = writeln!(s, "\n{}", cmp.sentence);
     if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
         // Each variant's own report beside the comparison.
         for (sub, m, t) in [("a", &ma, &tally.a), ("b", &mb, &tally.b)] {

@@ -116,7 +116,7 @@ pub fn run(a: Args) -> Result<()> {
         text.push_str(&matchup_table(m, o, &a.levels, &matchups, a.margin));
     }
     if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         let json = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
         crate::output::write_atomic(&dir.join("ladder.json"), json.as_bytes())?;

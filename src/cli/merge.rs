@@ -554,7 +554,7 @@ pub fn run(a: Args) -> Result<()> {
     summary.performance.shards = Some(files.len() as u64);
     if let Some(dir) = &a.out {
         super::prepare_out(dir, a.force)?;
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         super::write_outputs(
             dir,
             &summary,

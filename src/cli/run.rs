@@ -210,6 +210,11 @@ pub fn run(a: Args) -> Result<()> {
         )));
     }
     let info = RunInfo::of(&model, o.seed);
+    // The report is staged from the start: the games table streams into it as the games
+    // play, and nothing of it is in place until the whole report is.
+    if let Some(d) = &out {
+        crate::output::begin_report(d)?;
+    }
     let mut writer = match (&out, a.games_table) {
         (Some(d), true) => Some(GamesWriter::create(d, &info, games, o.csv)?),
         _ => None,
@@ -238,9 +243,6 @@ pub fn run(a: Args) -> Result<()> {
             return Err(e);
         }
     };
-    if let Some(d) = &out {
-        crate::output::clear_report(d)?;
-    }
     if let Some(w) = writer {
         w.finish()?;
     }

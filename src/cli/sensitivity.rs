@@ -524,7 +524,7 @@ pub fn run(a: Args) -> Result<()> {
     let json = serde_json::to_string_pretty(&s)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
     if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
         write_report(dir, &a, &s, &base_model)?;
     }

@@ -335,7 +335,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
     if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
         let title = format!("Win rate against {}", sweep.params.join(" and "));
         let sub = super::chart_subtitle(&a.scenario, o, "per point");

@@ -587,7 +587,7 @@ pub fn run(a: Args) -> Result<()> {
         ..
     } = tuned;
     if let Some(dir) = &out {
-        crate::output::clear_report(dir)?;
+        crate::output::begin_report(dir)?;
         let json = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
         crate::output::write_atomic(&dir.join("tune.json"), json.as_bytes())?;

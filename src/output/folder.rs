@@ -30,10 +30,18 @@ struct Manifest {
     files: Vec<String>,
 }
 
-/// The report folders this process is writing, each with the files written so far (a
-/// process writes one report at a time, but a folder may hold the reports of two
-/// variants, so files are matched to the folder that contains them).
-static OPEN: Mutex<Vec<(PathBuf, Vec<String>)>> = Mutex::new(Vec::new());
+/// A report being written: the report folder, the fresh folder inside it that holds the
+/// report until it is complete ([`stage_of`]), and the files written so far (relative to
+/// the report folder).
+struct Open {
+    dir: PathBuf,
+    stage: PathBuf,
+    files: Vec<String>,
+}
+
+/// The reports this process is writing (a process writes one report at a time; the list
+/// allows a report folder inside another's).
+static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
 
 /// The earlier report of each folder [`prepare_dir`] checked, as its manifest listed it
 /// then (before any game): the only files [`clear_report`] removes. A manifest rewritten
@@ -65,63 +73,88 @@ fn read_manifest(dir: &Path) -> Option<Manifest> {
 }
 
 /// The open report folder that contains `path` (the innermost, when one holds another).
-fn innermost(open: &[(PathBuf, Vec<String>)], path: &Path) -> Option<usize> {
+fn innermost(open: &[Open], path: &Path) -> Option<usize> {
     (0..open.len())
-        .filter(|&i| path.starts_with(&open[i].0))
-        .max_by_key(|&i| open[i].0.components().count())
+        .filter(|&i| path.starts_with(&open[i].dir))
+        .max_by_key(|&i| open[i].dir.components().count())
 }
 
-/// Records that the report being written put `path` in place (every atomic write calls it;
-/// a file streamed to a [`super::temp_path`] and renamed by its writer calls it too): the
-/// manifest of the open report folder that contains it is rewritten to list it.
+/// Where a file or folder of a report being written is made while it is written: `path`
+/// inside the report's staging folder when `path` is in a report folder this process is
+/// writing (and not already staged), else `path` itself. Every writer of a report goes
+/// through this (atomic writes, streamed tables, chart folders), so a report is built
+/// whole in a folder only this run made and nothing planted in the report folder while the
+/// games run can redirect a write.
+pub fn staged(path: &Path) -> PathBuf {
+    let open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    match innermost(&open, path) {
+        Some(i) if !path.starts_with(&open[i].stage) => {
+            let rel = path.strip_prefix(&open[i].dir).unwrap_or(Path::new(""));
+            open[i].stage.join(rel)
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Records that the report being written has `path` complete (every atomic write calls
+/// it; a file streamed to a [`super::temp_path`] and renamed by its writer calls it too):
+/// the report's manifest will list it. `path` is where the file will be once the report is
+/// put in place, not its staged path.
 pub fn record(path: &Path) -> Result<()> {
     let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
     let Some(i) = innermost(&open, path) else {
         return Ok(());
     };
-    let (dir, files) = &mut open[i];
-    let Some(rel) = path.strip_prefix(&*dir).ok().and_then(manifest_path) else {
+    let o = &mut open[i];
+    let Some(rel) = path.strip_prefix(&o.dir).ok().and_then(manifest_path) else {
         return Ok(());
     };
-    if rel == MANIFEST {
-        return Ok(());
+    if rel != MANIFEST && !o.files.contains(&rel) {
+        o.files.push(rel);
     }
-    if !files.contains(&rel) {
-        files.push(rel);
-    }
+    Ok(())
+}
+
+/// Writes the manifest of `dir` listing `files` (straight into `dir`, never staged).
+fn write_manifest(dir: &Path, files: &[String]) -> Result<()> {
     let manifest = Manifest {
         vpsim_version: env!("CARGO_PKG_VERSION").to_string(),
-        files: files.clone(),
+        files: files.to_vec(),
     };
     let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
     write_bytes(&dir.join(MANIFEST), &json)
 }
 
-/// The files the report being written has put in `dir` (or a folder below it) so far,
-/// relative to `dir`, in order: each one complete, since each was put in place whole.
+/// The files the report being written has completed in `dir` (or a folder below it) so
+/// far, relative to `dir`, in order.
 pub fn written(dir: &Path) -> Vec<String> {
     let open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
     let Some(i) = innermost(&open, dir) else {
         return Vec::new();
     };
-    let (root, files) = &open[i];
-    files
-        .iter()
-        .filter_map(|f| root.join(f).strip_prefix(dir).ok().and_then(manifest_path))
+    let o = &open[i];
+    (o.files.iter())
+        .filter_map(|f| o.dir.join(f).strip_prefix(dir).ok().and_then(manifest_path))
         .collect()
 }
 
-/// Removes the temporary files that a dead run (killed, or stopped by a power loss) left in
-/// `dir`: regular files named as only vpsim names them, whose process is not running.
+/// Removes the temporary files and staging folders that a dead run (killed, or stopped by a
+/// power loss) left in `dir`: named as only vpsim names them, whose process is not running.
 fn remove_leftovers(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        let regular = e.file_type().is_ok_and(|k| k.is_file());
-        if regular && temp_pid(&name).is_some_and(|pid| !alive(pid)) {
-            let _ = std::fs::remove_file(e.path());
+        let kind = e.file_type().ok();
+        if temp_pid(&name).is_some_and(|pid| !alive(pid)) {
+            // Never through a link: only a file, or a folder (a dead run's staged report,
+            // removed without following a link inside it).
+            if kind.is_some_and(|k| k.is_file()) {
+                let _ = std::fs::remove_file(e.path());
+            } else if kind.is_some_and(|k| k.is_dir()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
         }
     }
 }
@@ -153,13 +186,16 @@ fn foreign(dir: &Path, prefix: &str, listed: &BTreeSet<&str>, found: &mut Vec<St
         let rel = format!("{prefix}{name}");
         let kind = e.file_type().ok();
         let listed_dir = |d: &str| listed.iter().any(|f| f.starts_with(&format!("{d}/")));
+        let ours = temp_pid(&name).is_some() && kind.is_some_and(|k| k.is_file() || k.is_dir());
+        if ours {
+            continue;
+        }
         if kind.is_some_and(|k| k.is_dir()) && listed_dir(&rel) {
             foreign(&e.path(), &format!("{rel}/"), listed, found);
         } else if kind.is_some_and(|k| k.is_file())
             && (listed.contains(rel.as_str())
                 || (prefix.is_empty() && name == MANIFEST)
-                || name == super::lock::LOCK
-                || temp_pid(&name).is_some())
+                || name == super::lock::LOCK)
         {
             continue;
         } else {
@@ -197,8 +233,14 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
     })?;
     super::lock::lock(dir, made)?;
     // The lock file is no file of the user's (a run that died may have left it).
-    let busy = std::fs::read_dir(dir)
-        .is_ok_and(|d| d.flatten().any(|e| e.file_name() != super::lock::LOCK));
+    // Nor are a dead run's temporary files and staging folder (removed as the report is
+    // begun).
+    let busy = std::fs::read_dir(dir).is_ok_and(|d| {
+        d.flatten().any(|e| {
+            let name = e.file_name();
+            name != super::lock::LOCK && temp_pid(&name.to_string_lossy()).is_none()
+        })
+    });
     if busy && !force {
         return Err(Error::Usage(format!(
             "--out {shown}: the folder already holds files: add --force to replace the report in it, or name another folder"
@@ -267,29 +309,140 @@ fn no_link_below(dir: &Path, rel: &str) -> bool {
     real_folder(dir, rel.rsplit_once('/').map_or("", |(d, _)| d))
 }
 
-/// Starts writing the report of `dir`: removes the files of the earlier report that its
-/// manifest listed when [`prepare_dir`] checked it, before the games (regular files only,
-/// never through a link, whatever a writer changed since), a dead run's temporary files,
-/// and the folders the earlier report made once they are empty; from here on, each file
-/// written into `dir` is added to a new manifest.
-pub fn clear_report(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+/// Starts writing the report of `dir` (which [`prepare_dir`] checked): makes a new staging
+/// folder inside it, named as only vpsim names temporary files, into which every file of
+/// the report is written ([`staged`]) until [`finish_reports`] puts the whole report in
+/// place. A dead run's temporary files and staging folders are removed. The earlier report
+/// stays untouched until then. Beginning a report already begun does nothing.
+pub fn begin_report(dir: &Path) -> Result<()> {
+    let cannot = |source| Error::Write {
         what: dir.display().to_string(),
         source,
-    })?;
-    super::lock::lock(dir, Vec::new())?;
-    // The listing checked before the games (nothing when the folder was empty then).
-    let old = Manifest {
-        files: verified_listing(dir),
-        ..Manifest::default()
     };
+    std::fs::create_dir_all(dir).map_err(cannot)?;
+    super::lock::lock(dir, Vec::new())?;
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    if open.iter().any(|o| o.dir == dir) {
+        return Ok(());
+    }
     remove_leftovers(dir);
-    for d in folders_of(&old.files) {
-        if real_folder(dir, &d) {
-            remove_leftovers(&dir.join(&d));
+    let stage = make_stage(dir).map_err(cannot)?;
+    open.push(Open {
+        dir: dir.to_path_buf(),
+        stage,
+        files: Vec::new(),
+    });
+    Ok(())
+}
+
+/// A new folder in `dir` named as only vpsim names temporary files, made with an exclusive
+/// create: a name someone took (a folder, a link) is never used.
+fn make_stage(dir: &Path) -> std::io::Result<PathBuf> {
+    let mut tries = 0;
+    loop {
+        let stage = super::temp_path(dir);
+        match std::fs::create_dir(&stage) {
+            Ok(()) => return Ok(stage),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 10_000 => {
+                tries += 1;
+            }
+            Err(e) => return Err(e),
         }
     }
-    for f in &old.files {
+}
+
+/// Puts every report begun by [`begin_report`] in place, once it is complete: the staged
+/// files take the place of the earlier report's (which goes only now, so a report that
+/// fails part way, on a full disk or a signal, leaves the earlier one whole). A signal that
+/// arrived while the report was written stops it here (the folder as it was before the
+/// run). Anything that appeared in the report folder while the run wrote it, where the
+/// report puts a file or folder (a link, someone's folder), is never written through or
+/// removed: the report is not put in place and the error names it.
+pub fn finish_reports() -> Result<()> {
+    let open: Vec<Open> = std::mem::take(&mut *OPEN.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut result = Ok(());
+    for o in open {
+        result = result.and_then(|()| finish(&o));
+        let _ = std::fs::remove_dir_all(&o.stage);
+    }
+    result
+}
+
+/// Drops every report begun and not finished (an error, a signal): its staging folder is
+/// removed and the report folder holds what it held before the run.
+pub fn abandon_reports() {
+    let open: Vec<Open> = std::mem::take(&mut *OPEN.lock().unwrap_or_else(|e| e.into_inner()));
+    for o in open {
+        let _ = std::fs::remove_dir_all(&o.stage);
+    }
+}
+
+/// Puts one staged report in place (see [`finish_reports`]).
+fn finish(o: &Open) -> Result<()> {
+    if crate::signal::stopped() {
+        return Err(Error::Interrupted);
+    }
+    let dir = &o.dir;
+    let old = verified_listing(dir);
+    let listed: BTreeSet<&str> = old.iter().map(String::as_str).collect();
+    let old_dirs = folders_of(&old);
+    let cannot = |what: &Path, source| Error::Write {
+        what: what.display().to_string(),
+        source,
+    };
+    let entries: Vec<std::ffi::OsString> = std::fs::read_dir(&o.stage)
+        .map_err(|e| cannot(&o.stage, e))?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| cannot(&o.stage, e))?;
+    // Each place the report takes is free, or held by the earlier report (a file it
+    // listed, a real folder it made); anything else appeared during the run.
+    for name in &entries {
+        let dest = dir.join(name);
+        let rel = name.to_string_lossy();
+        let free = match std::fs::symlink_metadata(&dest) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Err(e) => return Err(cannot(&dest, e)),
+            Ok(m) if m.file_type().is_file() => listed.contains(rel.as_ref()),
+            Ok(m) if m.file_type().is_dir() => {
+                let mut found = Vec::new();
+                foreign(&dest, &format!("{rel}/"), &listed, &mut found);
+                old_dirs.iter().any(|d| *d == rel) && found.is_empty()
+            }
+            Ok(_) => false,
+        };
+        if !free {
+            return Err(cannot(
+                &dest,
+                std::io::Error::other(
+                    "this appeared in the report folder while vpsim wrote the report, and is not vpsim's (a link, a folder or a file): vpsim writes neither into it nor through it, so the new report was not put in place and the folder holds what it held before the run; move it away and run again",
+                ),
+            ));
+        }
+    }
+    // From here the manifest lists every file of both reports, until only the new one's
+    // remain: a run stopped part way leaves a folder `--force` can still replace.
+    let mut both = old.clone();
+    both.extend(
+        o.files
+            .iter()
+            .filter(|f| !listed.contains(f.as_str()))
+            .cloned(),
+    );
+    write_manifest(dir, &both)?;
+    remove_old(dir, &old)?;
+    for name in &entries {
+        let dest = dir.join(name);
+        std::fs::rename(o.stage.join(name), &dest).map_err(|e| cannot(&dest, e))?;
+    }
+    write_manifest(dir, &o.files)
+}
+
+/// Removes the earlier report of `dir`, as its manifest listed it when [`prepare_dir`]
+/// checked it before the games (regular files only, never through a link, whatever a
+/// writer changed since), then the folders it made once they are empty.
+fn remove_old(dir: &Path, old: &[String]) -> Result<()> {
+    for f in old {
         let path = dir.join(f);
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
         if regular && no_link_below(dir, f) {
@@ -299,15 +452,12 @@ pub fn clear_report(dir: &Path) -> Result<()> {
             })?;
         }
     }
-    for d in folders_of(&old.files) {
+    for d in folders_of(old) {
         if real_folder(dir, &d) {
+            remove_leftovers(&dir.join(&d));
             let _ = std::fs::remove_dir(dir.join(d));
         }
     }
-    let _ = std::fs::remove_file(dir.join(MANIFEST));
-    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
-    open.retain(|(d, _)| d != dir);
-    open.push((dir.to_path_buf(), Vec::new()));
     Ok(())
 }
 

@@ -654,7 +654,7 @@ pub fn write_charts(
     size: Canvas,
 ) -> Result<Vec<PathBuf>> {
     register_font();
-    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+    std::fs::create_dir_all(crate::output::staged(dir)).map_err(|source| Error::Write {
         what: dir.display().to_string(),
         source,
     })?;

@@ -49,7 +49,8 @@ fn inline_svg(dir: &Path, src: &str) -> Option<String> {
     if src.contains("..") || src.contains('/') {
         return None;
     }
-    let svg = std::fs::read_to_string(dir.join(format!("{name}.svg"))).ok()?;
+    let svg =
+        std::fs::read_to_string(crate::output::staged(&dir.join(format!("{name}.svg")))).ok()?;
     // The XML declaration has no place inside HTML.
     let body = match svg.find("<svg") {
         Some(i) => &svg[i..],

@@ -316,6 +316,7 @@ pub use crate::runner::GameRow;
 
 /// A new temporary file in `dir` (made if need be) for a table streamed as the run goes.
 fn create_temp(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
+    let dir = &crate::output::staged(dir);
     std::fs::create_dir_all(dir).map_err(|source| Error::Write {
         what: dir.display().to_string(),
         source,
@@ -329,7 +330,7 @@ fn create_temp(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
 /// Moves a finished streamed table from `tmp` into place at `path` and lists it in the
 /// report folder's manifest.
 fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
-    std::fs::rename(tmp, path).map_err(|source| Error::Write {
+    std::fs::rename(tmp, crate::output::staged(path)).map_err(|source| Error::Write {
         what: path.display().to_string(),
         source,
     })?;
@@ -359,16 +360,12 @@ struct GamesCsv {
     writer: polars::io::csv::write::BatchedWriter<std::fs::File>,
     tmp: PathBuf,
     path: PathBuf,
-    /// The folder `csv/`, when this writer made it (removed again if the run stops, once
-    /// empty).
-    made: Option<PathBuf>,
 }
 
 impl GamesCsv {
     /// Starts `dir/csv/games.csv` with the columns of `schema`.
     fn create(dir: &Path, schema: &Schema) -> Result<GamesCsv> {
         let folder = dir.join("csv");
-        let made = (!folder.exists()).then(|| folder.clone());
         let (file, tmp) = create_temp(&folder)?;
         let writer = CsvWriter::new(file)
             .include_header(true)
@@ -379,7 +376,6 @@ impl GamesCsv {
                 writer,
                 tmp,
                 path: folder.join("games.csv"),
-                made,
             }),
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
@@ -388,13 +384,10 @@ impl GamesCsv {
         }
     }
 
-    /// Drops the unfinished file (and the folder `csv/` if this writer made it).
+    /// Drops the unfinished file (the staging folder that holds it goes with the report).
     fn abandon(self) {
         drop(self.writer);
         let _ = std::fs::remove_file(&self.tmp);
-        if let Some(d) = &self.made {
-            let _ = std::fs::remove_dir(d);
-        }
     }
 }
 

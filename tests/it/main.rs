@@ -43,6 +43,7 @@ mod seats;
 mod sensitivity;
 mod shards;
 mod skill;
+mod staging;
 mod statistics;
 mod timing;
 mod tune;

@@ -196,58 +196,6 @@ fn force_replaces_a_compare_report_with_its_csv_folders() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A report that cannot finish (here its last chart cannot be put in place) names every
-/// complete file it kept: all the tables and the charts written before, not only the first
-/// two (which is all it named when a step failed halfway).
-#[test]
-fn a_report_that_fails_names_every_file_it_kept() {
-    let dir = fresh_temp_dir("report-kept");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
-        .args([
-            "run",
-            TI4,
-            "--games",
-            "300000",
-            "--threads",
-            "1",
-            "-q",
-            "--out",
-        ])
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // While the games play, a folder takes the place the last chart will need.
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    std::fs::create_dir(dir.join("score_race.svg")).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    let files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_type().unwrap().is_file())
-        .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| n != ".vpsim-manifest.json")
-        .collect();
-    assert!(files.len() > 10, "{files:?}");
-    assert!(
-        files.iter().any(|f| f == "win_rates.png"),
-        "a chart was kept: {files:?}"
-    );
-    assert!(
-        err.contains(&format!("kept {} complete file(s)", files.len())),
-        "{err}"
-    );
-    // The failure is said once, with what was kept.
-    assert_eq!(err.matches("score_race.svg").count(), 1, "{err}");
-    for f in &files {
-        assert!(err.contains(f.as_str()), "{f} not named: {err}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// A folder one run is writing is locked: a second run into it stops at once with exit 2,
 /// naming the run that holds it, before playing a game; the lock goes when the first run
 /// ends, and the next run writes the folder.
