@@ -125,7 +125,10 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
         && !quiet
         && let Some(dir) = written
     {
-        crate::diagnostic::say(&format!("report written to {}", dir.display()));
+        crate::diagnostic::say(&format!(
+            "report written to {}",
+            crate::diagnostic::one_line(&dir.display().to_string())
+        ));
     }
     done
 }
@@ -610,13 +613,13 @@ pub fn chart_subtitle(path: &std::path::Path, o: &RunOpts, per: &str) -> String 
 /// (`per` says per what: "per variant or point", "a level"), and the command.
 pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64, per: &str) -> String {
     format!(
-        "# {}\n\nvpsim {} · scenario `{}` (FNV-1a `{}`) · seed {seed} · {} games {per}\n\nCommand: `{}`\n\n",
+        "# {}\n\nvpsim {} · scenario {} (FNV-1a `{}`) · seed {seed} · {} games {per}\n\nCommand: {}\n\n",
         crate::report::markdown::md_text(title),
         env!("CARGO_PKG_VERSION"),
-        m.file,
+        crate::report::markdown::code(&m.file),
         m.hash,
         crate::report::thousands(games),
-        command_line()
+        crate::report::markdown::code(&command_line())
     )
 }
 
@@ -624,21 +627,25 @@ pub fn report_header(title: &str, m: &crate::Model, seed: u64, games: u64, per: 
 /// `list` as a text block, then that line as a paragraph and its indented lines as a bullet
 /// list, so long sentences (verdicts, readings) wrap instead of scrolling.
 pub fn text_then_list(text: &str, list: &str) -> String {
+    use crate::report::markdown::{code_block, md_inline};
     let Some(at) = text.find(&format!("\n{list}")) else {
-        return format!("```text\n{text}```\n");
+        return code_block(text);
     };
     let (block, rest) = text.split_at(at + 1);
-    let mut md = format!("```text\n{block}```\n\n");
+    let mut md = code_block(block);
+    md.push('\n');
+    // The list's lines hold labels and names from the scenario: escaped, bar the code
+    // spans vpsim writes around names.
     for line in rest.lines() {
         match line.strip_prefix("  ") {
             Some(item) => {
                 md.push_str("- ");
-                md.push_str(item);
+                md.push_str(&md_inline(item));
                 md.push('\n');
             }
             None if !line.trim().is_empty() => {
                 md.push('\n');
-                md.push_str(line);
+                md.push_str(&md_inline(line));
                 md.push_str("\n\n");
             }
             None => {}

@@ -23,9 +23,10 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = crate::diagnostic::one_line(&self.file);
         match &self.from {
-            None => write!(f, "{}:{}:{}", self.file, self.line, self.col),
-            Some(flag) => write!(f, "{}:{}, in the value from {flag}", self.file, self.line),
+            None => write!(f, "{file}:{}:{}", self.line, self.col),
+            Some(flag) => write!(f, "{file}:{}, in the value from {flag}", self.line),
         }
     }
 }
@@ -122,6 +123,27 @@ pub fn trace_args(file: &str, overrides: &[String]) -> String {
 
 /// `a` as one word of a POSIX shell command: as is when it is plain, else in single quotes.
 pub fn shell_word(a: &str) -> String {
+    // A control character (a line break in a file name) in ANSI-C quotes, `$'...'`, which
+    // bash, zsh and ksh read back exactly: the command stays on one line.
+    if a.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in a.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() && (c as u32) < 0x80 => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
     if a.is_empty()
         || a.contains(|c: char| c.is_whitespace() || "'\"$*?&|;<>()`\\#~!{}[]".contains(c))
     {
@@ -144,5 +166,6 @@ mod tests {
         assert_eq!(shell_word("win_rate(First)"), "'win_rate(First)'");
         assert_eq!(shell_word("it's"), "'it'\\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a`b\n# c's\\"), r"$'a`b\n# c\'s\\'");
     }
 }

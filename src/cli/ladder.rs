@@ -175,7 +175,7 @@ pub fn run(a: Args) -> Result<()> {
                 "\n## Matchups\n\n![Head to head](matchups.svg)\n\n{}\n",
                 matchup_readings(&matchups, a.margin)
                     .iter()
-                    .map(|r| format!("- {r}"))
+                    .map(|r| format!("- {}", crate::report::markdown::md_inline(r)))
                     .collect::<Vec<_>>()
                     .join("\n")
             );

@@ -148,15 +148,26 @@ fn remove_leftovers(dir: &Path) {
         let name = e.file_name().to_string_lossy().to_string();
         let kind = e.file_type().ok();
         if temp_pid(&name).is_some_and(|pid| !alive(pid)) {
-            // Never through a link: only a file, or a folder (a dead run's staged report,
-            // removed without following a link inside it).
+            // Never through a link: only a file, or a dead run's staging folder (removed
+            // without following a link inside it).
             if kind.is_some_and(|k| k.is_file()) {
                 let _ = std::fs::remove_file(e.path());
-            } else if kind.is_some_and(|k| k.is_dir()) {
+            } else if is_stage(&e.path(), kind) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
     }
+}
+
+/// The file that marks a staging folder as vpsim's: a folder of the user's that merely
+/// has the name form of vpsim's temporary files is never taken for one.
+const STAGE_MARK: &str = ".vpsim-stage";
+
+/// Whether `path` (of file type `kind`) is a staging folder vpsim made: a real folder
+/// holding [`STAGE_MARK`].
+fn is_stage(path: &Path, kind: Option<std::fs::FileType>) -> bool {
+    kind.is_some_and(|k| k.is_dir())
+        && std::fs::symlink_metadata(path.join(STAGE_MARK)).is_ok_and(|m| m.file_type().is_file())
 }
 
 /// The folders of `files` (`a`, `a/csv` for `a/csv/wins.csv`), deepest first.
@@ -186,7 +197,8 @@ fn foreign(dir: &Path, prefix: &str, listed: &BTreeSet<&str>, found: &mut Vec<St
         let rel = format!("{prefix}{name}");
         let kind = e.file_type().ok();
         let listed_dir = |d: &str| listed.iter().any(|f| f.starts_with(&format!("{d}/")));
-        let ours = temp_pid(&name).is_some() && kind.is_some_and(|k| k.is_file() || k.is_dir());
+        let ours = temp_pid(&name).is_some()
+            && (kind.is_some_and(|k| k.is_file()) || is_stage(&e.path(), kind));
         if ours {
             continue;
         }
@@ -238,7 +250,10 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
     let busy = std::fs::read_dir(dir).is_ok_and(|d| {
         d.flatten().any(|e| {
             let name = e.file_name();
-            name != super::lock::LOCK && temp_pid(&name.to_string_lossy()).is_none()
+            let kind = e.file_type().ok();
+            let temporary = temp_pid(&name.to_string_lossy()).is_some()
+                && (kind.is_some_and(|k| k.is_file()) || is_stage(&e.path(), kind));
+            name != super::lock::LOCK && !temporary
         })
     });
     if busy && !force {
@@ -336,13 +351,17 @@ pub fn begin_report(dir: &Path) -> Result<()> {
 }
 
 /// A new folder in `dir` named as only vpsim names temporary files, made with an exclusive
-/// create: a name someone took (a folder, a link) is never used.
+/// create (a name someone took, a folder or a link, is never used), and marked as a
+/// staging folder ([`STAGE_MARK`]).
 fn make_stage(dir: &Path) -> std::io::Result<PathBuf> {
     let mut tries = 0;
     loop {
         let stage = super::temp_path(dir);
         match std::fs::create_dir(&stage) {
-            Ok(()) => return Ok(stage),
+            Ok(()) => {
+                std::fs::write(stage.join(STAGE_MARK), b"")?;
+                return Ok(stage);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 10_000 => {
                 tries += 1;
             }
@@ -393,6 +412,7 @@ fn finish(o: &Open) -> Result<()> {
     let entries: Vec<std::ffi::OsString> = std::fs::read_dir(&o.stage)
         .map_err(|e| cannot(&o.stage, e))?
         .map(|e| e.map(|e| e.file_name()))
+        .filter(|n| n.as_ref().map_or(true, |n| n != STAGE_MARK))
         .collect::<std::io::Result<_>>()
         .map_err(|e| cannot(&o.stage, e))?;
     // Each place the report takes is free, or held by the earlier report (a file it

@@ -237,7 +237,8 @@ pub fn subtitle_of(
         overrides.join(", ")
     };
     format!(
-        "{name} · seed {seed} · {} games{per} · {over}",
+        "{} · seed {seed} · {} games{per} · {over}",
+        crate::diagnostic::one_line(name),
         super::thousands(games)
     )
 }

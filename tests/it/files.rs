@@ -10,7 +10,7 @@ use std::path::Path;
 use polars::prelude::*;
 use serde_json::Value;
 
-use crate::util::{fresh_temp_path, vpsim};
+use crate::util::{fresh_temp_dir, fresh_temp_path, vpsim};
 
 /// The fast seed scenario every test here plays.
 const RACE: &str = "scenarios/race_to_three.toml";
@@ -503,4 +503,69 @@ fn markdown_in_labels_and_titles_is_escaped_in_reports() {
         "{html}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Exploit's and ladder's report.md escape the title and labels in their verdicts and
+/// readings, as every other report does, and a scenario file name with a backtick and a
+/// line break stays one line of text: in report.md's code spans, report.html, the chart
+/// subtitles and the terminal. No HTML, link or heading of the input's comes alive.
+#[test]
+fn exploit_and_ladder_reports_escape_labels_and_file_names() {
+    let text = std::fs::read_to_string(RACE)
+        .unwrap()
+        .replacen(
+            "[scenario]\n",
+            "[scenario]\ntitle = \"T <svg onload=alert(1)> [a](javascript:alert(1))\"\n",
+            1,
+        )
+        .replacen(
+            "name = \"First\"\n",
+            "name = \"First\"\nlabel = \"```<img src=x onerror=alert(1)> [y](javascript:alert(2)) `x\"\n",
+            1,
+        );
+    let folder = fresh_temp_dir("files-k8");
+    let file = folder.join("ra`ce\n# Injected [z](javascript:alert(3)).toml");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    for (cmd, extra) in [
+        (
+            "exploit",
+            &["--games", "300", "--confirm", "300", "--iterations", "1"][..],
+        ),
+        ("ladder", &["--games", "200"][..]),
+        ("run", &["--games", "200"][..]),
+    ] {
+        let dir = folder.join(cmd);
+        let out = vpsim()
+            .args([cmd, f])
+            .args(extra)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for (what, t) in [("stdout", &stdout), ("stderr", &stderr)] {
+            assert!(
+                !t.lines().any(|l| l.starts_with("# Injected")),
+                "{cmd} {what}: {t}"
+            );
+        }
+        let md = read_text(&dir, "report.md");
+        let html = read_text(&dir, "report.html");
+        assert!(
+            !md.lines().any(|l| l.starts_with("# Injected")),
+            "{cmd}: {md}"
+        );
+        assert!(
+            md.contains(r"ra`ce\n# Injected"),
+            "{cmd}: the name shown escaped: {md}"
+        );
+        for bad in ["<img", "<svg onload", "href=\"javascript", "\n# Injected"] {
+            assert!(!html.contains(bad), "{cmd}: {bad} in report.html");
+        }
+        assert!(!html.contains("<h1>Injected"), "{cmd}");
+    }
+    let _ = std::fs::remove_dir_all(&folder);
 }
