@@ -127,7 +127,7 @@ pub fn dispatch(mut cli: Cli) -> Result<()> {
     {
         crate::diagnostic::say(&format!(
             "report written to {}",
-            crate::diagnostic::one_line(&dir.display().to_string())
+            crate::error::one_line(&dir.display().to_string())
         ));
     }
     done

@@ -41,24 +41,6 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// A file or folder name as one line of text: line breaks, tabs and other control
-/// characters shown escaped (`\n`), so a name from a cloned repository or an unpacked
-/// archive can never start a line of its own in the terminal, a table or a report.
-pub fn one_line(name: &str) -> std::borrow::Cow<'_, str> {
-    if !name.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(name);
-    }
-    let mut out = String::with_capacity(name.len() + 8);
-    for c in name.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// Writes `text` and a newline to stderr, terminal-safe ([`terminal_safe`]). A stderr that
 /// cannot be written (a closed pipe, a full disk) loses the text, never the exit code: the
 /// standard `eprintln!` panics there.

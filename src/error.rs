@@ -23,7 +23,7 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let file = crate::diagnostic::one_line(&self.file);
+        let file = one_line(&self.file);
         match &self.from {
             None => write!(f, "{file}:{}:{}", self.line, self.col),
             Some(flag) => write!(f, "{file}:{}, in the value from {flag}", self.line),
@@ -119,6 +119,24 @@ pub fn trace_args(file: &str, overrides: &[String]) -> String {
         }
     }
     args
+}
+
+/// A file or folder name as one line of text: line breaks, tabs and other control
+/// characters shown escaped (`\n`), so a name from a cloned repository or an unpacked
+/// archive can never start a line of its own in the terminal, a table or a report.
+pub fn one_line(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `a` as one word of a POSIX shell command: as is when it is plain, else in single quotes.

@@ -17,6 +17,12 @@ pub const MAX_ACTIONS: usize = u16::MAX as usize - 1;
 /// 64 MiB file of `[[var]]` tables before it is parsed.
 pub const MAX_VARS: usize = 65_536;
 
+/// The most slots a game's state holds (all variables, each of its set's width times the
+/// factions for a faction variable): 8 MiB a state, so that every worker's state and every
+/// searcher's copy stay small whatever a file declares. One faction variable over the
+/// largest grid (255x257) with the most factions (16) fits.
+pub const MAX_SLOTS: u64 = 1 << 20;
+
 /// The most cards one deck may hold (a take's eligible cards are one bit each in a
 /// fixed-size buffer of the environment).
 pub const MAX_DECK_CARDS: usize = 1024;

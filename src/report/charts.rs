@@ -238,7 +238,7 @@ pub fn subtitle_of(
     };
     format!(
         "{} · seed {seed} · {} games{per} · {over}",
-        crate::diagnostic::one_line(name),
+        crate::error::one_line(name),
         super::thousands(games)
     )
 }

@@ -192,7 +192,7 @@ fn longest_backticks(s: &str) -> usize {
 /// longest run, and padded with a space on each side when it holds one, as CommonMark asks.
 pub fn code(s: &str) -> String {
     // A line break would end a table row or start a heading: shown escaped.
-    let s = &crate::diagnostic::one_line(s);
+    let s = &crate::error::one_line(s);
     match longest_backticks(s) {
         0 => format!("`{s}`"),
         n => {

@@ -463,7 +463,7 @@ fn compile_with(
             .map(|t| t.0.clone())
             .unwrap_or_else(|| raw.scenario.name.get_ref().clone()),
         // Shown on one line wherever it is shown (the file itself is read by its path).
-        file: crate::diagnostic::one_line(src.file).into_owned(),
+        file: crate::error::one_line(src.file).into_owned(),
         overrides: Vec::new(),
         hash: fnv1a(src.text.as_bytes()),
         factions,

@@ -424,3 +424,36 @@ fn long_texts_and_names_are_refused_at_their_line() {
         );
     }
 }
+
+/// A scenario of 16 factions and many faction variables over a 255x257 grid: the state's
+/// size is bounded (8 MiB a state), and the variable that crosses the limit is named at its
+/// line with the sizes, on `validate` and `run`, in bounded memory and time; 4,097 such
+/// variables (which used to wrap a 32-bit slot counter and panic) are refused the same way.
+#[test]
+fn the_states_size_is_bounded_and_the_variable_past_it_named() {
+    for count in [300, 4097] {
+        let mut s = String::from("[scenario]\nname = \"k1\"\nrounds = 2\n\n");
+        for f in 0..16 {
+            s.push_str(&format!("[[faction]]\nname = \"F{f}\"\n"));
+        }
+        s.push_str("\n[[set]]\nname = \"g\"\ngrid = [255, 257]\n");
+        for v in 0..count {
+            s.push_str(&format!("\n[[var]]\nname = \"v{v}\"\nover = \"g\"\n"));
+        }
+        s.push_str("\n[[var]]\nname = \"vp\"\n\n[ranking]\nscore = \"vp\"\n");
+        let path = temp_scenario(&format!("limits-k1-{count}"), &s);
+        for cmd in ["validate", "run"] {
+            let out = vpsim_output(
+                &[cmd, path.to_str().unwrap(), "--games", "1"][..if cmd == "run" { 4 } else { 2 }],
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {count}: {err}");
+            assert!(
+                err.contains("`v1`"),
+                "{cmd} {count}: the second variable crosses: {err}"
+            );
+            assert!(err.contains("1048576"), "{cmd} {count}: {err}");
+            assert!(err.contains(".toml:"), "located: {err}");
+        }
+    }
+}

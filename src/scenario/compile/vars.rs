@@ -18,7 +18,8 @@ use crate::state::Tables;
 /// number of slots the state needs.
 pub(super) fn layout(raw: &RawScenario, src: &Source, cx: &Cx, d: &mut Decls) -> Result<u32> {
     let nf = raw.factions.len();
-    let mut slots = 0u32;
+    // Counted in 64 bits, so no number of variables can wrap the layout.
+    let mut slots = 0u64;
     for (id, v) in raw.vars.iter().enumerate() {
         let v = v.get_ref();
         // A variable is a 16-bit id.
@@ -56,15 +57,28 @@ pub(super) fn layout(raw: &RawScenario, src: &Source, cx: &Cx, d: &mut Decls) ->
             v.name.get_ref().clone(),
             VarSym {
                 id: id as u16,
-                base: slots,
+                base: slots as u32,
                 faction,
                 set,
                 fstride,
             },
         );
-        slots += width * if faction { nf as u32 } else { 1 };
+        let takes = u64::from(width) * if faction { nf as u64 } else { 1 };
+        if slots + takes > crate::state::MAX_SLOTS {
+            return Err(src.fail(
+                v.name.span().start,
+                format!(
+                    "the game's state would hold {} values with `{}` ({takes} = {width} element(s) x {} faction(s)), over the limit of {}: every game's state, and each searcher's copy, holds every variable; use fewer or smaller variables",
+                    slots + takes,
+                    v.name.get_ref(),
+                    if faction { nf } else { 1 },
+                    crate::state::MAX_SLOTS,
+                ),
+            ));
+        }
+        slots += takes;
     }
-    Ok(slots)
+    Ok(slots as u32)
 }
 
 /// Variable bounds and initial values: one [`Var`] per `[[var]]`, with each bound recorded
