@@ -45,6 +45,7 @@ use cranelift_codegen::ir::{AbiParam, types};
 use crate::expr::{Expr, Stmt};
 use crate::model::{Model, Policy, Timing};
 use crate::runtime::abi::{CheckFns, Checks, Formula, Keep, Menu, Round};
+pub use stmts::runs_left_to_the_engine;
 use stmts::{compile_setup, compile_stmts};
 use unit::Unit;
 
@@ -150,13 +151,12 @@ fn compile_one(m: &mut Model) -> Result<usize, String> {
     Ok(n + compile_with(&tables, slots, &mut |f| m.loose_exprs_mut(f))?)
 }
 
-/// Compiles the option scan of every faction whose policy is weighted or priority (the
-/// greedy policy draws noise per option and stays on the interpreter, as do a fixed mix and
-/// a faction whose choices are counted). Returns how many
 /// The most options a turn compiled to machine code scans (see [`compile_menus`]).
 const NATIVE_MENU_OPTIONS: usize = 2048;
 
-/// functions were made.
+/// Compiles the option scan of every faction whose policy is weighted or priority (the
+/// greedy policy draws noise per option and stays on the interpreter, as do a fixed mix and
+/// a faction whose choices are counted). Returns how many functions were made.
 fn compile_menus(m: &mut Model) -> Result<usize, String> {
     m.menus = Vec::new();
     if m.slots == 0 {

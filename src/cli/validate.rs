@@ -44,6 +44,13 @@ pub fn run(a: Args) -> Result<()> {
                 r.functions,
                 r.elapsed.as_secs_f64() * 1e3
             );
+            let left = crate::native::runs_left_to_the_engine(&model);
+            if left > 0 {
+                let _ = writeln!(
+                    text,
+                    "  {left} statement runs past the compile budget run in the engine (the same results, more slowly)"
+                );
+            }
         }
         Err(why) => {
             let _ = writeln!(text, "native engine: not available here ({why})");

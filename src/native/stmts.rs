@@ -55,7 +55,45 @@ fn lowerable(s: &Stmt) -> bool {
     }
 }
 
-/// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`].
+/// The most statements (counted through conditions, loops and blocks) one generated
+/// function holds: a template over a whole grid expands to tens of thousands of
+/// assignments, and compiling them as one function took minutes and gigabytes (the code
+/// generator's time grows faster than a function's size). Runs are cut at this size, a
+/// statement larger alone stays in the engine, and so does setup past it: compile time and
+/// memory stay linear, and a signal is honoured between functions.
+const MAX_FUNCTION_STMTS: usize = 1024;
+
+/// The most statement runs compiled to machine code (a template action over a whole grid
+/// makes one per element: 65,280 took a minute and 4 GB): compile time stays about a
+/// second; the runs past it are played by the engine, and `validate` says how many.
+const MAX_STATEMENT_FUNCTIONS: usize = 4096;
+
+/// How many statement runs of `m`'s effect lists the engine plays though they could be
+/// machine code: those past [`MAX_STATEMENT_FUNCTIONS`].
+pub fn runs_left_to_the_engine(m: &Model) -> usize {
+    let lists = (m.phases.iter())
+        .flat_map(|p| [&p.before, &p.effects])
+        .chain(m.actions.iter().map(|a| &a.effects))
+        .chain(m.events.iter().map(|e| &e.effects));
+    lists
+        .flat_map(|l| l.iter())
+        .filter(|s| matches!(s, Stmt::Native(n) if !n.compiled()))
+        .count()
+}
+
+/// How many statements `s` holds, itself included (conditions, loops and blocks counted
+/// through).
+fn size(s: &Stmt) -> usize {
+    1 + match s {
+        Stmt::If { then, els, .. } => size(then) + els.as_deref().map_or(0, size),
+        Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => size(body),
+        Stmt::Block(b) => b.iter().map(size).sum(),
+        _ => 0,
+    }
+}
+
+/// Replaces each run of lowerable statements of `list` by one [`Stmt::Native`] (a run of
+/// more than [`MAX_FUNCTION_STMTS`] statements by several).
 fn group(list: &mut Vec<Stmt>) {
     let old = std::mem::take(list);
     let mut run: Vec<Stmt> = Vec::new();
@@ -67,10 +105,18 @@ fn group(list: &mut Vec<Stmt>) {
             })));
         }
     };
+    let mut held = 0;
     for s in old {
-        if lowerable(&s) {
+        let n = size(&s);
+        if n <= MAX_FUNCTION_STMTS && lowerable(&s) {
+            if held + n > MAX_FUNCTION_STMTS {
+                flush(&mut run, list);
+                held = 0;
+            }
+            held += n;
             run.push(s);
         } else {
+            held = 0;
             flush(&mut run, list);
             list.push(s);
         }
@@ -101,9 +147,14 @@ pub(super) fn compile_stmts(m: &mut Model) -> Result<usize, String> {
     let hooks = hooks(m);
     let (t, slots) = (m.tables.clone(), m.slots);
     let mut ids = Vec::new();
-    for list in effect_lists(m) {
+    'lists: for list in effect_lists(m) {
         for s in list.iter() {
             let Stmt::Native(n) = s else { continue };
+            // Past the budget the runs stay with the engine (in order: the functions made
+            // are matched to the first runs below).
+            if ids.len() == MAX_STATEMENT_FUNCTIONS {
+                break 'lists;
+            }
             unit.env_vals();
             unit.lower(&t, slots, 0)
                 .with_hooks(&hooks)
@@ -133,6 +184,14 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     let Some(list) = plan.evaluated().filter(|l| !l.is_empty() && m.slots > 0) else {
         return Ok(0);
     };
+    // One assignment per element and owner: past the size of one function, the engine sets
+    // the values up (see MAX_FUNCTION_STMTS).
+    let assignments: usize = (list.iter())
+        .map(|&(vi, _)| m.vars[vi as usize].width as usize)
+        .sum();
+    if assignments > MAX_FUNCTION_STMTS {
+        return Ok(0);
+    }
     // Each element of each pair is assigned its own evaluation, as `init_var` does.
     let mut inits = Vec::new();
     for &(vi, f) in list {

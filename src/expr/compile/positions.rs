@@ -168,7 +168,10 @@ impl Compiler<'_> {
             || self.syms.derived.contains_key(word)
             || self.syms.faction_settings.contains_key(word)
             || ["round", "rounds", "age", "age_round", "nfactions", "seat"].contains(&&**word);
-        let element = self.set_by_id(set).elements.contains(word)
+        // Only a value is looked up among the elements (a scan of the set: an element
+        // subscript of a template over a whole grid must not pay it).
+        let element = !is_value
+            || self.set_by_id(set).elements.contains(word)
             || self.template.as_ref().is_some_and(|t| &t.word == word);
         (is_value && !element).then(|| {
             let var = Ast::Name {

@@ -52,6 +52,19 @@ pub(super) fn compile(
                     };
                     copies.push((a, group, Some((format!("{}_{elem}", a.name.get_ref()), t))));
                 }
+                // The count is known from the set: refused here, before any copy compiles.
+                if copies.len() > crate::state::MAX_ACTIONS {
+                    return Err(src.fail(
+                        set.span().start,
+                        format!(
+                            "too many actions: `for_each = \"{}\"` makes {} (one per element), {} with the actions before it, and a scenario declares at most {}",
+                            set.get_ref(),
+                            s.elements.len(),
+                            copies.len(),
+                            crate::state::MAX_ACTIONS
+                        ),
+                    ));
+                }
             }
         }
     }
