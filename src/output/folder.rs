@@ -243,7 +243,15 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
             "--out {shown}: cannot make this folder ({source}): name a folder vpsim can create"
         ))
     })?;
-    super::lock::lock(dir, made)?;
+    // A folder vpsim cannot write (a read-only file system, no permission) is a problem of
+    // the flag, as a folder it cannot make is: exit 2, before any game.
+    let unwritable = |e: Error| match e {
+        Error::Write { source, .. } => Error::Usage(format!(
+            "--out {shown}: cannot write into this folder ({source}): name a folder vpsim can write"
+        )),
+        e => e,
+    };
+    super::lock::lock(dir, made).map_err(unwritable)?;
     // The lock file is no file of the user's (a run that died may have left it).
     // Nor are a dead run's temporary files and staging folder (removed as the report is
     // begun).
@@ -289,7 +297,7 @@ pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
             )));
         }
     }
-    probe(dir, || format!("into the folder {shown}"))
+    probe(dir, || format!("into the folder {shown}")).map_err(unwritable)
 }
 
 /// The listing [`prepare_dir`] verified for `dir`, or for a folder holding it (then the

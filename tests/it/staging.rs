@@ -260,3 +260,50 @@ fn a_full_disk_leaves_the_earlier_report_whole() {
     assert!(err.contains("No space left"), "{err}");
     assert_eq!(after, before, "the earlier report is whole");
 }
+
+/// On a read-only file system (where this machine can mount one), an existing `--out`
+/// folder and a new one are refused alike: exit 2, naming `--out`, before any game.
+#[test]
+fn a_read_only_out_is_refused_alike_whether_it_exists_or_not() {
+    let mount = fresh_temp_dir("staging-read-only");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs"])
+        .arg(&mount)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("no tmpfs could be mounted here: the read-only case is not run");
+        let _ = std::fs::remove_dir_all(&mount);
+        return;
+    }
+    std::fs::create_dir(mount.join("exists")).unwrap();
+    let ro = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&mount)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut outcomes = Vec::new();
+    for sub in ["exists", "new"] {
+        let out = vpsim()
+            .args(["run", TI4, "--games", "10", "-q", "--out"])
+            .arg(mount.join(sub))
+            .output()
+            .unwrap();
+        outcomes.push((
+            sub,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        ));
+    }
+    let _ = Command::new("umount").arg(&mount).status();
+    let _ = std::fs::remove_dir_all(&mount);
+    assert!(ro, "remount read-only");
+    for (sub, code, err) in outcomes {
+        assert_eq!(code, Some(2), "{sub}: {err}");
+        assert!(
+            err.contains("--out") && err.contains("Read-only"),
+            "{sub}: {err}"
+        );
+    }
+}
