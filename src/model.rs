@@ -559,6 +559,14 @@ pub struct Model {
 }
 
 impl Model {
+    /// The lowest and highest score a game can end with, when the ranking's score is a
+    /// faction's own variable (its `min` and `max`; the engine keeps a variable within them).
+    pub fn score_bounds(&self) -> Option<(i64, i64)> {
+        let (base, _) = self.ranking.score.own_var()?;
+        let vi = self.vars.iter().position(|v| v.base == base)?;
+        Some((*self.tables.var_min.get(vi)?, *self.tables.var_max.get(vi)?))
+    }
+
     /// Number of factions.
     pub fn nfactions(&self) -> usize {
         self.factions.len()

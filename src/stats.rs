@@ -14,6 +14,7 @@ pub mod feedback;
 mod histogram;
 pub mod margin;
 pub mod metrics;
+mod relations;
 pub mod seats;
 pub mod usage;
 

@@ -42,8 +42,25 @@ pub struct Args {
     pub list_missing: bool,
 }
 
-/// Checks that one shard file is whole and consistent: its shard index and count, its part of the games, and counts that add up to its games.
-fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
+/// The lowest and highest score the shards' scenario allows, when the file they name is
+/// there unchanged (its hash) and bounds its score ([`crate::Model::score_bounds`]); read
+/// with their `--set` overrides.
+fn score_bounds(info: &crate::report::RunInfo) -> Option<(i64, i64)> {
+    let sets: Vec<crate::overrides::Override> = (info.overrides.iter())
+        .filter(|o| !o.starts_with("--agent "))
+        .map(|o| crate::overrides::parse_override(o))
+        .collect::<std::result::Result<_, _>>()
+        .ok()?;
+    let m = crate::scenario::load_with(std::path::Path::new(&info.scenario.file), &sets).ok()?;
+    (m.hash == info.scenario.hash)
+        .then(|| m.score_bounds())
+        .flatten()
+}
+
+/// Checks that one shard file is whole and consistent: its shard index and count, its part
+/// of the games, counts that add up to its games, and the relations between its tables and
+/// with the scenario's score `bounds` ([`crate::stats::Tally::broken_relation`]).
+fn validate(p: &std::path::Path, f: &TallyFile, bounds: Option<(i64, i64)>) -> Result<()> {
     let bad = |field: &str, why: String| {
         Error::Usage(format!(
             "{}: `{field}` {why}; the file is damaged or was edited: run the shard again",
@@ -188,7 +205,7 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
                     let Some(o) = own(r, f).or((!t.split).then_some(&none)) else {
                         return true;
                     };
-                    if !o.consistent() {
+                    if !o.consistent() || !c.plausible() {
                         return true;
                     }
                     let c = o.total(c);
@@ -342,7 +359,10 @@ fn validate(p: &std::path::Path, f: &TallyFile) -> Result<()> {
             format!("counts more than its {} games", t.games),
         ));
     }
-    Ok(())
+    match t.broken_relation(bounds) {
+        Some((field, why)) => Err(bad(&field, why)),
+        None => Ok(()),
+    }
 }
 
 /// Which shards of one run some folders hold: the shard count, and for each index the
@@ -365,8 +385,9 @@ impl Coverage {
 
 /// Checks that the shards are whole and belong together, and says which indices they hold.
 pub fn coverage(files: &[(PathBuf, TallyFile)]) -> Result<Coverage> {
+    let bounds = files.first().and_then(|(_, f)| score_bounds(&f.info));
     for (p, f) in files {
-        validate(p, f)?;
+        validate(p, f, bounds)?;
     }
     let (p0, f0) = &files[0];
     let mut seen: Vec<Vec<String>> = Vec::new();
@@ -523,7 +544,7 @@ pub fn run(a: Args) -> Result<()> {
         if absent(d) || (d.is_dir() && absent(&d.join("tally.json"))) {
             unfinished.push(d.clone());
         } else {
-            files.push((d.clone(), read_tally(d, validate)?));
+            files.push((d.clone(), read_tally(d, |p, f| validate(p, f, None))?));
         }
     }
     if files.is_empty() {

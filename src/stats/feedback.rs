@@ -52,6 +52,23 @@ impl Gains {
         self.squares = self.squares.saturating_add(square);
     }
 
+    /// Whether these sums can be those of `n` whole-number gains: none when `n` is 0, a sum
+    /// of squares at least 0 and of the sum's parity (g² and g are both odd or both even),
+    /// and (Σg)² ≤ n Σg² (Cauchy–Schwarz). Sums that saturated are not judged.
+    pub fn plausible(&self) -> bool {
+        if self.n == 0 {
+            return self.sum == 0 && self.squares == 0;
+        }
+        let saturated = [i128::MIN, i128::MAX].contains(&self.sum) || self.squares == i128::MAX;
+        if saturated {
+            return self.squares >= 0;
+        }
+        let spread = (self.sum.checked_mul(self.sum))
+            .zip((self.n as i128).checked_mul(self.squares))
+            .is_none_or(|(s2, nq)| s2 <= nq);
+        self.squares >= 0 && (self.squares - self.sum) % 2 == 0 && spread
+    }
+
     fn merge(&mut self, o: &Gains) {
         self.n += o.n;
         self.sum = self.sum.saturating_add(o.sum);
@@ -95,6 +112,11 @@ impl Cell {
     /// Games counted.
     pub fn games(&self) -> u64 {
         self.lead.n + self.rest.n
+    }
+
+    /// Whether both halves' sums can be those of whole-number gains ([`Gains::plausible`]).
+    pub fn plausible(&self) -> bool {
+        self.lead.plausible() && self.rest.plausible()
     }
 
     /// Adds another cell (exact; order does not matter).
@@ -253,9 +275,13 @@ impl Own {
         t
     }
 
-    /// Whether these counts are whole: a game counted by its best other score for each
-    /// gain, and nothing kept once wide.
+    /// Whether these counts are whole: sums that whole-number gains can make
+    /// ([`Gains::plausible`]), a game counted by its best other score for each gain, and
+    /// nothing kept once wide.
     pub fn consistent(&self) -> bool {
+        if !self.gains.iter().flatten().all(Gains::plausible) {
+            return false;
+        }
         let gains = (self.gains.iter().flatten())
             .map(|g| g.n as u128)
             .sum::<u128>();
@@ -578,6 +604,41 @@ pub fn estimate(rows: &[Vec<Cell>], own: &[Vec<Own>], z: f64) -> Option<Estimate
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sums of whole-number gains pass; one more in the sum or the squares (an edited
+    /// file) fails, and so do sums no gains make.
+    #[test]
+    fn only_sums_of_whole_gains_are_plausible() {
+        let mut g = Gains::default();
+        assert!(g.plausible());
+        for x in [3, -2, 0, 7, 7] {
+            g.add(x);
+            assert!(g.plausible(), "{g:?}");
+        }
+        for bad in [
+            Gains {
+                sum: g.sum + 1,
+                ..g
+            },
+            Gains {
+                squares: g.squares + 1,
+                ..g
+            },
+            Gains { n: 0, ..g },
+            Gains {
+                n: 1,
+                sum: 4,
+                squares: 2,
+            },
+            Gains {
+                squares: -2,
+                sum: 0,
+                n: 1,
+            },
+        ] {
+            assert!(!bad.plausible(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_lead_that_adds_a_point_reads_as_feedback() {

@@ -514,3 +514,80 @@ fn a_reason_relabelled_as_a_draw_is_refused() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Without a key, a single-value edit of a shard's tally.json with its digest made anew (what
+/// anyone can do) that changes the merged result is refused wherever a relation the tally
+/// must satisfy can tell: between its own tables, with the other shards, and with the
+/// scenario file it names (its score's bounds). Prints how many still merge: counts no
+/// relation binds (only a shard key protects those).
+#[test]
+fn unkeyed_single_edits_that_change_the_result_are_refused() {
+    let root = fresh_temp_dir("unkeyed-edits");
+    let parse = |d: &std::path::Path, text: &str| {
+        vpsim::report::parse_tally(d, text.as_bytes(), None, |_, _| Ok(()))
+    };
+    let (mut edits, mut through) = (0, Vec::new());
+    for (s, scenario) in crate::util::scenario_files().iter().enumerate() {
+        let dirs = two_shards(&root, &format!("{s}"), scenario, None);
+        let texts: Vec<String> = (dirs.iter())
+            .map(|d| std::fs::read_to_string(d.join("tally.json")).unwrap())
+            .collect();
+        let files: Vec<_> = (dirs.iter().zip(&texts))
+            .map(|(d, t)| (d.clone(), parse(d, t).unwrap()))
+            .collect();
+        let good = vpsim::cli::merge::merge(&files).unwrap();
+        let text = &texts[1];
+        for r in json_values(text) {
+            let changed = format!(
+                "{}{}{}",
+                &text[..r.start],
+                edited(&text[r.clone()]),
+                &text[r.end..]
+            );
+            let forged = redigest(&changed);
+            if forged == *text {
+                continue;
+            }
+            edits += 1;
+            let Ok(f) = parse(&dirs[1], &forged) else {
+                continue;
+            };
+            let pair = [files[0].clone(), (dirs[1].clone(), f)];
+            let Ok(m) = vpsim::cli::merge::merge(&pair) else {
+                continue;
+            };
+            let same =
+                m.tally == good.tally && m.info == good.info && m.total_games == good.total_games;
+            if !same {
+                let from = text[..r.start].len().saturating_sub(80);
+                through.push(format!(
+                    "{}: …{}[{}]",
+                    scenario.display(),
+                    &text[from..r.start],
+                    &text[r.clone()]
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{} of {edits} unkeyed single-value edits merged into another result",
+        through.len()
+    );
+    assert!(edits > 1000, "{edits} edits");
+    // What still merges are counts no other table binds (usage, the leaders' counts, points
+    // by source, metrics, shifts within every bound): at most 1 in 40 edits, and none of a
+    // count that adds up elsewhere or of the feedback test's sums.
+    assert!(through.len() * 40 < edits, "{}", through.join("\n"));
+    let last_key = |t: &str| -> Option<String> {
+        let end = t.rfind("\":")?;
+        Some(t[t[..end].rfind('"')? + 1..end].to_string())
+    };
+    let bound_edit = |t: &&String| {
+        last_key(t).is_some_and(|k| {
+            ["sum", "squares", "counts", "reasons", "ranks", "n"].contains(&k.as_str())
+        })
+    };
+    let caught: Vec<&String> = through.iter().filter(bound_edit).collect();
+    assert!(caught.is_empty(), "{caught:#?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
