@@ -33,7 +33,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if crate::signal::stopped() {
         return Err(Error::Interrupted);
     }
-    write_bytes(&staged(path), bytes)?;
+    // An error names the file where the report puts it, not its staged path.
+    write_bytes(&staged(path), bytes).map_err(|e| match e {
+        Error::Write { source, .. } => Error::Write {
+            what: path.display().to_string(),
+            source,
+        },
+        e => e,
+    })?;
     record(path)
 }
 

@@ -300,7 +300,7 @@ pub(crate) fn exec(args: &[String], dir: &Path) -> Run {
 }
 
 /// [`exec`] with `key` as the shard key (`VPSIM_SHARD_KEY`), or none.
-fn exec_keyed(args: &[String], dir: &Path, key: Option<&str>) -> Run {
+pub(crate) fn exec_keyed(args: &[String], dir: &Path, key: Option<&str>) -> Run {
     let mut cmd = Command::new(bin());
     cmd.env_remove(vpsim::report::SHARD_KEY_VAR);
     if let Some(key) = key {
@@ -434,9 +434,10 @@ fn case(
     let roll = rng.random_range(0..100);
     if roll >= 80 {
         let c = match roll {
-            80..88 => fuzz_attacks::folder(&mut rng, &dir),
-            88..95 => fuzz_attacks::text(&mut rng, &dir, scripts),
-            _ => fuzz_attacks::size(&mut rng, &dir),
+            80..87 => fuzz_attacks::folder(&mut rng, &dir),
+            87..93 => fuzz_attacks::text(&mut rng, &dir, scripts),
+            93..96 => fuzz_attacks::size(&mut rng, &dir),
+            _ => fuzz_attacks::hardening(&mut rng, &dir),
         };
         let _ = std::fs::remove_dir_all(&dir);
         return c;
@@ -532,7 +533,8 @@ pub(crate) fn verdict(c: &Case) -> Option<String> {
             let parts: Vec<&str> = w.trim_end_matches(':').rsplitn(3, ':').collect();
             parts.len() == 3 && parts[0].parse::<u64>().is_ok() && parts[1].parse::<u64>().is_ok()
         });
-        let flagged = stderr.contains("--") || stderr.contains("'-");
+        // A flag, or an environment variable (`VPSIM_SHARD_KEY`), by name.
+        let flagged = stderr.contains("--") || stderr.contains("'-") || stderr.contains("VPSIM_");
         // A file or value named as typed (`cannot read scenario 3/2`), or a check by name.
         let names_file = stderr.contains('`')
             || c.args.iter().skip(1).any(|a| {

@@ -9,6 +9,8 @@
 //!   and tabs, and report.html no script, event handler or dangerous link of the input's.
 //! - `size` ([`sizes`]): generated scenarios at and beyond vpsim's limits, on either engine:
 //!   within the README's limits they run, beyond them they are refused.
+//! - `hardening` ([`hardening`]): long labels, huge grids, links planted during a run, file
+//!   names with line breaks, empty shard keys and a full disk, each with its own check.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -19,8 +21,10 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::fuzz::{Case, Run, exec, pick, verdict};
 
+mod hardening;
 mod sizes;
 
+pub(crate) use hardening::hardening;
 pub(crate) use sizes::size;
 
 /// The seed scenario the attacks run, relative to the package root.
