@@ -104,6 +104,16 @@ fn labels(s: &Summary) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    /// The bisection behind a title's fit finds the longest head that fits, at every edge.
+    #[test]
+    fn the_longest_fitting_head_is_found_by_bisection() {
+        for n in 0..40 {
+            for limit in 0..=n {
+                assert_eq!(super::longest(n, |k| k <= limit), limit, "{n} {limit}");
+            }
+        }
+    }
+
     #[test]
     fn long_names_wrap_to_their_slot() {
         assert_eq!(
@@ -345,6 +355,21 @@ fn frame<DB: DrawingBackend>(
     Ok(plot)
 }
 
+/// The largest `k` in `0..=n` with `ok(k)`, for an `ok` that holds up to some `k` and not
+/// after (`ok(0)` is taken to hold).
+fn longest(n: usize, ok: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// `text` in at most `lines` lines of at most `width` pixels in `font`: broken after a
 /// separator (` · `) or at a space, the last line ending in an ellipsis when the rest does
 /// not fit. Widths are the bundled font's, as plotters measures them.
@@ -369,29 +394,22 @@ fn fit_lines<DB: DrawingBackend>(
         }
         if out.len() + 1 == lines.max(1) {
             // The last line: as many characters as fit, then an ellipsis.
-            let chars: Vec<char> = rest.chars().collect();
-            let mut n = chars.len();
-            while n > 0
-                && !fits(&format!(
-                    "{}…",
-                    chars[..n].iter().collect::<String>().trim_end()
-                ))
-            {
-                n -= 1;
-            }
-            out.push(format!(
-                "{}…",
-                chars[..n].iter().collect::<String>().trim_end()
-            ));
+            // A head's width grows with its length: the longest that fits is found by
+            // bisection, so a long text costs O(n log n), not a measure per character.
+            let ends: Vec<usize> = (rest.char_indices().map(|(i, _)| i))
+                .chain([rest.len()])
+                .collect();
+            let head = |k: usize| format!("{}…", rest[..ends[k]].trim_end());
+            let n = longest(ends.len() - 1, |k| fits(&head(k)));
+            out.push(head(n));
             break;
         }
         // The longest head that fits, broken at a space (a ` · ` break keeps its dot).
         let spaces: Vec<usize> = rest.match_indices(' ').map(|(i, _)| i).collect();
-        let cut = spaces
-            .iter()
-            .rev()
-            .copied()
-            .find(|&i| fits(rest[..i].trim_end()));
+        let fitting = longest(spaces.len(), |k| {
+            k == 0 || fits(rest[..spaces[k - 1]].trim_end())
+        });
+        let cut = (fitting > 0).then(|| spaces[fitting - 1]);
         match cut {
             Some(i) if i > 0 => {
                 out.push(rest[..i].trim_end().to_string());
@@ -399,12 +417,12 @@ fn fit_lines<DB: DrawingBackend>(
             }
             _ => {
                 // No space early enough: the ellipsis on this line.
-                let chars: Vec<char> = rest.chars().collect();
-                let mut n = chars.len();
-                while n > 0 && !fits(&format!("{}…", chars[..n].iter().collect::<String>())) {
-                    n -= 1;
-                }
-                out.push(format!("{}…", chars[..n].iter().collect::<String>()));
+                let ends: Vec<usize> = (rest.char_indices().map(|(i, _)| i))
+                    .chain([rest.len()])
+                    .collect();
+                let head = |k: usize| format!("{}…", &rest[..ends[k]]);
+                let n = longest(ends.len() - 1, |k| fits(&head(k)));
+                out.push(head(n));
                 break;
             }
         }
