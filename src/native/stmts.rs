@@ -69,7 +69,7 @@ const MAX_FUNCTION_STMTS: usize = 1024;
 const MAX_STATEMENT_FUNCTIONS: usize = 4096;
 
 /// How many statement runs of `m`'s effect lists the engine plays though they could be
-/// machine code: those past [`MAX_STATEMENT_FUNCTIONS`].
+/// machine code: those past the compile budget (4,096 runs).
 pub fn runs_left_to_the_engine(m: &Model) -> usize {
     let lists = (m.phases.iter())
         .flat_map(|p| [&p.before, &p.effects])

@@ -1,12 +1,15 @@
 //! Report folders (`--out DIR`): what a run may replace, and what it must never touch.
 //!
 //! Owns the folder's manifest ([`MANIFEST`]): the files vpsim wrote there for its report,
-//! relative to the folder, rewritten atomically after each file the report writes. `--force`
-//! removes exactly the files the manifest lists and nothing else: a folder with files and no
+//! relative to the folder. A report is staged: [`begin_report`] makes a fresh folder inside
+//! the report folder, every file of the report is written there ([`staged`]), and
+//! [`finish_reports`] puts the whole report in place once the command has succeeded (an
+//! error or a signal drops it: [`abandon_reports`]). `--force` removes exactly the files
+//! the manifest listed before the games, and only then; a folder with files and no
 //! manifest, or with files its manifest does not list, is someone else's, and the run is
-//! refused before a game is played. Temporary files are vpsim's only when their name is of
-//! the form only vpsim makes ([`super::temp_path`]); a run removes a dead run's temporary
-//! files only once it goes on to write its report.
+//! refused before a game is played. Temporary files and staging folders are vpsim's only
+//! when their name is of the form only vpsim makes ([`super::temp_path`]), a staging folder
+//! only with its mark; a run removes a dead run's only once it goes on to write its report.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -44,7 +47,7 @@ struct Open {
 static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
 
 /// The earlier report of each folder [`prepare_dir`] checked, as its manifest listed it
-/// then (before any game): the only files [`clear_report`] removes. A manifest rewritten
+/// then (before any game): the only files [`finish_reports`] removes. A manifest rewritten
 /// while the games run changes nothing.
 static VERIFIED: Mutex<Vec<(PathBuf, Vec<String>)>> = Mutex::new(Vec::new());
 
@@ -219,7 +222,7 @@ fn foreign(dir: &Path, prefix: &str, listed: &BTreeSet<&str>, found: &mut Vec<St
 /// Checks a report folder before any game is played, so that a run never ends in an error
 /// about its output: `dir` is a folder (or can be made one), vpsim can write into it, and it
 /// is empty, or `force` is given and it holds only the report its manifest lists (which
-/// [`clear_report`] removes once the new results are in). Nothing is removed here.
+/// [`finish_reports`] removes once the new report is complete). Nothing is removed here.
 pub fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
     let shown = dir.display();
     if let Ok(meta) = std::fs::metadata(dir)
