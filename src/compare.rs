@@ -561,13 +561,14 @@ pub fn sentence(d: &[FactionDiff], alpha: f64) -> String {
         .iter()
         .filter(|f| f.p_holm < alpha)
         .map(|f| {
+            let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
             format!(
-                "{} ({:+.1} pp in win rate, {} CI [{:+.1}, {:+.1}], Holm-adjusted {})",
+                "{} ({} pp in win rate, {} CI [{}, {}], Holm-adjusted {})",
                 f.name,
-                100.0 * f.win_diff.estimate,
+                t(f.win_diff.estimate),
                 level(alpha),
-                100.0 * f.win_diff.low,
-                100.0 * f.win_diff.high,
+                t(f.win_diff.low),
+                t(f.win_diff.high),
                 crate::stats::fmt_p(f.p_holm)
             )
         })

@@ -39,15 +39,16 @@ pub fn reading(
 ) -> String {
     use crate::stats::margin::{Judgement, judge, pp, undecided};
     let c = change(first, last, z);
+    let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
     let pts = format!(
-        "{:.1}% -> {:.1}% from {} to {} ({:+.1} pp [{:+.1}, {:+.1}])",
+        "{:.1}% -> {:.1}% from {} to {} ({} pp [{}, {}])",
         100.0 * first.rate,
         100.0 * last.rate,
         levels.0,
         levels.1,
-        100.0 * c.est,
-        100.0 * c.low,
-        100.0 * c.high
+        t(c.est),
+        t(c.low),
+        t(c.high)
     );
     match judge(&c, margin) {
         Judgement::Undecided => {
@@ -124,14 +125,14 @@ pub fn matchup_reading(m: &Matchup, margin: f64) -> String {
     use crate::stats::margin::{Judgement, judge, pp, undecided};
     let d = m.edge();
     let head = format!(
-        "one faction on {} among {}: wins {:.1}% [{:.1}%, {:.1}%] against a fair share of {:.1}% ({:+.1} pp)",
+        "one faction on {} among {}: wins {:.1}% [{:.1}%, {:.1}%] against a fair share of {:.1}% ({} pp)",
         m.a,
         m.b,
         100.0 * m.a_win.rate,
         100.0 * m.a_win.low,
         100.0 * m.a_win.high,
         100.0 * m.fair,
-        100.0 * d.est
+        crate::stats::signed_tenths(100.0 * d.est)
     );
     let verdict = match judge(&d, margin) {
         Judgement::Up => "it wins more than its share, beyond noise".to_string(),

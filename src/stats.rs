@@ -18,7 +18,7 @@ mod relations;
 pub mod seats;
 pub mod usage;
 
-pub use estimates::{Diff, Rate, Spread, Val, fmt_p, thousands, z_for};
+pub use estimates::{Diff, Rate, Spread, Val, fmt_p, signed_tenths, thousands, z_for};
 pub use histogram::{Exact, Histogram};
 
 /// The most bins a histogram keeps. A wider range of values is kept in coarser bins.

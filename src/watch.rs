@@ -115,12 +115,8 @@ pub fn changes(a: &Model, b: &Model, t: &PairTally, alpha: f64) -> Vec<Change> {
     let z = z_for(1.0 - alpha);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     let points = |e: crate::compare::Est| {
-        format!(
-            "{:+.1} points [{:+.1}, {:+.1}]",
-            100.0 * e.estimate,
-            100.0 * e.low,
-            100.0 * e.high
-        )
+        let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
+        format!("{} points [{}, {}]", t(e.estimate), t(e.low), t(e.high))
     };
     let mut out = Vec::new();
     if same_factions(a, b) {

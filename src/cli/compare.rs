@@ -459,7 +459,10 @@ fn seat_lines(seats: &[crate::compare::SeatDiff]) -> String {
         );
     }
     let moved: Vec<String> = (seats.iter().filter(|d| d.beyond_noise))
-        .map(|d| format!("seat {} {:+.1} pp", d.seat, 100.0 * d.win_diff.estimate))
+        .map(|d| {
+            let e = crate::stats::signed_tenths(100.0 * d.win_diff.estimate);
+            format!("seat {} {e} pp", d.seat)
+        })
         .collect();
     let _ = writeln!(
         s,

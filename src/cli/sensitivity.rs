@@ -124,12 +124,8 @@ impl Swing {
 
     /// `+2.3 [+1.5, +3.1]`, in points of win rate.
     fn cell(&self) -> String {
-        format!(
-            "{:+.1} [{:+.1}, {:+.1}]",
-            100.0 * self.change,
-            100.0 * self.low,
-            100.0 * self.high
-        )
+        let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
+        format!("{} [{}, {}]", t(self.change), t(self.low), t(self.high))
     }
 }
 

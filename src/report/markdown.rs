@@ -578,12 +578,8 @@ fn usage_reading(s: &Summary) -> Option<String> {
     } else {
         let shown: Vec<String> = (diffs.iter().take(5))
             .map(|(what, d)| {
-                format!(
-                    "{what} {:+.1} pp [{:+.1}, {:+.1}]",
-                    100.0 * d.est,
-                    100.0 * d.low,
-                    100.0 * d.high
-                )
+                let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
+                format!("{what} {} pp [{}, {}]", t(d.est), t(d.low), t(d.high))
             })
             .collect();
         parts.push(format!(

@@ -47,12 +47,8 @@ pub fn rows(t: &SeatTally, games: u64, z: f64) -> Vec<SeatRow> {
 
 /// A signed difference in percentage points: `+4.1 pp [+3.2, +5.0]`.
 pub fn signed(d: &Diff) -> String {
-    format!(
-        "{:+.1} pp [{:+.1}, {:+.1}]",
-        100.0 * d.est,
-        100.0 * d.low,
-        100.0 * d.high
-    )
+    let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
+    format!("{} pp [{}, {}]", t(d.est), t(d.low), t(d.high))
 }
 
 /// The reading of a rotated run: which seats win more or less than the fair share beyond

@@ -149,6 +149,23 @@ impl Spread {
     }
 }
 
+/// A signed difference to one decimal (`+2.3`, `-0.7`), as a reader can trust it: a value
+/// that rounds to zero without being zero keeps a second decimal (`+0.04`, `-0.03`), so an
+/// interval beyond noise never shows a bound of `+0.0` and a tiny loss never reads `-0.0`;
+/// zero (or less than 0.005) is `0.0`.
+pub fn signed_tenths(x: f64) -> String {
+    let s = format!("{x:+.1}");
+    if s != "+0.0" && s != "-0.0" {
+        return s;
+    }
+    let s = format!("{x:+.2}");
+    if s == "+0.00" || s == "-0.00" {
+        "0.0".into()
+    } else {
+        s
+    }
+}
+
 /// A p-value in plain decimals, as people read them: `p = 0.27`, `p = 0.004`, `p < 0.001`.
 pub fn fmt_p(p: f64) -> String {
     if p < 0.001 {
@@ -209,6 +226,19 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A value that rounds to zero keeps a second decimal; zero is `0.0`, never `-0.0`.
+    #[test]
+    fn signed_tenths_never_read_minus_zero() {
+        use super::signed_tenths;
+        assert_eq!(signed_tenths(2.34), "+2.3");
+        assert_eq!(signed_tenths(-0.7), "-0.7");
+        assert_eq!(signed_tenths(0.04), "+0.04");
+        assert_eq!(signed_tenths(-0.03), "-0.03");
+        assert_eq!(signed_tenths(-0.001), "0.0");
+        assert_eq!(signed_tenths(0.0), "0.0");
+        assert_eq!(signed_tenths(-0.0), "0.0");
+    }
+
     use super::*;
 
     #[test]

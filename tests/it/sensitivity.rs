@@ -115,12 +115,13 @@ fn sensitivity_table_report_and_tornado_show_the_intervals() {
     }
     // settings.p's rows, first, are marked beyond noise; the unused setting's are not.
     assert_eq!(rows[0].matches("]*").count(), 2, "{text}");
-    assert_eq!(rows[3].matches("+0.0 [+0.0, +0.0]").count(), 2, "{text}");
+    // (Zero is `0.0`, unsigned.)
+    assert_eq!(rows[3].matches("0.0 [0.0, 0.0]").count(), 2, "{text}");
     assert!(!rows[3].contains('*'), "{text}");
 
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains(named), "{md}");
-    let unused = "| settings.unused | 5 | 1 | down to 4 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] |";
+    let unused = "| settings.unused | 5 | 1 | down to 4 | 0.0 [0.0, 0.0] | 0.0 [0.0, 0.0] |";
     assert!(md.contains(unused), "{md}");
     // Beyond-noise changes are bold.
     assert!(md.contains("| **+"), "{md}");

@@ -27,7 +27,11 @@ pub(super) fn table(s: &Sensitivity, lw: usize, mw: usize) -> String {
                 let mark = if w.beyond_noise { "*" } else { " " };
                 let _ = write!(t, "{:>23}{mark}", w.cell());
                 if w.beyond_noise {
-                    seats.push(format!("seat {} {:+.1}", i + 1, 100.0 * w.change));
+                    seats.push(format!(
+                        "seat {} {}",
+                        i + 1,
+                        crate::stats::signed_tenths(100.0 * w.change)
+                    ));
                 }
             }
             if !seats.is_empty() {

@@ -326,9 +326,9 @@ fn matchups<DB: DrawingBackend>(
         chart
             .draw_series(std::iter::once(Text::new(
                 format!(
-                    "{:.1}% ({:+.1} pp)",
+                    "{:.1}% ({} pp)",
                     100.0 * r.rate,
-                    100.0 * (r.rate - fair)
+                    crate::stats::signed_tenths(100.0 * (r.rate - fair))
                 ),
                 (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
                 ("sans-serif", 14)

@@ -83,7 +83,9 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
             };
             // The share and the difference on one line, or on two when the cell is narrow.
             let pp = match u.difference {
-                Some(d) if d.beyond_noise() => Some(format!("{:+.1} pp", 100.0 * d.est)),
+                Some(d) if d.beyond_noise() => {
+                    Some(format!("{} pp", crate::stats::signed_tenths(100.0 * d.est)))
+                }
                 _ => None,
             };
             let one = match &pp {
