@@ -166,6 +166,37 @@ fn floored_warnings(models: &[(Vec<Override>, crate::Model)], base: &[String]) -
     out
 }
 
+/// What a point's games came to, as text to compare points by: every faction's results,
+/// scores and ranks, the lengths and the end reasons (not the point's own overrides).
+fn outcome_print(s: &Summary) -> String {
+    serde_json::to_string(&(
+        &s.factions,
+        &s.draws,
+        &s.length,
+        &s.end_reasons,
+        &s.by_round,
+    ))
+    .unwrap_or_default()
+}
+
+/// For a sweep of one parameter, the first two neighbouring values whose points played
+/// identical games (every point plays the same seeds), as a warning: between them the value
+/// changes nothing (it is floored where it is used, or not read), so the response is a step
+/// and the chart draws points only. Catches what the compile-time warning cannot: a swept
+/// real floored inside a formula (`vp += catchup * lag`).
+fn same_games(params: &[Param], points: &[Point], prints: &[String]) -> Option<String> {
+    let [p] = params else {
+        return None;
+    };
+    let at = (1..points.len()).find(|&i| prints[i] == prints[i - 1] && !prints[i].is_empty())?;
+    Some(format!(
+        "{} = {} and {} played identical games (every point plays the same seeds): between them the value changes nothing, as when it is floored where it is used, so the response is a step (the chart draws points only)",
+        p.path,
+        points[at - 1].values[0],
+        points[at].values[0]
+    ))
+}
+
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
 pub(super) fn load_point(
     path: &std::path::Path,
@@ -282,6 +313,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         super::prepare_out(dir, o.force)?;
     }
     let mut points = Vec::new();
+    let mut prints = Vec::new();
     let mut factions = Vec::new();
     let mut pairs = Vec::new();
     let cells: Vec<_> = grid.iter().zip(&models).collect();
@@ -313,6 +345,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
                         .join(" ")
                 ));
             }
+            prints.push(outcome_print(&s));
             points.push(Point {
                 values: point.iter().map(|(_, v)| v.clone()).collect(),
                 win: s.factions.iter().map(|f| f.win).collect(),
@@ -321,6 +354,10 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
             });
         }
     }
+    let same = same_games(&a.param, &points, &prints);
+    if let Some(w) = &same {
+        crate::diagnostic::say(&format!("warning: {w}"));
+    }
     let sweep = Sweep {
         scenario: a.scenario.display().to_string(),
         params: a.param.iter().map(|p| p.path.clone()).collect(),
@@ -328,7 +365,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         games: o.games,
         seed: o.seed,
         points,
-        floored: !floored.is_empty(),
+        floored: !floored.is_empty() || same.is_some(),
         variance_reduction: crate::compare::mean_reduction(&pairs),
     };
     let pairing = pairing_line(sweep.variance_reduction, sweep.games);
