@@ -1,5 +1,6 @@
 //! Report readings that must not over-claim: the feedback test tells a snowball and a
-//! catch-up from independent rounds, where the leader's margin grows by itself.
+//! catch-up from independent rounds, where the leader's margin grows by itself; a sweep whose
+//! values change nothing says so.
 
 use crate::util::{temp_scenario, vpsim_output};
 
@@ -147,4 +148,41 @@ fn the_report_names_the_feedback_it_found() {
         assert!(!md.contains("runaway"), "{name}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A swept real floored inside a formula (`vp += bernoulli(0.5) * (1 + bonus)`: 1.5 stores
+/// 1), which no compile-time warning can see: the points whose values play identical games
+/// are named, and the sweep is drawn as points; a sweep whose every point differs is not.
+#[test]
+fn a_sweep_whose_neighbouring_values_play_identical_games_says_so() {
+    let text = "[scenario]\nname = \"step\"\nrounds = 5\n[settings]\nbonus = 0\n\
+        [[faction]]\nname = \"A\"\n[[faction]]\nname = \"B\"\n[[var]]\nname = \"vp\"\n\
+        [[phase]]\nname = \"score\"\neach = \"faction\"\n\
+        effects = [\"if seat == 1: vp += bernoulli(0.5) * (1 + bonus)\", \"if seat == 2: vp += bernoulli(0.5)\"]\n\
+        [ranking]\nscore = \"vp\"\n";
+    let p = temp_scenario("sweep-step", text);
+    let sweep = |values: &str| {
+        vpsim_output(&[
+            "sweep",
+            p.to_str().unwrap(),
+            "--param",
+            values,
+            "--games",
+            "2000",
+            "--json",
+        ])
+    };
+    let out = sweep("settings.bonus=0:1:0.5");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("settings.bonus = 0 and 0.5 played identical games"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["floored"], true);
+    let out = sweep("settings.bonus=0,1,2");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["floored"], false);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("identical games"));
 }
