@@ -39,16 +39,13 @@ pub fn reading(
 ) -> String {
     use crate::stats::margin::{Judgement, judge, pp, undecided};
     let c = change(first, last, z);
-    let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
     let pts = format!(
-        "{:.1}% -> {:.1}% from {} to {} ({} pp [{}, {}])",
+        "{:.1}% -> {:.1}% from {} to {} ({})",
         100.0 * first.rate,
         100.0 * last.rate,
         levels.0,
         levels.1,
-        t(c.est),
-        t(c.low),
-        t(c.high)
+        c.signed(" pp")
     );
     match judge(&c, margin) {
         Judgement::Undecided => {

@@ -114,10 +114,7 @@ pub fn changes(a: &Model, b: &Model, t: &PairTally, alpha: f64) -> Vec<Change> {
     let n = t.games.max(1);
     let z = z_for(1.0 - alpha);
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
-    let points = |e: crate::compare::Est| {
-        let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
-        format!("{} points [{}, {}]", t(e.estimate), t(e.low), t(e.high))
-    };
+    let points = |e: crate::compare::Est| e.diff().signed(" points");
     let mut out = Vec::new();
     if same_factions(a, b) {
         for (f, pf) in t.factions.iter().enumerate() {

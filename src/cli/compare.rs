@@ -355,12 +355,9 @@ pub fn run(a: Args) -> Result<()> {
     let open: Vec<String> = (cmp.factions.iter().zip(&labels))
         .filter(|(f, _)| f.verdict == "undecided")
         .map(|(f, label)| {
-            let words =
-                crate::stats::margin::undecided(&f.win_diff.diff(), cmp.games, cmp.delta, "");
-            let words = words
-                .trim_start_matches("undecided (")
-                .replacen("):", ":", 1);
-            format!("{} ({words})", label.trim_end())
+            let (width, more) =
+                crate::stats::margin::undecided_parts(&f.win_diff.diff(), cmp.games, cmp.delta, "");
+            format!("{} ({width}: {more})", label.trim_end())
         })
         .collect();
     if !open.is_empty() {

@@ -124,8 +124,7 @@ impl Swing {
 
     /// `+2.3 [+1.5, +3.1]`, in points of win rate.
     fn cell(&self) -> String {
-        let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
-        format!("{} [{}, {}]", t(self.change), t(self.low), t(self.high))
+        self.diff().signed("")
     }
 }
 

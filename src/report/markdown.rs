@@ -521,7 +521,7 @@ fn write_seats(m: &mut String, s: &Summary, reading: &str) {
             "| {} | {} | {} | {} |",
             r.seat,
             ci(&r.win),
-            super::seats::signed(&r.edge),
+            r.edge.signed(" pp"),
             cells.join(" | ")
         );
     }
@@ -577,10 +577,7 @@ fn usage_reading(s: &Summary) -> Option<String> {
         );
     } else {
         let shown: Vec<String> = (diffs.iter().take(5))
-            .map(|(what, d)| {
-                let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
-                format!("{what} {} pp [{}, {}]", t(d.est), t(d.low), t(d.high))
-            })
+            .map(|(what, d)| format!("{what} {}", d.signed(" pp")))
             .collect();
         parts.push(format!(
             "{} win-rate difference(s) between games with and without an action or card are beyond noise (intervals simultaneous over every comparison), largest first: {}.",

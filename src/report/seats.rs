@@ -45,12 +45,6 @@ pub fn rows(t: &SeatTally, games: u64, z: f64) -> Vec<SeatRow> {
         .collect()
 }
 
-/// A signed difference in percentage points: `+4.1 pp [+3.2, +5.0]`.
-pub fn signed(d: &Diff) -> String {
-    let t = |x: f64| crate::stats::signed_tenths(100.0 * x);
-    format!("{} pp [{}, {}]", t(d.est), t(d.low), t(d.high))
-}
-
 /// The reading of a rotated run: which seats win more or less than the fair share beyond
 /// noise (at `margin`), and whether the factions, each averaged over every seat, differ
 /// beyond noise (their intervals apart). `factions` are `(label, win)` pairs.
@@ -67,7 +61,7 @@ pub fn reading(seats: &[SeatRow], factions: &[(String, Rate)], margin: f64) -> S
         parts.push(format!(
             "seat {} wins {} over the fair share, {words}",
             r.seat,
-            signed(&r.edge)
+            r.edge.signed(" pp")
         ));
     }
     let seat_words = if parts.is_empty() {

@@ -257,7 +257,7 @@ impl Summary {
                 "  {:<4}  {:>24}  {:>22}",
                 r.seat,
                 ci(&r.win),
-                super::seats::signed(&r.edge)
+                r.edge.signed(" pp")
             );
             for c in &r.by_faction {
                 let _ = write!(s, "  {:>w$}", pct(c.rate));

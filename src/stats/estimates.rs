@@ -21,6 +21,13 @@ pub struct Diff {
 }
 
 impl Diff {
+    /// The difference in points with its interval, each [`signed_tenths`]: `+4.1 pp [+3.2,
+    /// +5.0]` for `unit` " pp", `+2.3 [+1.5, +3.1]` for none.
+    pub fn signed(&self, unit: &str) -> String {
+        let t = |x: f64| signed_tenths(100.0 * x);
+        format!("{}{unit} [{}, {}]", t(self.est), t(self.low), t(self.high))
+    }
+
     /// `b - a` of two independent proportions with Newcombe's hybrid score interval
     /// (method 10), built from the two rates' Wilson intervals at normal quantile `z`.
     pub fn newcombe(a: &Rate, b: &Rate, z: f64) -> Diff {

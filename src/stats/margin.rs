@@ -64,12 +64,21 @@ pub fn games_to_decide(n: u64, half: f64, m: f64) -> u64 {
 /// The words for an undecided difference: `undecided (±8.1 pp): about 33,000 games per
 /// level would narrow it to ±2 pp` (`per` names the unit of `n`, e.g. "per level").
 pub fn undecided(d: &Diff, n: u64, m: f64, per: &str) -> String {
+    let (width, more) = undecided_parts(d, n, m, per);
+    format!("undecided ({width}): {more}")
+}
+
+/// The two parts of [`undecided`]'s words: the interval's half-width (`±8.1 pp`) and what
+/// would settle it (`about 33,000 games per level would narrow it to ±2 pp`).
+pub fn undecided_parts(d: &Diff, n: u64, m: f64, per: &str) -> (String, String) {
     let half = (d.high - d.low) / 2.0;
-    format!(
-        "undecided (±{:.1} pp): about {} games{per} would narrow it to ±{} pp",
-        100.0 * half,
-        round_thousands(games_to_decide(n, half, m)),
-        pp(m)
+    (
+        format!("±{:.1} pp", 100.0 * half),
+        format!(
+            "about {} games{per} would narrow it to ±{} pp",
+            round_thousands(games_to_decide(n, half, m)),
+            pp(m)
+        ),
     )
 }
 

@@ -105,7 +105,7 @@ fn race() -> String {
 
 /// One entry of a folder: a file's bytes, a link's target, or a folder.
 #[derive(Debug, PartialEq)]
-enum Entry {
+pub(crate) enum Entry {
     File(Vec<u8>),
     Link(PathBuf),
     Folder,
@@ -113,7 +113,7 @@ enum Entry {
 
 /// Everything under `dir` (links not followed), by `/`-separated path relative to it,
 /// without vpsim's lock file (a run makes it and removes it again).
-fn snapshot(dir: &Path) -> BTreeMap<String, Entry> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Entry> {
     let mut all = BTreeMap::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {

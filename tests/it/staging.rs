@@ -8,30 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{TI4, fresh_temp_dir, fresh_temp_path, vpsim};
-
-/// Every file below `dir` with its bytes (links and folders by name), sorted.
-fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
-            let kind = e.file_type().unwrap();
-            if kind.is_dir() {
-                out.push((format!("{rel}/"), Vec::new()));
-                todo.push(e.path());
-            } else if kind.is_symlink() {
-                let to = std::fs::read_link(e.path()).unwrap();
-                out.push((format!("{rel} -> {}", to.display()), Vec::new()));
-            } else {
-                out.push((rel, std::fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use crate::fuzz_attacks::snapshot;
+use crate::util::{TI4, fresh_temp_dir, fresh_temp_path, mount_tmpfs, vpsim};
 
 /// The names in `dir` of the staging folders and temporary files a run makes.
 fn staged_names(dir: &Path) -> Vec<String> {
@@ -93,7 +71,7 @@ const LONG: [&str; 7] = ["run", TI4, "--games", "3000000", "--threads", "1", "-q
 fn a_link_planted_during_the_run_is_never_written_through() {
     let dir = earlier_report("staging-link");
     let target = fresh_temp_dir("staging-link-target");
-    let before = contents(&dir);
+    let before = snapshot(&dir);
     let mut args = LONG.to_vec();
     args.extend(["--csv", "--force"]);
     let child = start(&args, &dir);
@@ -104,11 +82,11 @@ fn a_link_planted_during_the_run_is_never_written_through() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("csv") && err.contains("appeared"), "{err}");
     assert!(
-        contents(&target).is_empty(),
+        snapshot(&target).is_empty(),
         "nothing written through the link"
     );
     std::fs::remove_file(dir.join("csv")).unwrap();
-    assert_eq!(contents(&dir), before, "the earlier report is whole");
+    assert_eq!(snapshot(&dir), before, "the earlier report is whole");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&target);
 }
@@ -140,14 +118,14 @@ fn a_link_planted_at_a_variant_folder_is_never_written_through() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        contents(&target).is_empty(),
+        snapshot(&target).is_empty(),
         "nothing written through the link"
     );
     assert_eq!(
-        contents(&dir).len(),
+        snapshot(&dir).len(),
         1,
         "only the link: {:?}",
-        contents(&dir)
+        snapshot(&dir)
     );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&target);
@@ -158,7 +136,7 @@ fn a_link_planted_at_a_variant_folder_is_never_written_through() {
 #[test]
 fn a_report_that_fails_part_way_leaves_the_earlier_report_whole() {
     let dir = earlier_report("staging-fail");
-    let before = contents(&dir);
+    let before = snapshot(&dir);
     let mut args = LONG.to_vec();
     args.push("--force");
     let child = start(&args, &dir);
@@ -169,7 +147,7 @@ fn a_report_that_fails_part_way_leaves_the_earlier_report_whole() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("score_race.svg"), "{err}");
     assert!(err.contains("holds what it held before the run"), "{err}");
-    assert_eq!(contents(&dir), before, "the earlier report is whole");
+    assert_eq!(snapshot(&dir), before, "the earlier report is whole");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -180,7 +158,7 @@ fn a_report_that_fails_part_way_leaves_the_earlier_report_whole() {
 fn a_signal_while_the_report_is_written_leaves_the_earlier_report() {
     for (signal, code) in [("TERM", 143), ("INT", 130)] {
         let dir = earlier_report(&format!("staging-signal-{signal}"));
-        let before = contents(&dir);
+        let before = snapshot(&dir);
         let child = start(
             &[
                 "run",
@@ -205,7 +183,7 @@ fn a_signal_while_the_report_is_written_leaves_the_earlier_report() {
         assert_eq!(out.status.code(), Some(code), "{signal}");
         assert!(took < Duration::from_secs(5), "{signal}: {took:?}");
         assert_eq!(
-            contents(&dir),
+            snapshot(&dir),
             before,
             "{signal}: the earlier report is whole"
         );
@@ -219,13 +197,7 @@ fn a_signal_while_the_report_is_written_leaves_the_earlier_report() {
 #[test]
 fn a_full_disk_leaves_the_earlier_report_whole() {
     let mount = fresh_temp_dir("staging-full-disk");
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"])
-        .arg(&mount)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    if !mount_tmpfs(&mount, "size=3m") {
         // Only root mounts a file system; elsewhere the failure part way above stands in.
         eprintln!("no tmpfs could be mounted here: the full-disk case is not run");
         let _ = std::fs::remove_dir_all(&mount);
@@ -237,7 +209,7 @@ fn a_full_disk_leaves_the_earlier_report_whole() {
         .arg(&dir)
         .assert()
         .success();
-    let before = contents(&dir);
+    let before = snapshot(&dir);
     // The games table of 100,000 games does not fit beside the earlier report.
     let out = vpsim()
         .args([
@@ -254,7 +226,7 @@ fn a_full_disk_leaves_the_earlier_report_whole() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
-    let after = contents(&dir);
+    let after = snapshot(&dir);
     let _ = Command::new("umount").arg(&mount).status();
     let _ = std::fs::remove_dir_all(&mount);
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -267,23 +239,13 @@ fn a_full_disk_leaves_the_earlier_report_whole() {
 #[test]
 fn a_read_only_out_is_refused_alike_whether_it_exists_or_not() {
     let mount = fresh_temp_dir("staging-read-only");
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "tmpfs"])
-        .arg(&mount)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    if !mount_tmpfs(&mount, "") {
         eprintln!("no tmpfs could be mounted here: the read-only case is not run");
         let _ = std::fs::remove_dir_all(&mount);
         return;
     }
     std::fs::create_dir(mount.join("exists")).unwrap();
-    let ro = Command::new("mount")
-        .args(["-o", "remount,ro"])
-        .arg(&mount)
-        .status()
-        .is_ok_and(|s| s.success());
+    let ro = mount_tmpfs(&mount, "remount,ro");
     let mut outcomes = Vec::new();
     for sub in ["exists", "new"] {
         let out = vpsim()

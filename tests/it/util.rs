@@ -275,3 +275,22 @@ pub fn near(what: &str, (rate, n): (f64, u64), exact: f64) {
         "{what}: {rate} over {n} games against an exact {exact} (se {se})"
     );
 }
+
+/// Mounts a tmpfs at `dir` with `options` (`size=3m`, `remount,ro`, or none), or says it
+/// could not: only root mounts a file system, so a test that needs one says where it cannot.
+pub fn mount_tmpfs(dir: &std::path::Path, options: &str) -> bool {
+    let mut cmd = std::process::Command::new("mount");
+    if !options.starts_with("remount") {
+        cmd.args(["-t", "tmpfs"]);
+    }
+    if !options.is_empty() {
+        cmd.args(["-o", options]);
+    }
+    if !options.starts_with("remount") {
+        cmd.arg("tmpfs");
+    }
+    cmd.arg(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}

@@ -229,12 +229,7 @@ fn planted_link(
 fn full_disk(dir: &Path, problem: &mut Option<String>) -> (Vec<String>, Run) {
     let mount = dir.join("small");
     std::fs::create_dir_all(&mount).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&mount)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let mounted = crate::util::mount_tmpfs(&mount, "size=2m");
     let out = mount.join("out").to_string_lossy().to_string();
     let first = exec(
         &strings(&["run", &race(), "--games", "20", "-q", "--out", &out]),
