@@ -18,6 +18,7 @@ pub mod hands;
 pub mod look;
 pub mod order;
 mod outcome;
+pub mod regions;
 pub mod seats;
 mod settle;
 pub mod tree;

@@ -246,6 +246,19 @@ impl<T: Tracer> Game<'_, T> {
                     self.after_change(lv.var)?;
                 }
             }
+            Stmt::AssignAt(a) => {
+                let k = match self.num(&a.at, b)? {
+                    Num::Int(k) => k,
+                    Num::Real(r) => r as i64,
+                };
+                let Some(lv) = a.at(k) else {
+                    return Err(self.fault(FaultKind::Subscript(k, a.n), a.at.loc));
+                };
+                let x = self.num(&a.value, b)?;
+                if self.assign_from(&lv, a.op, x, b, a.value.loc, a.source)? {
+                    self.after_change(lv.var)?;
+                }
+            }
             Stmt::Award {
                 lv,
                 metric,
@@ -283,6 +296,7 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Discard => self.discard(),
             Stmt::Complete => self.complete(b),
             Stmt::Order { lv, keys } => self.order_stmt(lv, keys, b)?,
+            Stmt::Regions(r) => self.regions(r, b)?,
             Stmt::Native(n) => self.native(n, b)?,
         }
         Ok(())
@@ -364,5 +378,43 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Assign { value, .. } => Ok(Some(self.num(value, b)?)),
             _ => Ok(None),
         }
+    }
+
+    /// `regions KEY into SIZE [label LABEL]` for the faction in scope: the grid's regions
+    /// measured in place; SIZE's and LABEL's immediate end conditions pending if either
+    /// changed.
+    fn regions(&mut self, r: &crate::expr::Regions, b: Bind) -> Step {
+        let (size, label) = (r.size, r.label);
+        let t = &self.m.tables;
+        let bounds = |lv: Option<LValue>| {
+            lv.map_or((0, 0), |l| {
+                (t.var_min[l.var as usize], t.var_max[l.var as usize])
+            })
+        };
+        let g = crate::runtime::regions::Grid {
+            key: self.slot(&r.key, b),
+            size: self.slot(&size, b),
+            label: label.map(|l| self.slot(&l, b)),
+            rows: r.rows as usize,
+            cols: r.cols as usize,
+            size_bounds: bounds(Some(size)),
+            label_bounds: bounds(label),
+        };
+        if crate::runtime::regions::measure(&mut self.env.st.vals, &g) {
+            self.after_change(size.var)?;
+            if let Some(l) = label {
+                self.after_change(l.var)?;
+            }
+        }
+        if T::ON {
+            let name = |lv: &LValue| self.m.vars[lv.var as usize].name.clone();
+            self.tracer.line(format_args!(
+                "    regions of {} measured into {}{}",
+                name(&r.key),
+                name(&size),
+                label.map_or(String::new(), |l| format!(" and {}", name(&l)))
+            ));
+        }
+        Ok(())
     }
 }

@@ -153,9 +153,10 @@ pub struct Compiler<'s> {
     pub card_reads: std::cell::Cell<u32>,
     /// How many `draw`, `take` and `for held` statements bind a card.
     pub card_binders: u32,
-    /// The element a template binds while its copy for that element compiles: the word that
-    /// stands for it, its set's id and the element's index.
-    pub template: Option<Template>,
+    /// The elements the templates in scope bind while their copies compile, outermost
+    /// first: the word that stands for each, its set's id and the element's index (a
+    /// `for_each` action, then the `for ... in` templates nested in its statements).
+    pub templates: Vec<Template>,
     /// How many derived values are being expanded inside one another right now.
     pub expanding: std::cell::Cell<usize>,
 }
@@ -185,9 +186,14 @@ impl<'s> Compiler<'s> {
             end_uses: Vec::new(),
             card_reads: std::cell::Cell::new(0),
             card_binders: 0,
-            template: None,
+            templates: Vec::new(),
             expanding: std::cell::Cell::new(0),
         }
+    }
+
+    /// The innermost template whose word is `word`.
+    pub(super) fn template(&self, word: &str) -> Option<&Template> {
+        self.templates.iter().rev().find(|t| t.word == word)
     }
 
     fn reason(&mut self, r: &str, mechanism: &'static str) -> u16 {
@@ -327,7 +333,7 @@ impl<'s> Compiler<'s> {
                     Num::Real(r) => Op::Const(r),
                 });
             }
-            if let Some(t) = self.template.as_ref().filter(|t| &t.word == name) {
+            if let Some(t) = self.template(name) {
                 return Ok(Op::Int(t.elem as i64 + 1));
             }
             match name.as_str() {
@@ -439,8 +445,8 @@ impl<'s> Compiler<'s> {
         let elem = match (v.set, index) {
             (None, None) => Elem::None,
             (None, Some((_, p))) => return err(*p, format!("`{name}` is not indexed by a set")),
-            (Some(s), Some((e, p))) if self.template.as_ref().is_some_and(|t| &t.word == e) => {
-                let t = self.template.as_ref().filter(|t| t.set == s);
+            (Some(s), Some((e, p))) if self.template(e).is_some() => {
+                let t = self.template(e).filter(|t| t.set == s);
                 let what = format!("`{e}` is an element of another set than `{name}`'s");
                 let hint = format!("for its position as a number, write `{name}[({e})]`");
                 Elem::Fixed(t.ok_or_else(|| perr(*p, format!("{what} ({hint})")))?.elem)

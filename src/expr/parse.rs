@@ -202,6 +202,15 @@ pub enum StmtAst {
         /// Ascending sort keys.
         keys: Vec<Ast>,
     },
+    /// `regions KEY into SIZE [label LABEL]`: the connected regions of a grid variable.
+    Regions {
+        /// The grid variable whose equal nonzero neighbours form regions.
+        key: (String, usize),
+        /// Receives each cell's region size.
+        size: (String, usize),
+        /// Receives each cell's region label, if named.
+        label: Option<(String, usize)>,
+    },
 }
 
 /// A cursor over the tokens of one formula or statement, with the limits spent so far.

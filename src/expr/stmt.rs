@@ -27,6 +27,54 @@ pub struct Race {
     pub source: Option<u8>,
 }
 
+/// `var[at] op value` where `at` is known only while playing (`pile[colour(card)] += 1`):
+/// the position is evaluated first, then the value; a position outside `1..=n` is the
+/// computed subscript's fault, as a read at it is. Stored as [`Stmt::Assign`] stores.
+#[derive(Debug, Clone)]
+pub struct AssignAt {
+    /// The variable, at its set's first element.
+    pub lv: LValue,
+    /// The number of elements of its set.
+    pub n: u16,
+    /// The 1-based position (a whole number).
+    pub at: Expr,
+    /// How.
+    pub op: AssignOp,
+    /// What.
+    pub value: Expr,
+    /// Points-by-source tag.
+    pub source: Option<u8>,
+}
+
+impl AssignAt {
+    /// The variable at 1-based position `k` (`None` outside the set).
+    pub fn at(&self, k: i64) -> Option<LValue> {
+        (1..=i64::from(self.n)).contains(&k).then(|| LValue {
+            elem: Elem::Fixed((k - 1) as u16),
+            ..self.lv
+        })
+    }
+}
+
+/// `regions KEY into SIZE [label LABEL]`: over a grid, each cell's SIZE becomes the number
+/// of cells of its region (cells of one nonzero KEY value joined through orthogonal
+/// neighbours of that value; 0 where KEY is 0) and its LABEL the 1-based position of the
+/// region's first cell ([`crate::runtime::regions`]). Each reference is the variable at the
+/// grid's first cell.
+#[derive(Debug, Clone)]
+pub struct Regions {
+    /// The grid variable read.
+    pub key: LValue,
+    /// Each cell's region size.
+    pub size: LValue,
+    /// Each cell's region label.
+    pub label: Option<LValue>,
+    /// The grid's rows.
+    pub rows: u16,
+    /// The grid's columns.
+    pub cols: u16,
+}
+
 /// Where an assignment writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LValue {
@@ -75,6 +123,8 @@ pub enum Stmt {
         /// Points-by-source tag.
         source: Option<u8>,
     },
+    /// `var[at] op value`: a write at a position computed while playing (see [`AssignAt`]).
+    AssignAt(Box<AssignAt>),
     /// Rank factions by `metric` (highest first) and add `scale[place]` to `lv`.
     Award {
         /// The faction variable receiving awards.
@@ -153,6 +203,8 @@ pub enum Stmt {
     /// Consecutive assignments and conditions that run as one machine-code function, made
     /// by the native backend when it compiles the model (the interpreter never sees one).
     Native(Box<NativeRun>),
+    /// The connected regions of a grid variable (see [`Regions`]).
+    Regions(Box<Regions>),
     /// Set a faction variable to each faction's 1-based position when sorted ascending by the
     /// keys (ties by seat).
     Order {
@@ -168,6 +220,10 @@ impl Stmt {
     pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
             Stmt::Assign { value, .. } => f(value),
+            Stmt::AssignAt(a) => {
+                f(&mut a.at);
+                f(&mut a.value);
+            }
             Stmt::Award {
                 metric,
                 min,
@@ -201,7 +257,11 @@ impl Stmt {
             Stmt::Draw(_, cond) | Stmt::Take { cond, .. } => cond.iter_mut().for_each(&mut *f),
             Stmt::Order { keys, .. } => keys.iter_mut().for_each(&mut *f),
             Stmt::Native(n) => n.stmts.iter_mut().for_each(|s| s.exprs_mut(f)),
-            Stmt::Outcome { .. } | Stmt::End(_) | Stmt::Discard | Stmt::Complete => {}
+            Stmt::Outcome { .. }
+            | Stmt::End(_)
+            | Stmt::Discard
+            | Stmt::Complete
+            | Stmt::Regions(_) => {}
         }
     }
 }

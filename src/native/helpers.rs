@@ -212,6 +212,31 @@ pub extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
     env.fault_at(FaultKind::StepBudget(max as u64), loc);
 }
 
+/// `regions KEY into SIZE [label LABEL]` with KEY, SIZE and LABEL (-1: none) at first slots
+/// `key`, `size` and `label`, over a grid of `shape` (rows << 16 | columns); SIZE is
+/// variable `vars & 0xffff`, LABEL `vars >> 16`. Returns 1 when SIZE or LABEL changed.
+pub extern "C" fn regions(
+    env: &mut Env<'_>,
+    key: i64,
+    size: i64,
+    label: i64,
+    shape: i64,
+    vars: i64,
+) -> i64 {
+    let t = env.t;
+    let bounds = |v: i64| (t.var_min[v as usize], t.var_max[v as usize]);
+    let g = crate::runtime::regions::Grid {
+        key: key as usize,
+        size: size as usize,
+        label: (label >= 0).then_some(label as usize),
+        rows: (shape >> 16) as usize,
+        cols: (shape & 0xffff) as usize,
+        size_bounds: bounds(vars & 0xffff),
+        label_bounds: bounds(vars >> 16),
+    };
+    crate::runtime::regions::measure(&mut env.st.vals, &g) as i64
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {

@@ -17,6 +17,7 @@ use crate::runtime::abi::Run;
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
+        Stmt::AssignAt(_) | Stmt::Regions(_) => true,
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
         Stmt::Each { body, .. } => match crate::expr::simple_assign(body) {
             Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),

@@ -95,7 +95,7 @@ impl FaultKind {
             FaultKind::BadScore(x) => format!("score {x} is not a number"),
             FaultKind::Subscript(i, n) => format!(
                 "subscript {i} is outside the set: positions run from 1 to {n} (guard the read \
-                 with `if(...)`, which reads only the branch it takes)"
+                 with `if(...)`, which reads only the branch it takes, or the write with `if`)"
             ),
             FaultKind::Interrupted => "interrupted".into(),
             FaultKind::StepBudget(n) => format!(

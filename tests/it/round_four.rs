@@ -178,3 +178,101 @@ fn rounds_and_ages_are_constant_formulas_of_the_players() {
         "{err}"
     );
 }
+
+/// A template inside a template (two passes over a grid, and one inside a `for_each`
+/// action), writes at positions computed while playing (`pile[uniform(1, 3)] += 1`,
+/// `pile[if(it < 3, it + 1, 1)]`) and the connected regions of a grid (`regions t into
+/// size label label`), on both engines (L19, L21).
+#[test]
+fn nested_templates_computed_writes_and_regions_play_alike_on_both_engines() {
+    let path = "tests/data/templates_and_regions.toml";
+    examples_pass_on_both(path);
+    let v = same_on_both(std::path::Path::new(path), &[]);
+    // Six squares, each a region of 1 to 6 squares with 0 or 1 crown, and six piles.
+    let max = v["factions"][0]["score"]["max"].as_i64().unwrap();
+    assert!((7..=6 * 6 + 6 * 3).contains(&max), "{max}");
+}
+
+/// A write at a computed position outside the set faults where it is written, as a read
+/// there does, with the same message on both engines.
+#[test]
+fn a_computed_write_outside_the_set_faults_on_both_engines() {
+    let text = "[scenario]\nname = \"off\"\nrounds = 3\n[[faction]]\nname = \"A\"\n\
+        [[set]]\nname = \"k\"\nelements = [\"a\", \"b\"]\n\
+        [[var]]\nname = \"p\"\nover = \"k\"\n\
+        [[phase]]\nname = \"go\"\neffects = [\"A.p[round] += 1\"]\n\
+        [ranking]\nscore = \"p[a]\"\n";
+    let path = temp_scenario("computed-write-off", text);
+    let mut seen = Vec::new();
+    for engine in ["native", "interp"] {
+        let out = vpsim_output(&[
+            "run",
+            path.to_str().unwrap(),
+            "--games",
+            "10",
+            "-q",
+            "--engine",
+            engine,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(":14:13: in game 0 of seed 1: subscript 3 is outside the set: positions run from 1 to 2"),
+            "{err}"
+        );
+        seen.push(err);
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+/// Templates nest three deep at most (a `for_each` action counts as one), an inner
+/// template may not reuse an outer one's word, and one statement's copies are bounded;
+/// each refused at its place. `regions` reads a grid variable and writes others over the
+/// same grid.
+#[test]
+fn nesting_and_regions_are_refused_where_they_cannot_mean_anything() {
+    let base = "[scenario]\nname = \"nest\"\nrounds = 1\n[[faction]]\nname = \"A\"\n\
+        [[set]]\nname = \"g\"\ngrid = [2, 2]\n[[set]]\nname = \"h\"\ngrid = [3, 3]\n\
+        [[set]]\nname = \"big\"\ngrid = [250, 250]\n\
+        [[var]]\nname = \"x\"\nover = \"g\"\n[[var]]\nname = \"y\"\nover = \"h\"\n\
+        [[var]]\nname = \"z\"\n[[var]]\nname = \"gz\"\nover = \"g\"\nscope = \"global\"\n\
+        [ranking]\nscore = \"z\"\n[[phase]]\nname = \"p\"\neach = \"faction\"\neffects = [\"STMT\"]\n";
+    for (stmt, col, message) in [
+        (
+            "for a in g: for b in g: for c in g: for d in g: z += 1",
+            53,
+            "templates nest at most 3 deep",
+        ),
+        (
+            "for a in g: for a in g: z += 1",
+            29,
+            "`a` already stands for an element of a template around this one",
+        ),
+        (
+            "for a in big: for b in g: for c in g: z += 1",
+            48,
+            "this template makes 1000000 copies of its statement",
+        ),
+        ("regions z into x", 21, "`z` is not a variable over a grid"),
+        (
+            "regions x into y",
+            28,
+            "`y` must be over the same grid as `x`, and like it a per-faction variable",
+        ),
+        (
+            "regions x into gz",
+            28,
+            "`gz` must be over the same grid as `x`, and like it a per-faction variable",
+        ),
+        ("regions x into x", 28, "`x` is `x` again"),
+    ] {
+        let path = temp_scenario("nest-refused", &base.replace("STMT", stmt));
+        let out = vpsim_output(&["validate", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stmt}: {err}");
+        assert!(
+            err.contains(&format!(":32:{col}: {message}")),
+            "{stmt}: {err}"
+        );
+    }
+}

@@ -51,6 +51,30 @@ impl Compiler<'_> {
         }
     }
 
+    /// `var[at]` written where `at` is known only while playing (not a constant position):
+    /// the variable at its set's first element, the set's size and the position's code.
+    /// `None` for any other reference (a constant position off the set is refused by
+    /// [`Compiler::var_ref`], which says where).
+    pub(super) fn computed_write(
+        &self,
+        ast: &Ast,
+        ctx: Ctx,
+    ) -> Result<Option<(LValue, u16, Vec<Op>)>, ParseError> {
+        let named = self.named_position(ast);
+        let (var, at) = match (ast, &named) {
+            (Ast::Index(var, at, _), _) | (_, Some(Ast::Index(var, at, _))) => (&**var, &**at),
+            _ => return Ok(None),
+        };
+        let (lv, _, n) = self.indexed(var, at, ctx)?;
+        let mut code = Vec::new();
+        if self.position(at, ctx, &mut code, n)?.is_some()
+            || Expr::new(code.clone(), 0).as_const_num().is_some()
+        {
+            return Ok(None);
+        }
+        Ok(Some((lv, n, code)))
+    }
+
     /// The element `var[at]` names when `at` is a constant position in the set (a formula
     /// of numbers, settings and a template's word, `line[row(picks, it)]`): where a
     /// statement writes. Any other position is refused with the way to write it.
@@ -61,7 +85,7 @@ impl Compiler<'_> {
             // Known before the game runs, but off the set: say where, and for which element
             // of a template.
             if let Some(Num::Int(k)) = Expr::new(code, 0).as_const_num() {
-                let copy = self.template.as_ref().map_or(String::new(), |t| {
+                let copy = self.templates.last().map_or(String::new(), |t| {
                     let set = self.set_by_id(t.set);
                     format!(
                         " (in the copy for `{}`, the template's element {} of {})",
@@ -172,7 +196,7 @@ impl Compiler<'_> {
         // subscript of a template over a whole grid must not pay it).
         let element = !is_value
             || self.set_by_id(set).elements.contains(word)
-            || self.template.as_ref().is_some_and(|t| &t.word == word);
+            || self.template(word).is_some();
         (is_value && !element).then(|| {
             let var = Ast::Name {
                 owner: owner.clone(),

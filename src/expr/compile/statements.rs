@@ -7,6 +7,15 @@
 use super::*;
 use crate::state::MAX_ORDER_KEYS;
 
+/// How deep templates nest: a `for_each` action and two `for ... in` inside it, or three
+/// `for ... in`.
+pub const MAX_TEMPLATE_DEPTH: usize = 3;
+
+/// The most copies of one statement the templates around it make (the product of their
+/// sets' sizes, a `for_each` action's included): a template over the largest grid, or
+/// nested ones over smaller sets, compile in bounded time.
+pub const MAX_TEMPLATE_COPIES: usize = 1 << 18;
+
 impl Compiler<'_> {
     pub(super) fn stmt_ast(
         &mut self,
@@ -33,6 +42,16 @@ impl Compiler<'_> {
                         *pos,
                         format!("`{name}` is read-only: only variables can be assigned"),
                     );
+                }
+                if let Some((lv, n, at)) = self.computed_write(target, ctx)? {
+                    return Ok(Stmt::AssignAt(Box::new(crate::expr::AssignAt {
+                        lv,
+                        n,
+                        at: Expr::new(at, loc),
+                        op: *op,
+                        value: Expr::new(self.code(value, ctx)?, loc),
+                        source: self.source(source)?,
+                    })));
                 }
                 let (lv, _) = self.var_ref(target, ctx)?;
                 let source = self.source(source)?;
@@ -217,10 +236,24 @@ impl Compiler<'_> {
                         ),
                     );
                 };
-                if self.template.is_some() {
+                if self.templates.len() >= MAX_TEMPLATE_DEPTH {
                     return err(
                         word.1,
-                        "a template inside a template: one `for ... in` at a time",
+                        format!(
+                            "templates nest at most {MAX_TEMPLATE_DEPTH} deep (a `for_each` \
+                             action counts as one): move the innermost into a variable or a \
+                             phase of its own"
+                        ),
+                    );
+                }
+                if self.template(&word.0).is_some() {
+                    return err(
+                        word.1,
+                        format!(
+                            "`{}` already stands for an element of a template around this one: \
+                             give the inner template another name",
+                            word.0
+                        ),
                     );
                 }
                 if let Some(kind) = self.name_kind(&word.0) {
@@ -235,15 +268,31 @@ impl Compiler<'_> {
                     );
                 }
                 let (id, n) = (s.id, s.elements.len());
+                let copies_around: usize = self
+                    .templates
+                    .iter()
+                    .map(|t| self.set_by_id(t.set).elements.len())
+                    .product();
+                if copies_around.saturating_mul(n) > MAX_TEMPLATE_COPIES {
+                    return err(
+                        set.1,
+                        format!(
+                            "this template makes {} copies of its statement inside the templates \
+                             around it ({copies_around} x {n}), over the limit of \
+                             {MAX_TEMPLATE_COPIES}: loop over a smaller set",
+                            copies_around.saturating_mul(n)
+                        ),
+                    );
+                }
                 let mut copies = Vec::with_capacity(n);
                 for elem in 0..n {
-                    self.template = Some(super::Template {
+                    self.templates.push(super::Template {
                         word: word.0.clone(),
                         set: id,
                         elem: elem as u16,
                     });
                     let copy = self.stmt_ast(body, ctx, loc);
-                    self.template = None;
+                    self.templates.pop();
                     copies.push(copy?);
                 }
                 Stmt::Block(copies.into_boxed_slice())
@@ -284,6 +333,7 @@ impl Compiler<'_> {
                     }
                 }
             }
+            StmtAst::Regions { key, size, label } => self.regions(key, size, label, ctx)?,
             StmtAst::Order { var, keys } => {
                 if keys.len() > MAX_ORDER_KEYS {
                     return err(
@@ -322,6 +372,105 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// `regions KEY into SIZE [label LABEL]`: KEY over a grid, SIZE and LABEL over the same
+    /// grid, all three different variables of the same owner (the faction in scope, or
+    /// global).
+    fn regions(
+        &self,
+        key: &(String, usize),
+        size: &(String, usize),
+        label: &Option<(String, usize)>,
+        ctx: Ctx,
+    ) -> Result<Stmt, ParseError> {
+        let grid_var =
+            |(name, pos): &(String, usize)| -> Result<(LValue, u16, (u16, u16)), ParseError> {
+                let v = self.syms.vars.get(name);
+                let Some(set) = v.and_then(|v| v.set) else {
+                    if v.is_none() {
+                        self.var_ref(
+                            &Ast::Name {
+                                owner: None,
+                                name: name.clone(),
+                                index: None,
+                                pos: *pos,
+                            },
+                            ctx,
+                        )?;
+                    }
+                    return err(
+                        *pos,
+                        format!(
+                            "`{name}` is not a variable over a grid: `regions` reads and writes variables declared with `over = GRID`"
+                        ),
+                    );
+                };
+                let s = self.set_by_id(set);
+                let Some(shape) = s.grid else {
+                    return err(
+                        *pos,
+                        format!(
+                            "`{name}` is over a set that is not a grid: declare its set with `grid = [ROWS, COLS]`"
+                        ),
+                    );
+                };
+                let first = Ast::Name {
+                    owner: None,
+                    name: name.clone(),
+                    index: Some((s.elements[0].clone(), *pos)),
+                    pos: *pos,
+                };
+                let (lv, _) = self.var_ref(&first, ctx)?;
+                Ok((lv, set, shape))
+            };
+        let (k, set, (rows, cols)) = grid_var(key)?;
+        let mut written = vec![(k.var, key.0.clone())];
+        let mut out = |(name, pos): &(String, usize)| -> Result<LValue, ParseError> {
+            if self.syms.settings.contains_key(name) {
+                return err(
+                    *pos,
+                    format!("`{name}` is read-only: only variables can be assigned"),
+                );
+            }
+            let (lv, s, _) = grid_var(&(name.clone(), *pos))?;
+            if s != set || (lv.who == Who::None) != (k.who == Who::None) {
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` must be over the same grid as `{}`, and like it a {} variable",
+                        key.0,
+                        if k.who == Who::None {
+                            "global"
+                        } else {
+                            "per-faction"
+                        }
+                    ),
+                );
+            }
+            if let Some((_, other)) = written.iter().find(|(v, _)| *v == lv.var) {
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` is `{other}` again: `regions` reads one variable and writes one or two others"
+                    ),
+                );
+            }
+            written.push((lv.var, name.clone()));
+            Ok(lv)
+        };
+        let size = out(size)?;
+        let label = match label {
+            Some(l) => Some(out(l)?),
+            None => None,
+        };
+        Ok(Stmt::Regions(Box::new(crate::expr::Regions {
+            key: k,
+            size,
+            label,
+            rows,
+            cols,
+        })))
+    }
+
     /// A race's scale: each a constant formula (numbers and settings, so that `--set`,
     /// `sweep` and `tune` reach award values) giving a whole number.
     pub(super) fn scale(&self, scale: &[Ast], ctx: Ctx) -> Result<Box<[i64]>, ParseError> {

@@ -1,7 +1,7 @@
 //! The statement half of the parser: [`StmtAst`] out of tokens.
 //!
 //! Owns every statement form (blocks, `if`, `each`, `end`, `draw`, `take`, `for held`,
-//! `discard`, `complete`, `award`, `race`, `win`/`lose`, `order` and assignments), one
+//! `discard`, `complete`, `award`, `race`, `win`/`lose`, `order`, `regions` and assignments), one
 //! function per leading keyword, plus the small pieces only statements use (number lists,
 //! `as source` tags, required words). Expressions inside statements are parsed by the
 //! expression methods of `Parser` in the parent module.
@@ -49,6 +49,8 @@ impl Parser {
             self.stmt_outcome(OutcomeKind::Lose)
         } else if self.is_word("order") {
             self.stmt_order()
+        } else if self.is_word("regions") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.stmt_regions()
         } else {
             self.stmt_assign()
         }
@@ -321,6 +323,21 @@ impl Parser {
         self.word("by")?;
         let keys = self.exprs()?;
         Ok(StmtAst::Order { var, keys })
+    }
+
+    /// `regions KEY into SIZE [label LABEL]`.
+    fn stmt_regions(&mut self) -> PResult<StmtAst> {
+        self.bump();
+        let key = self.ident("a grid variable after `regions`")?;
+        self.word("into")?;
+        let size = self.ident("the variable that takes each cell's region size, after `into`")?;
+        let label = if self.is_word("label") {
+            self.bump();
+            Some(self.ident("the variable that takes each cell's region label, after `label`")?)
+        } else {
+            None
+        };
+        Ok(StmtAst::Regions { key, size, label })
     }
 
     /// `lvalue = expr`, `lvalue += expr` or `lvalue -= expr`, then an optional `as source`;

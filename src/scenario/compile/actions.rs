@@ -73,7 +73,7 @@ pub(super) fn compile(
             Some((n, t)) => (n, Some(t)),
             None => (a.name.get_ref().clone(), None),
         };
-        comp.template = template;
+        comp.templates = template.into_iter().collect();
         // Ctrl-C or SIGTERM stops a long compile (tens of thousands of actions).
         if i % 256 == 0 && crate::signal::stopped() {
             return Err(crate::error::Error::Interrupted);
@@ -170,7 +170,7 @@ pub(super) fn compile(
             auto,
         });
     }
-    comp.template = None;
+    comp.templates.clear();
     Ok(actions)
 }
 

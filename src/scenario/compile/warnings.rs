@@ -53,6 +53,7 @@ pub(super) fn floored_constants(
     fn walk(s: &Stmt, vars: &[Var], warn: &mut impl FnMut(&Expr, &str)) {
         match s {
             Stmt::Assign { lv, value, .. } => warn(value, &vars[lv.var as usize].name),
+            Stmt::AssignAt(a) => warn(&a.value, &vars[a.lv.var as usize].name),
             Stmt::If { then, els, .. } => {
                 walk(then, vars, warn);
                 if let Some(e) = els {
