@@ -9,12 +9,14 @@ use crate::expr::{Expr, Stmt};
 use crate::state::Tables;
 
 mod action;
+mod bounds;
 mod init;
 mod parts;
 mod ranking;
 mod unseen;
 pub use crate::ir::Policy;
 pub use action::Action;
+pub use bounds::Bounds;
 pub(crate) use init::InitPlan;
 pub use ranking::{Ranking, TieBreak};
 pub use unseen::{Unseen, unseen_read};

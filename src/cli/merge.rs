@@ -42,25 +42,27 @@ pub struct Args {
     pub list_missing: bool,
 }
 
-/// The lowest and highest score the shards' scenario allows, when the file they name is
-/// there unchanged (its hash) and bounds its score ([`crate::Model::score_bounds`]); read
-/// with their `--set` overrides.
-fn score_bounds(info: &crate::report::RunInfo) -> Option<(i64, i64)> {
+/// What the shards' scenario allows their counts to be ([`crate::Model::bounds`]: its
+/// score's bounds, the cards never held), when the file they name is there unchanged (its
+/// hash); read with their `--set` overrides.
+fn bounds(info: &crate::report::RunInfo) -> Option<crate::model::Bounds> {
     let sets: Vec<crate::overrides::Override> = (info.overrides.iter())
         .filter(|o| !o.starts_with("--agent "))
         .map(|o| crate::overrides::parse_override(o))
         .collect::<std::result::Result<_, _>>()
         .ok()?;
     let m = crate::scenario::load_with(std::path::Path::new(&info.scenario.file), &sets).ok()?;
-    (m.hash == info.scenario.hash)
-        .then(|| m.score_bounds())
-        .flatten()
+    (m.hash == info.scenario.hash).then(|| m.bounds())
 }
 
 /// Checks that one shard file is whole and consistent: its shard index and count, its part
 /// of the games, counts that add up to its games, and the relations between its tables and
-/// with the scenario's score `bounds` ([`crate::stats::Tally::broken_relation`]).
-fn validate(p: &std::path::Path, f: &TallyFile, bounds: Option<(i64, i64)>) -> Result<()> {
+/// with what the scenario allows, `bounds` ([`crate::stats::Tally::broken_relation`]).
+fn validate(
+    p: &std::path::Path,
+    f: &TallyFile,
+    bounds: Option<&crate::model::Bounds>,
+) -> Result<()> {
     let bad = |field: &str, why: String| {
         Error::Usage(format!(
             "{}: `{field}` {why}; the file is damaged or was edited: run the shard again",
@@ -385,9 +387,9 @@ impl Coverage {
 
 /// Checks that the shards are whole and belong together, and says which indices they hold.
 pub fn coverage(files: &[(PathBuf, TallyFile)]) -> Result<Coverage> {
-    let bounds = files.first().and_then(|(_, f)| score_bounds(&f.info));
+    let bounds = files.first().and_then(|(_, f)| bounds(&f.info));
     for (p, f) in files {
-        validate(p, f, bounds)?;
+        validate(p, f, bounds.as_ref())?;
     }
     let (p0, f0) = &files[0];
     let mut seen: Vec<Vec<String>> = Vec::new();

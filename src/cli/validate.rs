@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::error::Result;
+use crate::expr::Stmt;
 use crate::model::{Model, Policy, Timing};
 
 /// Check a scenario file and print a summary of the compiled model.
@@ -210,6 +211,7 @@ pub fn describe(m: &Model) -> String {
         })
         .collect();
     let _ = writeln!(s, "actions{}", listed(&actions));
+    statement_lines(m, &mut s);
     let events: Vec<String> = m.events.iter().map(|e| e.name.clone()).collect();
     let _ = writeln!(s, "events{}", listed(&events));
     let _ = writeln!(s, "end reasons:");
@@ -270,4 +272,39 @@ fn listed(items: &[String]) -> String {
 /// `1 variable`, `2 variables`.
 fn count(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The statements `validate` names: each `regions` measured, and how many writes land at
+/// positions computed while playing (each checked against its set when it runs).
+fn statement_lines(m: &Model, s: &mut String) {
+    let (mut regions, mut computed) = (Vec::new(), 0usize);
+    let lists = (m.phases.iter())
+        .flat_map(|p| [&p.before, &p.effects])
+        .chain(m.actions.iter().map(|a| &a.effects))
+        .chain(m.events.iter().map(|e| &e.effects));
+    let name = |v: u16| m.vars[v as usize].name.as_str();
+    for st in lists.flatten() {
+        st.visit(&mut |st| match st {
+            Stmt::Regions(r) => {
+                let label = r
+                    .label
+                    .map_or(String::new(), |l| format!(", label {}", name(l.var)));
+                let line = format!("{} into {}{label}", name(r.key.var), name(r.size.var));
+                if !regions.contains(&line) {
+                    regions.push(line);
+                }
+            }
+            Stmt::AssignAt(_) => computed += 1,
+            _ => {}
+        });
+    }
+    for r in regions {
+        let _ = writeln!(s, "regions: {r} (cells of one value joined side to side)");
+    }
+    if computed > 0 {
+        let _ = writeln!(
+            s,
+            "writes at computed positions: {computed} (each checked against its set when it runs)"
+        );
+    }
 }

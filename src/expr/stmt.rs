@@ -216,6 +216,24 @@ pub enum Stmt {
 }
 
 impl Stmt {
+    /// Calls `f` on the statement and every statement nested in it (machine-code runs
+    /// included), outermost first.
+    pub fn visit(&self, f: &mut dyn FnMut(&Stmt)) {
+        f(self);
+        match self {
+            Stmt::Block(body) => body.iter().for_each(|s| s.visit(f)),
+            Stmt::Native(n) => n.stmts.iter().for_each(|s| s.visit(f)),
+            Stmt::If { then, els, .. } => {
+                then.visit(f);
+                if let Some(e) = els {
+                    e.visit(f);
+                }
+            }
+            Stmt::Each { body, .. } | Stmt::ForHeld { body, .. } => body.visit(f),
+            _ => {}
+        }
+    }
+
     /// Calls `f` on every formula of the statement, nested statements included.
     pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {

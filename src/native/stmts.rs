@@ -13,11 +13,13 @@ use crate::runtime::abi::Run;
 /// element; a points-by-source tag is credited as the engine does, and the variable's
 /// immediate end conditions noted as pending), a `win` or `lose` mark, `end`, `race`, an `award`
 /// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
-/// `complete`, a condition over such statements, or an `each` or `for held` over them.
+/// `complete`, a write at a computed position, `regions`, a condition or a block (a
+/// template's copies) over such statements, or an `each` or `for held` over them.
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
         Stmt::AssignAt(_) | Stmt::Regions(_) => true,
+        Stmt::Block(body) => body.iter().all(lowerable),
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
         Stmt::Each { body, .. } => match crate::expr::simple_assign(body) {
             Some((lv, ..)) => !matches!(lv.elem, Elem::Bound),

@@ -23,10 +23,28 @@ fn count_at(h: &Histogram, value: i64) -> u64 {
 }
 
 impl Tally {
-    /// The first relation this tally breaks, as `(field, why)`; `bounds` are the lowest and
-    /// highest score the scenario allows (its score's variable's bounds), when it says.
-    pub fn broken_relation(&self, bounds: Option<(i64, i64)>) -> Option<(String, String)> {
-        if let Some((lo, hi)) = bounds {
+    /// The first relation this tally breaks, as `(field, why)`; `bounds` are what the
+    /// scenario allows, when it is known: the lowest and highest score (its score's
+    /// variable's bounds) and the cards no game can end with a faction holding.
+    pub fn broken_relation(
+        &self,
+        bounds: Option<&crate::model::Bounds>,
+    ) -> Option<(String, String)> {
+        if let Some(u) = &self.usage
+            && let Some(b) = bounds
+            && u.held.len() == self.factions.len() * b.never_held.len()
+        {
+            let held = |i: usize| u.held[i] > 0 && b.never_held[i % b.never_held.len()];
+            if let Some(i) = (0..u.held.len()).find(|&i| held(i)) {
+                return Some((
+                    format!("tally.usage.held[{i}]"),
+                    "counts games ending with a card held that no statement of the scenario \
+                     can put in a hand or a completed pile"
+                        .into(),
+                ));
+            }
+        }
+        if let Some((lo, hi)) = bounds.and_then(|b| b.score) {
             let outside =
                 |h: &Histogram| h.min().is_some_and(|v| v < lo) || h.max().is_some_and(|v| v > hi);
             let why = format!("counts a score outside the scenario's bounds {lo} to {hi}");

@@ -191,6 +191,16 @@ fn nested_templates_computed_writes_and_regions_play_alike_on_both_engines() {
     // Six squares, each a region of 1 to 6 squares with 0 or 1 crown, and six piles.
     let max = v["factions"][0]["score"]["max"].as_i64().unwrap();
     assert!((7..=6 * 6 + 6 * 3).contains(&max), "{max}");
+    let out = vpsim_output(&["validate", path]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "regions: t into size, label label (cells of one value joined side to side)\n"
+        ) && stdout.contains(
+            "writes at computed positions: 7 (each checked against its set when it runs)"
+        ),
+        "{stdout}"
+    );
 }
 
 /// A write at a computed position outside the set faults where it is written, as a read

@@ -191,14 +191,20 @@ impl Compiler<'_> {
                     reason,
                 }
             }
-            StmtAst::If(c, s, e) => Stmt::If {
-                cond: Expr::new(self.code(c, ctx)?, loc),
-                then: Box::new(self.stmt_ast(s, ctx, loc)?),
-                els: match e {
-                    Some(e) => Some(Box::new(self.stmt_ast(e, ctx, loc)?)),
-                    None => None,
-                },
-            },
+            StmtAst::If(c, s, e) => {
+                let cond = Expr::new(self.code(c, ctx)?, loc);
+                if let Some(k) = cond.as_const_num() {
+                    return self.known_if(k, s, e.as_deref(), ctx, loc);
+                }
+                Stmt::If {
+                    cond,
+                    then: Box::new(self.stmt_ast(s, ctx, loc)?),
+                    els: match e {
+                        Some(e) => Some(Box::new(self.stmt_ast(e, ctx, loc)?)),
+                        None => None,
+                    },
+                }
+            }
             StmtAst::Each { others, body, pos } => {
                 if *others && !ctx.bound {
                     return err(
@@ -293,7 +299,11 @@ impl Compiler<'_> {
                     });
                     let copy = self.stmt_ast(body, ctx, loc);
                     self.templates.pop();
-                    copies.push(copy?);
+                    // A copy whose condition ruled it out is nothing: it is left out.
+                    match copy? {
+                        Stmt::Block(b) if b.is_empty() => {}
+                        copy => copies.push(copy),
+                    }
                 }
                 Stmt::Block(copies.into_boxed_slice())
             }
@@ -372,6 +382,39 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// `if COND: S [else: E]` whose condition is known before the game runs (a template's
+    /// copy, `if s < 4: x[s + 1] = 0`, or a setting): only the branch taken is kept. Inside
+    /// a template the other is not compiled, so a copy may hold what would be wrong where
+    /// it never runs (a position past the set's end); elsewhere both are, so that a mistake
+    /// in either is still refused.
+    fn known_if(
+        &mut self,
+        k: Num,
+        then: &StmtAst,
+        els: Option<&StmtAst>,
+        ctx: Ctx,
+        loc: u32,
+    ) -> Result<Stmt, ParseError> {
+        let holds = match k {
+            Num::Int(v) => v != 0,
+            Num::Real(v) => v != 0.0,
+        };
+        let (taken, other) = if holds {
+            (Some(then), els)
+        } else {
+            (els, Some(then))
+        };
+        if self.templates.is_empty()
+            && let Some(o) = other
+        {
+            self.stmt_ast(o, ctx, loc)?;
+        }
+        match taken {
+            Some(s) => self.stmt_ast(s, ctx, loc),
+            None => Ok(Stmt::Block(Box::new([]))),
+        }
+    }
+
     /// `regions KEY into SIZE [label LABEL]`: KEY over a grid, SIZE and LABEL over the same
     /// grid, all three different variables of the same owner (the faction in scope, or
     /// global).

@@ -17,6 +17,16 @@ impl Lower<'_, '_> {
             } if !matches!(lv.elem, Elem::Bound) => self.assign(lv, *op, value, *source, next),
             Stmt::AssignAt(a) => self.assign_at(a, next),
             Stmt::Regions(r) => self.regions(r, next),
+            // A template's copies, or `{ ...; ... }`: in order (only `end`, which returns,
+            // stops a statement list before its end).
+            Stmt::Block(body) => {
+                for s in body.iter() {
+                    let after = self.b.create_block();
+                    self.stmt(s, after);
+                    self.b.switch_to_block(after);
+                }
+                self.b.ins().jump(next, &[]);
+            }
             Stmt::If { cond, then, els } => {
                 let c = self.value(cond);
                 let c = self.truth(c);
