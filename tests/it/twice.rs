@@ -300,8 +300,8 @@ expect = ["A.vp == 1", "row(6) == 2", "col(6) == 3", "cell(3, 4) == 0", "cell(2,
 }
 
 /// A computed subscript is refused where it cannot work, each with its location: a real
-/// position, a write at a position known only when the game runs, a grid function with no
-/// grid, and a set with both `elements` and `grid`.
+/// position, an award at a position known only when the game runs (an assignment takes
+/// one), a grid function with no grid, and a set with both `elements` and `grid`.
 #[test]
 fn computed_subscripts_refuse_what_cannot_work() {
     let base = r#"
@@ -333,7 +333,7 @@ score = "k"
         ),
         (
             "elements = [\"a\", \"b\"]",
-            "x[k] = 1",
+            "award x[k] by k scale 1",
             "for m in SET: if m == POSITION",
         ),
         ("elements = [\"a\", \"b\"]", "k = row(1)", "needs a grid"),

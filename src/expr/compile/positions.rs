@@ -108,9 +108,10 @@ impl Compiler<'_> {
             }
             return err(
                 at.pos(),
-                "a variable is written at a position known before the game runs (an element, \
-                 or a formula of numbers, settings and `it`); to write at a computed position, \
-                 write `for m in SET: if m == POSITION: VAR[m] = ...`",
+                "an award, race, title or order writes at a position known before the game \
+                 runs (an element, or a formula of numbers, settings and a template's word); \
+                 for a computed one, put it in `for m in SET: if m == POSITION: ...` (an \
+                 assignment takes a computed position as it is)",
             );
         };
         lv.elem = Elem::Fixed(e);

@@ -126,89 +126,6 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// `var[at] op value` at a position computed while playing, as the engine runs it: the
-    /// position first (outside the set, the computed subscript's fault), then the value,
-    /// stored and credited as [`Lower::assign`] does.
-    fn assign_at(&mut self, a: &crate::expr::AssignAt, next: Block) {
-        let at = self.value(&a.at).v;
-        let k = self.b.ins().iadd_imm_s(at, -1);
-        let bad = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, k, a.n as i64);
-        let (cold, go) = (self.b.create_block(), self.b.create_block());
-        self.b.set_cold_block(cold);
-        self.b.ins().brif(bad, cold, &[], go, &[]);
-        self.b.switch_to_block(cold);
-        let (env, n, loc) = (self.env, self.i32c(a.n as u32), self.i32c(a.at.loc));
-        self.rarely(|l| {
-            l.call(
-                h::subscript as *const () as usize,
-                &[l.ptr, I64, I32, I32],
-                Some(I64),
-                &[env, at, n, loc],
-            )
-        });
-        self.faulty = false;
-        let ret = self.fault_block();
-        self.b.ins().jump(ret, &[]);
-        self.b.switch_to_block(go);
-        let x = self.value(&a.value);
-        let lv = &a.lv;
-        let x = self.storable(lv, x);
-        let w = self.who(lv.who);
-        let row = self.b.ins().imul_imm_s(w, lv.fstride as i64);
-        let idx = self.b.ins().iadd(row, k);
-        let idx = self.b.ins().iadd_imm_s(idx, lv.base as i64);
-        let addr = self.slot_addr(idx);
-        let (v, old) = self.store_in(lv, (addr, 0), a.op, x);
-        self.credit(lv, a.source, v, old);
-        if self.hooked(lv.var) {
-            let changed = self.b.ins().icmp(IntCC::NotEqual, v, old);
-            self.after_change(changed, lv.var, next);
-        } else {
-            self.b.ins().jump(next, &[]);
-        }
-    }
-
-    /// `regions KEY into SIZE [label LABEL]` through the engine's own labelling (a helper:
-    /// a union-find over the grid's slots), then SIZE's and LABEL's immediate end
-    /// conditions noted when either changed.
-    fn regions(&mut self, r: &crate::expr::Regions, next: Block) {
-        let first = |l: &mut Self, lv: &LValue| {
-            let w = l.who(lv.who);
-            let row = l.b.ins().imul_imm_s(w, lv.fstride as i64);
-            l.b.ins().iadd_imm_s(row, lv.base as i64)
-        };
-        let (key, size) = (first(self, &r.key), first(self, &r.size));
-        let label = match &r.label {
-            Some(l) => first(self, l),
-            None => self.int(-1),
-        };
-        let shape = self.int((r.rows as i64) << 16 | r.cols as i64);
-        let label_var = r.label.map_or(r.size.var, |l| l.var);
-        let vars = self.int((label_var as i64) << 16 | r.size.var as i64);
-        let (env, faulty) = (self.env, self.faulty);
-        let changed = self.call(
-            h::regions as *const () as usize,
-            &[self.ptr, I64, I64, I64, I64, I64],
-            Some(I64),
-            &[env, key, size, label, shape, vars],
-        );
-        // The labelling never faults.
-        self.faulty = faulty;
-        let changed = self.b.ins().icmp_imm_s(IntCC::NotEqual, changed, 0);
-        match r.label {
-            Some(l) if self.hooked(l.var) => {
-                let mid = self.b.create_block();
-                self.after_change(changed, r.size.var, mid);
-                self.b.switch_to_block(mid);
-                self.after_change(changed, l.var, next);
-            }
-            _ => self.after_change(changed, r.size.var, next),
-        }
-    }
-
     /// Stores `x` into `lv` with `op` and credits the change to `source` ([`Lower::store`],
     /// [`Lower::credit`]), noting in `changed` (an `i8` variable) whether the value changed:
     /// one of many stores whose immediate end conditions run once after them all.
@@ -435,7 +352,7 @@ impl Lower<'_, '_> {
 
     /// [`Lower::store`] into the slot at `addr + off` (`lv`'s variable, at an element
     /// computed while playing).
-    fn store_in(
+    pub(super) fn store_in(
         &mut self,
         lv: &LValue,
         (addr, off): (Value, i32),
