@@ -248,6 +248,7 @@ mod tests {
             owner: vec![],
             owned: vec![],
             hands: vec![],
+            known: vec![],
         };
         let t = Tables {
             nfactions: 3,

@@ -210,6 +210,11 @@ pub struct State {
     /// set while faction `f` holds card `c`. Kept in step by [`State::set_owner`]; machine
     /// code's `for held` walks it a word at a time instead of reading every card's owner.
     pub hands: Vec<u64>,
+    /// For each card in a hand, the factions besides its holder that know where it is (bit
+    /// `f`): those that passed it on since it left the pool, and those it passed through.
+    /// Set by [`State::pass_card`], cleared by every other move; what a searching faction
+    /// does not know is redrawn in its playouts.
+    pub known: Vec<u16>,
 }
 
 /// Words of [`State::hands`] a faction's hand takes, for a pool of `cards` cards.
@@ -246,6 +251,7 @@ impl State {
             owner: vec![IN_POOL; t.pool.len()],
             owned: vec![0; t.deck_start.len() * 2 * MAX_FACTIONS],
             hands: vec![0; MAX_FACTIONS * hand_words(t.pool.len())],
+            known: vec![0; t.pool.len()],
         }
     }
 
@@ -263,6 +269,7 @@ impl State {
             owner: Vec::new(),
             owned: Vec::new(),
             hands: Vec::new(),
+            known: Vec::new(),
         }
     }
 
@@ -280,6 +287,7 @@ impl State {
         self.owner.copy_from_slice(&o.owner);
         self.owned.copy_from_slice(&o.owned);
         self.hands.copy_from_slice(&o.hands);
+        self.known.copy_from_slice(&o.known);
     }
 
     /// Puts every deck back to its full template order and clears the clock. Variables are
@@ -295,6 +303,7 @@ impl State {
         self.owner.fill(IN_POOL);
         self.owned.fill(0);
         self.hands.fill(0);
+        self.known.fill(0);
     }
 
     /// `discard`: card `c` goes back to its deck's pool (nothing happens if it is there, or
@@ -379,7 +388,16 @@ impl State {
         Some(c)
     }
 
-    /// Moves card `c` of deck `deck` to owner `code`, keeping the per-owner counts.
+    /// Card `c` of deck `deck`, held by faction `from`, passes to faction `to`'s hand: both
+    /// know where it is, and so does every faction that passed it on before.
+    pub fn pass_card(&mut self, deck: usize, c: usize, from: u8, to: u8) {
+        let known = self.known[c] | 1 << from | 1 << to;
+        self.set_owner(deck, c, held_by(to));
+        self.known[c] = known;
+    }
+
+    /// Moves card `c` of deck `deck` to owner `code`, keeping the per-owner counts and the
+    /// hands' bits; who knows where it is is forgotten.
     #[inline]
     pub fn set_owner(&mut self, deck: usize, c: usize, code: u8) {
         if let Some(i) = owned_slot(deck, self.owner[c]) {
@@ -388,6 +406,8 @@ impl State {
         if let Some(i) = owned_slot(deck, code) {
             self.owned[i] += 1;
         }
+        // Only passing a hand on ([`State::pass_card`]) makes a card's place known.
+        self.known[c] = 0;
         let (words, bit) = (hand_words(self.owner.len()), 1u64 << (c % 64));
         for (o, set) in [(self.owner[c], false), (code, true)] {
             if (1..=MAX_FACTIONS).contains(&(o as usize)) {
@@ -402,6 +422,28 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A card passed on is known to the faction that passed it and to the one that holds it,
+    /// and to every faction it passed through; back in the pool, to no one.
+    #[test]
+    fn who_knows_where_a_card_is_follows_its_hands() {
+        let t = Tables {
+            deck_start: vec![0],
+            deck_len: vec![3],
+            pool: vec![0, 1, 2],
+            ..Tables::default()
+        };
+        let mut st = State::new(0, &t);
+        st.take_at(&t, 0, 0, held_by(2));
+        assert_eq!(st.known[0], 0);
+        st.pass_card(0, 0, 2, 0);
+        assert_eq!((st.owner[0], st.known[0]), (held_by(0), 0b101));
+        st.pass_card(0, 0, 0, 1);
+        assert_eq!(st.known[0], 0b111);
+        assert_eq!(st.hands[hand_words(3)] & 1, 1, "faction 1's hand holds it");
+        st.return_card(&t, 0);
+        assert_eq!(st.known[0], 0);
+    }
 
     #[test]
     fn cards_are_found_by_deck_and_id() {

@@ -109,6 +109,19 @@ impl<T: Tracer> Game<'_, T> {
         Ok(())
     }
 
+    /// `pass DECK left|right`: every hand of the deck moves one faction along the table.
+    pub(super) fn pass(&mut self, deck: u16, dir: i8) {
+        crate::runtime::hands::pass_hands(&mut self.env, deck, dir);
+        if T::ON {
+            self.tracer.line(format_args!(
+                "    every hand of {} passes {}",
+                self.m.decks[deck as usize].0,
+                if dir > 0 { "left" } else { "right" }
+            ));
+        }
+        self.cards_moved();
+    }
+
     /// `discard`: the current card goes back to its deck.
     pub(super) fn discard(&mut self) {
         if let Some(c) = self.env.st.card() {

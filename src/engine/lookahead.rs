@@ -243,8 +243,9 @@ impl<'m> Searcher<'m> {
     }
 
     /// Reshuffles what faction `f` cannot see of deck `d` into the same places: its
-    /// undrawn cards, and unless the deck is public the cards the other factions hold
-    /// (each hand keeps its count).
+    /// undrawn cards, and unless the deck is public the cards the other factions hold that
+    /// `f` does not know the place of (each hand keeps its count; a hand `f` passed on is
+    /// known to it).
     fn shuffle_unseen(&mut self, d: usize, f: u8) {
         let m = self.game.m;
         let t = &m.tables;
@@ -262,7 +263,11 @@ impl<'m> Searcher<'m> {
         if !m.deck_public[d] && others_hold {
             for c in t.deck_cards(d as u16) {
                 let o = st.owner[c];
-                if (1..=MAX_FACTIONS as u8).contains(&o) && o != held_by(f) {
+                // A card `f` knows the place of (it passed it on) stays where it is.
+                if (1..=MAX_FACTIONS as u8).contains(&o)
+                    && o != held_by(f)
+                    && st.known[c] >> f & 1 == 0
+                {
                     self.cards.push(c as u16);
                     self.holders.push(o);
                 }

@@ -297,6 +297,7 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::Complete => self.complete(b),
             Stmt::Order { lv, keys } => self.order_stmt(lv, keys, b)?,
             Stmt::Regions(r) => self.regions(r, b)?,
+            Stmt::Pass { deck, dir } => self.pass(*deck, *dir),
             Stmt::Native(n) => self.native(n, b)?,
         }
         Ok(())

@@ -202,6 +202,13 @@ pub enum StmtAst {
         /// Ascending sort keys.
         keys: Vec<Ast>,
     },
+    /// `pass DECK left|right`: every hand of the deck moves to the next faction along.
+    Pass {
+        /// The deck.
+        deck: (String, usize),
+        /// 1 for left (the next seat), -1 for right.
+        dir: i8,
+    },
     /// `regions KEY into SIZE [label LABEL]`: the connected regions of a grid variable.
     Regions {
         /// The grid variable whose equal nonzero neighbours form regions.

@@ -203,6 +203,14 @@ pub enum Stmt {
     /// Consecutive assignments and conditions that run as one machine-code function, made
     /// by the native backend when it compiles the model (the interpreter never sees one).
     Native(Box<NativeRun>),
+    /// `pass DECK left|right`: every hand of the deck moves at once to the faction one seat
+    /// along (`dir` 1: the next seat, -1: the one before), among the factions still in.
+    Pass {
+        /// The deck.
+        deck: u16,
+        /// 1 or -1.
+        dir: i8,
+    },
     /// The connected regions of a grid variable (see [`Regions`]).
     Regions(Box<Regions>),
     /// Set a faction variable to each faction's 1-based position when sorted ascending by the
@@ -279,6 +287,7 @@ impl Stmt {
             | Stmt::End(_)
             | Stmt::Discard
             | Stmt::Complete
+            | Stmt::Pass { .. }
             | Stmt::Regions(_) => {}
         }
     }

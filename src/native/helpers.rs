@@ -237,6 +237,11 @@ pub extern "C" fn regions(
     crate::runtime::regions::measure(&mut env.st.vals, &g) as i64
 }
 
+/// `pass DECK left` (`dir` 1) or `right` (-1), as the engine passes hands.
+pub extern "C" fn pass(env: &mut Env<'_>, deck: u32, dir: i32) {
+    crate::runtime::hands::pass_hands(env, deck as u16, dir as i8);
+}
+
 /// `discard`: the current card goes back to its deck.
 pub extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {

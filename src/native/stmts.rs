@@ -18,7 +18,7 @@ use crate::runtime::abi::Run;
 fn lowerable(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { lv, .. } => !matches!(lv.elem, Elem::Bound),
-        Stmt::AssignAt(_) | Stmt::Regions(_) => true,
+        Stmt::AssignAt(_) | Stmt::Regions(_) | Stmt::Pass { .. } => true,
         Stmt::Block(body) => body.iter().all(lowerable),
         Stmt::If { then, els, .. } => lowerable(then) && els.as_deref().is_none_or(lowerable),
         Stmt::Each { body, .. } => match crate::expr::simple_assign(body) {

@@ -59,3 +59,35 @@ pub(crate) fn take_any(env: &mut Env<'_>, d: usize, owner: u8) -> Option<u16> {
     let j = env.rng.random_range(0..left);
     Some(env.st.take_at(env.t, d, j, owner))
 }
+
+/// `pass DECK left` (`dir` 1) or `right` (-1): every hand of the deck moves at once to the
+/// faction `dir` seats along the table, among the factions still in the game (one out of
+/// it neither passes nor receives); its holder knew it and still knows where it is. Both
+/// engines pass hands here.
+pub fn pass_hands(env: &mut Env<'_>, deck: u16, dir: i8) {
+    use crate::state::MAX_FACTIONS;
+    let n = (env.t.nfactions as usize).min(MAX_FACTIONS);
+    let (mut order, mut k) = ([0u8; MAX_FACTIONS], 0);
+    for seat in 0..n {
+        let f = env.seating.at[seat];
+        if (env.st.out >> f) & 1 == 0 {
+            order[k] = f;
+            k += 1;
+        }
+    }
+    if k < 2 {
+        return;
+    }
+    let mut to = [0u8; MAX_FACTIONS];
+    for i in 0..k {
+        let j = (i as isize + dir as isize).rem_euclid(k as isize) as usize;
+        to[order[i] as usize] = order[j];
+    }
+    for c in env.t.deck_cards(deck) {
+        let o = env.st.owner[c];
+        if (1..=n as u8).contains(&o) && (env.st.out >> (o - 1)) & 1 == 0 {
+            env.st
+                .pass_card(deck as usize, c, o - 1, to[o as usize - 1]);
+        }
+    }
+}

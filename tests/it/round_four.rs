@@ -286,3 +286,28 @@ fn nesting_and_regions_are_refused_where_they_cannot_mean_anything() {
         );
     }
 }
+
+/// Hands that change owner: Sushi Go's hands (a deck's hands) pass left every turn with
+/// `pass sushi left`, on both engines alike, and its scoring's worked examples hold; a
+/// direction other than `left` or `right` is refused at its place (L16).
+#[test]
+fn hands_pass_to_the_left_on_both_engines() {
+    let path = "scenarios/sushi_go.toml";
+    examples_pass_on_both(path);
+    let v = same_on_both(std::path::Path::new(path), &[]);
+    // 24 turns of 4 players: every hand is played out.
+    assert_eq!(v["length"]["max"].as_i64(), Some(24));
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("pass sushi left", "pass sushi up");
+    let out = vpsim_output(&[
+        "validate",
+        temp_scenario("pass-up", &text).to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("expected `left` or `right` after `pass sushi`"),
+        "{err}"
+    );
+}

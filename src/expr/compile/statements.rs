@@ -344,6 +344,22 @@ impl Compiler<'_> {
                 }
             }
             StmtAst::Regions { key, size, label } => self.regions(key, size, label, ctx)?,
+            StmtAst::Pass { deck, dir } => match self.syms.decks.get(&deck.0) {
+                Some(&id) => Stmt::Pass {
+                    deck: id,
+                    dir: *dir,
+                },
+                None => {
+                    return err(
+                        deck.1,
+                        format!(
+                            "`{}` is not a deck{}",
+                            deck.0,
+                            suggest(&deck.0, self.syms.decks.keys())
+                        ),
+                    );
+                }
+            },
             StmtAst::Order { var, keys } => {
                 if keys.len() > MAX_ORDER_KEYS {
                     return err(

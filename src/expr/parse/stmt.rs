@@ -1,7 +1,7 @@
 //! The statement half of the parser: [`StmtAst`] out of tokens.
 //!
 //! Owns every statement form (blocks, `if`, `each`, `end`, `draw`, `take`, `for held`,
-//! `discard`, `complete`, `award`, `race`, `win`/`lose`, `order`, `regions` and assignments), one
+//! `discard`, `complete`, `award`, `race`, `win`/`lose`, `order`, `regions`, `pass` and assignments), one
 //! function per leading keyword, plus the small pieces only statements use (number lists,
 //! `as source` tags, required words). Expressions inside statements are parsed by the
 //! expression methods of `Parser` in the parent module.
@@ -51,6 +51,8 @@ impl Parser {
             self.stmt_order()
         } else if self.is_word("regions") && matches!(self.peek_at(1), Tok::Ident(_)) {
             self.stmt_regions()
+        } else if self.is_word("pass") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.stmt_pass()
         } else {
             self.stmt_assign()
         }
@@ -323,6 +325,28 @@ impl Parser {
         self.word("by")?;
         let keys = self.exprs()?;
         Ok(StmtAst::Order { var, keys })
+    }
+
+    /// `pass DECK left` or `pass DECK right`.
+    fn stmt_pass(&mut self) -> PResult<StmtAst> {
+        self.bump();
+        let deck = self.ident("a deck after `pass`")?;
+        let dir = match self.peek() {
+            Tok::Ident(w) if w == "left" => 1,
+            Tok::Ident(w) if w == "right" => -1,
+            _ => {
+                return err(
+                    self.pos(),
+                    format!(
+                        "expected `left` or `right` after `pass {}` {}",
+                        deck.0,
+                        self.found()
+                    ),
+                );
+            }
+        };
+        self.bump();
+        Ok(StmtAst::Pass { deck, dir })
     }
 
     /// `regions KEY into SIZE [label LABEL]`.

@@ -54,6 +54,19 @@ impl Lower<'_, '_> {
                 }
                 self.b.ins().jump(next, &[]);
             }
+            Stmt::Pass { deck, dir } => {
+                let (d, dir) = (self.i32c(*deck as u32), self.i32c(*dir as i32 as u32));
+                let env = self.env;
+                self.call_quiet(
+                    h::pass as *const () as usize,
+                    &[self.ptr, I32, I32],
+                    &[env, d, dir],
+                );
+                if let Some(bits) = self.hooks.map(|h| &h.on_draw[..]) {
+                    self.note_pending(bits);
+                }
+                self.b.ins().jump(next, &[]);
+            }
             Stmt::Complete => {
                 self.call_quiet(h::complete as *const () as usize, &[self.ptr], &[self.env]);
                 if let Some(bits) = self.hooks.map(|h| &h.on_draw[..]) {
