@@ -69,6 +69,9 @@ pub struct Tables {
     /// [`crate::runtime::seats`]): turn order and ties by seat follow each game's seating.
     /// Set by the command before the native backend compiles.
     pub rotate_seats: bool,
+    /// Whether some statement passes hands on (`pass`): only then does a state keep who
+    /// knows where each card is ([`State::known`]).
+    pub passes: bool,
 }
 
 impl Tables {
@@ -212,8 +215,9 @@ pub struct State {
     pub hands: Vec<u64>,
     /// For each card in a hand, the factions besides its holder that know where it is (bit
     /// `f`): those that passed it on since it left the pool, and those it passed through.
-    /// Set by [`State::pass_card`], cleared by every other move; what a searching faction
-    /// does not know is redrawn in its playouts.
+    /// Set by [`State::pass_card`], cleared when the card goes back to the pool (a card
+    /// leaves the pool only when no one knows it); what a searching faction does not know
+    /// is redrawn in its playouts.
     pub known: Vec<u16>,
 }
 
@@ -251,7 +255,7 @@ impl State {
             owner: vec![IN_POOL; t.pool.len()],
             owned: vec![0; t.deck_start.len() * 2 * MAX_FACTIONS],
             hands: vec![0; MAX_FACTIONS * hand_words(t.pool.len())],
-            known: vec![0; t.pool.len()],
+            known: vec![0; if t.passes { t.pool.len() } else { 0 }],
         }
     }
 
@@ -321,6 +325,9 @@ impl State {
             self.deck_left[d] += 1;
         }
         self.set_owner(d, c, IN_POOL);
+        if let Some(k) = self.known.get_mut(c) {
+            *k = 0;
+        }
     }
 
     /// Whether `discard` moves card `c`: it is held or drawn face up, not in the pool and
@@ -389,15 +396,19 @@ impl State {
     }
 
     /// Card `c` of deck `deck`, held by faction `from`, passes to faction `to`'s hand: both
-    /// know where it is, and so does every faction that passed it on before.
+    /// know where it is, and so does every faction that passed it on before (when the
+    /// state keeps who knows: [`Tables::passes`]).
     pub fn pass_card(&mut self, deck: usize, c: usize, from: u8, to: u8) {
-        let known = self.known[c] | 1 << from | 1 << to;
+        let known = self.known.get(c).map(|k| k | 1 << from | 1 << to);
         self.set_owner(deck, c, held_by(to));
-        self.known[c] = known;
+        if let (Some(k), Some(slot)) = (known, self.known.get_mut(c)) {
+            *slot = k;
+        }
     }
 
     /// Moves card `c` of deck `deck` to owner `code`, keeping the per-owner counts and the
-    /// hands' bits; who knows where it is is forgotten.
+    /// hands' bits (who knows where it is stays: a card back in the pool forgets it, in
+    /// [`State::return_card`]).
     #[inline]
     pub fn set_owner(&mut self, deck: usize, c: usize, code: u8) {
         if let Some(i) = owned_slot(deck, self.owner[c]) {
@@ -406,8 +417,6 @@ impl State {
         if let Some(i) = owned_slot(deck, code) {
             self.owned[i] += 1;
         }
-        // Only passing a hand on ([`State::pass_card`]) makes a card's place known.
-        self.known[c] = 0;
         let (words, bit) = (hand_words(self.owner.len()), 1u64 << (c % 64));
         for (o, set) in [(self.owner[c], false), (code, true)] {
             if (1..=MAX_FACTIONS).contains(&(o as usize)) {
@@ -431,6 +440,7 @@ mod tests {
             deck_start: vec![0],
             deck_len: vec![3],
             pool: vec![0, 1, 2],
+            passes: true,
             ..Tables::default()
         };
         let mut st = State::new(0, &t);

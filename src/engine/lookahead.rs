@@ -266,7 +266,7 @@ impl<'m> Searcher<'m> {
                 // A card `f` knows the place of (it passed it on) stays where it is.
                 if (1..=MAX_FACTIONS as u8).contains(&o)
                     && o != held_by(f)
-                    && st.known[c] >> f & 1 == 0
+                    && st.known.get(c).is_none_or(|k| k >> f & 1 == 0)
                 {
                     self.cards.push(c as u16);
                     self.holders.push(o);
@@ -293,6 +293,9 @@ impl<'m> Searcher<'m> {
         }
         for &c in &self.cards {
             st.set_owner(d, c as usize, IN_POOL);
+            if let Some(k) = st.known.get_mut(c as usize) {
+                *k = 0;
+            }
         }
         st.pool[start..start + left].copy_from_slice(&self.cards[..left]);
         for (&c, &o) in self.cards[left..].iter().zip(&self.holders) {

@@ -448,6 +448,16 @@ fn compile_with(
         warnings::card_unbound(src, &mut warnings);
     }
 
+    tables.passes = (phases.iter())
+        .flat_map(|p| [&p.before, &p.effects])
+        .chain(actions.iter().map(|a| &a.effects))
+        .chain(events.iter().map(|e| &e.effects))
+        .flatten()
+        .any(|s| {
+            let mut found = false;
+            s.visit(&mut |s| found |= matches!(s, crate::expr::Stmt::Pass { .. }));
+            found
+        });
     Ok(Model {
         warnings,
         max_steps: clock.max_steps,
