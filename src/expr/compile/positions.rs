@@ -1,9 +1,10 @@
 //! Positions in a set: computed subscripts (`wall[it + 1]`, `wall[k]` with `k` a setting or
-//! a variable) and a grid's `row(i)`, `col(i)` and `cell(r, c)`.
+//! a variable), a grid's `row(i)`, `col(i)` and `cell(r, c)`, and `regions` over a grid.
 //!
-//! Owns how a subscript that is not an element name becomes a read at a run-time position
-//! ([`Op::LoadAt`], checked against the set's size when it runs), and how the grid functions
-//! find their grid and are typed.
+//! Owns how a subscript that is not an element name becomes a read or a write at a run-time
+//! position ([`Op::LoadAt`], [`crate::expr::AssignAt`], checked against the set's size when
+//! it runs), how the grid functions find their grid and are typed, and what `regions` reads
+//! and writes.
 
 use super::*;
 use crate::expr::tree::{Ty, decode_range};
@@ -316,5 +317,99 @@ impl Compiler<'_> {
             .values()
             .find(|s| s.id == id)
             .expect("set ids are dense")
+    }
+
+    /// `regions KEY into SIZE [label LABEL]`: KEY over a grid, SIZE and LABEL over the same
+    /// grid, all three different variables of the same owner (the faction in scope, or
+    /// global).
+    pub(super) fn regions(
+        &self,
+        key: &(String, usize),
+        size: &(String, usize),
+        label: &Option<(String, usize)>,
+        ctx: Ctx,
+    ) -> Result<Stmt, ParseError> {
+        let (k, set, (rows, cols)) = self.grid_var(key, ctx)?;
+        let mut written = vec![(k.var, key.0.clone())];
+        let mut out = |(name, pos): &(String, usize)| -> Result<LValue, ParseError> {
+            if self.syms.settings.contains_key(name) {
+                return err(
+                    *pos,
+                    format!("`{name}` is read-only: only variables can be assigned"),
+                );
+            }
+            let (lv, s, _) = self.grid_var(&(name.clone(), *pos), ctx)?;
+            let global = k.who == Who::None;
+            if s != set || (lv.who == Who::None) != global {
+                let scope = if global { "global" } else { "per-faction" };
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` must be over the same grid as `{}`, and like it a {scope} variable",
+                        key.0
+                    ),
+                );
+            }
+            if let Some((_, other)) = written.iter().find(|(v, _)| *v == lv.var) {
+                return err(
+                    *pos,
+                    format!(
+                        "`{name}` is `{other}` again: `regions` reads one variable and writes one or two others"
+                    ),
+                );
+            }
+            written.push((lv.var, name.clone()));
+            Ok(lv)
+        };
+        let size = out(size)?;
+        let label = match label {
+            Some(l) => Some(out(l)?),
+            None => None,
+        };
+        Ok(Stmt::Regions(Box::new(crate::expr::Regions {
+            key: k,
+            size,
+            label,
+            rows,
+            cols,
+        })))
+    }
+
+    /// A variable over a grid, at the grid's first cell, with its set and the grid's shape.
+    fn grid_var(
+        &self,
+        (name, pos): &(String, usize),
+        ctx: Ctx,
+    ) -> Result<(LValue, u16, (u16, u16)), ParseError> {
+        let at = |index| Ast::Name {
+            owner: None,
+            name: name.clone(),
+            index,
+            pos: *pos,
+        };
+        let v = self.syms.vars.get(name);
+        let Some(set) = v.and_then(|v| v.set) else {
+            if v.is_none() {
+                // Undefined: `var_ref` says so, with a suggestion.
+                self.var_ref(&at(None), ctx)?;
+            }
+            return err(
+                *pos,
+                format!(
+                    "`{name}` is not a variable over a grid: `regions` reads and writes variables declared with `over = GRID`"
+                ),
+            );
+        };
+        let s = self.set_by_id(set);
+        let Some(shape) = s.grid else {
+            return err(
+                *pos,
+                format!(
+                    "`{name}` is over a set that is not a grid: declare its set with `grid = [ROWS, COLS]`"
+                ),
+            );
+        };
+        let (lv, _) = self.var_ref(&at(Some((s.elements[0].clone(), *pos))), ctx)?;
+        Ok((lv, set, shape))
     }
 }
