@@ -110,6 +110,10 @@ fn hidden_lines(m: &Model, s: &mut String) {
         for (d, (name, _)) in m.decks.iter().enumerate() {
             parts.push(if m.deck_public[d] {
                 format!("the order of {name}")
+            } else if m.tables.passes {
+                format!(
+                    "the order of {name} and the others' hands of it, bar the cards it passed on"
+                )
             } else {
                 format!("the order of {name} and the others' hands of it")
             });
@@ -274,10 +278,11 @@ fn count(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// The statements `validate` names: each `regions` measured, and how many writes land at
-/// positions computed while playing (each checked against its set when it runs).
+/// The statements `validate` names: each deck whose hands are passed on, each `regions`
+/// measured, and how many writes land at positions computed while playing (each checked
+/// against its set when it runs).
 fn statement_lines(m: &Model, s: &mut String) {
-    let (mut regions, mut computed) = (Vec::new(), 0usize);
+    let (mut regions, mut computed, mut passed) = (Vec::new(), 0usize, Vec::new());
     let lists = (m.phases.iter())
         .flat_map(|p| [&p.before, &p.effects])
         .chain(m.actions.iter().map(|a| &a.effects))
@@ -295,8 +300,18 @@ fn statement_lines(m: &Model, s: &mut String) {
                 }
             }
             Stmt::AssignAt(_) => computed += 1,
+            Stmt::Pass { deck, dir } => {
+                let way = if *dir > 0 { "left" } else { "right" };
+                let line = format!("{} {way}", m.decks[*deck as usize].0);
+                if !passed.contains(&line) {
+                    passed.push(line);
+                }
+            }
             _ => {}
         });
+    }
+    for p in passed {
+        let _ = writeln!(s, "hands passed: {p} (each to the next faction still in)");
     }
     for r in regions {
         let _ = writeln!(s, "regions: {r} (cells of one value joined side to side)");

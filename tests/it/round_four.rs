@@ -297,6 +297,13 @@ fn hands_pass_to_the_left_on_both_engines() {
     let v = same_on_both(std::path::Path::new(path), &[]);
     // 24 turns of 4 players: every hand is played out.
     assert_eq!(v["length"]["max"].as_i64(), Some(24));
+    let out = vpsim_output(&["validate", path]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("hands passed: sushi left (each to the next faction still in)\n")
+            && stdout.contains("the others' hands of it, bar the cards it passed on"),
+        "{stdout}"
+    );
     let text = std::fs::read_to_string(path)
         .unwrap()
         .replace("pass sushi left", "pass sushi up");
