@@ -544,6 +544,17 @@ impl Model {
             .sum()
     }
 
+    /// Every statement of the rules' effect lists, top level (phases' `before` and
+    /// `effects`, actions' and events' effects); [`crate::expr::Stmt::visit`] reaches the
+    /// nested ones.
+    pub fn statements(&self) -> impl Iterator<Item = &crate::expr::Stmt> + '_ {
+        (self.phases.iter())
+            .flat_map(|p| [&p.before, &p.effects])
+            .chain(self.actions.iter().map(|a| &a.effects))
+            .chain(self.events.iter().map(|e| &e.effects))
+            .flatten()
+    }
+
     /// The actions faction `f` may choose among, in menu order: those allowed to it (and,
     /// under the priority policy, those its priority list names).
     pub fn menu(&self, f: usize) -> impl Iterator<Item = u16> + '_ {

@@ -283,12 +283,8 @@ fn count(n: u64, what: &str) -> String {
 /// against its set when it runs).
 fn statement_lines(m: &Model, s: &mut String) {
     let (mut regions, mut computed, mut passed) = (Vec::new(), 0usize, Vec::new());
-    let lists = (m.phases.iter())
-        .flat_map(|p| [&p.before, &p.effects])
-        .chain(m.actions.iter().map(|a| &a.effects))
-        .chain(m.events.iter().map(|e| &e.effects));
     let name = |v: u16| m.vars[v as usize].name.as_str();
-    for st in lists.flatten() {
+    for st in m.statements() {
         st.visit(&mut |st| match st {
             Stmt::Regions(r) => {
                 let label = r

@@ -24,11 +24,7 @@ impl Model {
         let mut taken = vec![false; self.decks.len()];
         let mut drawn = vec![false; self.decks.len()];
         let mut completes = false;
-        let lists = (self.phases.iter())
-            .flat_map(|p| [&p.before, &p.effects])
-            .chain(self.actions.iter().map(|a| &a.effects))
-            .chain(self.events.iter().map(|e| &e.effects));
-        for s in lists.flatten() {
+        for s in self.statements() {
             s.visit(&mut |s| match s {
                 Stmt::Take { deck, .. } => taken[*deck as usize] = true,
                 Stmt::Draw(d, _) => drawn[*d as usize] = true,

@@ -74,12 +74,7 @@ const MAX_STATEMENT_FUNCTIONS: usize = 4096;
 /// How many statement runs of `m`'s effect lists the engine plays though they could be
 /// machine code: those past the compile budget (4,096 runs).
 pub fn runs_left_to_the_engine(m: &Model) -> usize {
-    let lists = (m.phases.iter())
-        .flat_map(|p| [&p.before, &p.effects])
-        .chain(m.actions.iter().map(|a| &a.effects))
-        .chain(m.events.iter().map(|e| &e.effects));
-    lists
-        .flat_map(|l| l.iter())
+    m.statements()
         .filter(|s| matches!(s, Stmt::Native(n) if !n.compiled()))
         .count()
 }
