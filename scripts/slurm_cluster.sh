@@ -14,7 +14,14 @@ dir=$(cd "$dir" && pwd)
 stop() {
   for d in slurmd slurmctld munged; do
     if [ -f "$dir/$d.pid" ]; then
-      kill "$(cat "$dir/$d.pid")" 2>/dev/null || true
+      pid=$(cat "$dir/$d.pid")
+      kill "$pid" 2>/dev/null || true
+      # Wait for it to exit (up to 10 s): slurmctld writes its state as it stops, and a
+      # folder removed meanwhile is not empty.
+      for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
       rm -f "$dir/$d.pid"
     fi
   done

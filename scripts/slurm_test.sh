@@ -14,7 +14,7 @@ chmod 755 "$work" # the MUNGE socket inside must be reachable
 started=$(date +%s)
 cleanup() {
   bash "$root/scripts/slurm_cluster.sh" stop "$work/cluster" || true
-  rm -rf "$work"
+  rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
 }
 trap cleanup EXIT
 fail() {
