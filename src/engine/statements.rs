@@ -400,6 +400,10 @@ impl<T: Tracer> Game<'_, T> {
             cols: r.cols as usize,
             size_bounds: bounds(Some(size)),
             label_bounds: bounds(label),
+            watch: [Some(size), label]
+                .iter()
+                .flatten()
+                .any(|l| !self.m.immediate_by_var[l.var as usize].is_empty()),
         };
         if crate::runtime::regions::measure(&mut self.env.st.vals, &g) {
             self.after_change(size.var)?;

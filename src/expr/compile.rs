@@ -561,14 +561,19 @@ impl<'s> Compiler<'s> {
                 name: d,
                 index: None,
                 pos,
-            } => match self.syms.decks.get(d) {
-                Some(&id) => Ok(id),
-                None => err(
-                    *pos,
-                    format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
-                ),
-            },
+            } => self.deck(d, *pos),
             other => err(other.pos(), "expected a deck name"),
+        }
+    }
+
+    /// The deck named `d` (at `pos`), or the error that names the decks there are.
+    pub(super) fn deck(&self, d: &str, pos: usize) -> Result<u16, ParseError> {
+        match self.syms.decks.get(d) {
+            Some(&id) => Ok(id),
+            None => err(
+                pos,
+                format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
+            ),
         }
     }
 

@@ -214,7 +214,8 @@ pub extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
 
 /// `regions KEY into SIZE [label LABEL]` with KEY, SIZE and LABEL (-1: none) at first slots
 /// `key`, `size` and `label`, over a grid of `shape` (rows << 16 | columns); SIZE is
-/// variable `vars & 0xffff`, LABEL `vars >> 16`. Returns 1 when SIZE or LABEL changed.
+/// variable `vars & 0xffff`, LABEL `vars >> 16 & 0xffff`, and bit 32 of `vars` says
+/// whether a change is watched. Returns 1 when a watched SIZE or LABEL changed.
 pub extern "C" fn regions(
     env: &mut Env<'_>,
     key: i64,
@@ -232,7 +233,8 @@ pub extern "C" fn regions(
         rows: (shape >> 16) as usize,
         cols: (shape & 0xffff) as usize,
         size_bounds: bounds(vars & 0xffff),
-        label_bounds: bounds(vars >> 16),
+        label_bounds: bounds(vars >> 16 & 0xffff),
+        watch: vars >> 32 & 1 == 1,
     };
     crate::runtime::regions::measure(&mut env.st.vals, &g) as i64
 }

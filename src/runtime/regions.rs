@@ -26,6 +26,9 @@ pub struct Grid {
     pub size_bounds: (i64, i64),
     /// LABEL's bounds.
     pub label_bounds: (i64, i64),
+    /// Whether a change to SIZE or LABEL must be told (an immediate end condition reads
+    /// one): only then does [`measure`] compare them before and after.
+    pub watch: bool,
 }
 
 /// Follows parent links (1-based positions) from position `i` (0-based) to its root,
@@ -52,12 +55,17 @@ fn join(v: &mut [i64], at: usize, a: usize, b: usize) {
 /// Labels the grid's regions in `vals`: each cell's SIZE becomes the number of cells of its
 /// region (0 where KEY is 0), and its LABEL, if asked, the 1-based position of its region's
 /// first cell (0 where KEY is 0). Returns whether SIZE or LABEL changed anywhere (their
-/// immediate end conditions are then pending). SIZE's slots hold the union-find's parent
+/// immediate end conditions are then pending), when the grid is watched (else `false`). SIZE's slots hold the union-find's parent
 /// links while it works, then the counts, in four passes and no memory of its own.
 pub fn measure(vals: &mut [i64], g: &Grid) -> bool {
     let (n, at) = (g.rows * g.cols, g.size);
-    let before_size: u64 = fingerprint(&vals[at..at + n]);
-    let before_label = g.label.map(|l| fingerprint(&vals[l..l + n]));
+    let digest = |vals: &[i64]| {
+        g.watch.then(|| {
+            let label = g.label.map(|l| fingerprint(&vals[l..l + n]));
+            (fingerprint(&vals[at..at + n]), label)
+        })
+    };
+    let before = digest(vals);
     // Pass 1: every cell with a value is its own region, joined with its left and upper
     // neighbours of the same value.
     for i in 0..n {
@@ -119,8 +127,7 @@ pub fn measure(vals: &mut [i64], g: &Grid) -> bool {
     for i in 0..n {
         vals[at + i] = vals[at + i].clamp(g.size_bounds.0, g.size_bounds.1);
     }
-    fingerprint(&vals[at..at + n]) != before_size
-        || g.label.map(|l| fingerprint(&vals[l..l + n])) != before_label
+    digest(vals) != before
 }
 
 /// An order-sensitive digest of `v` (whether a statement changed a block of slots, without
@@ -146,6 +153,7 @@ mod tests {
             cols,
             size_bounds: (i64::MIN, i64::MAX),
             label_bounds: (i64::MIN, i64::MAX),
+            watch: true,
         }
     }
 

@@ -448,17 +448,7 @@ fn compile_with(
         warnings::card_unbound(src, &mut warnings);
     }
 
-    tables.passes = (phases.iter())
-        .flat_map(|p| [&p.before, &p.effects])
-        .chain(actions.iter().map(|a| &a.effects))
-        .chain(events.iter().map(|e| &e.effects))
-        .flatten()
-        .any(|s| {
-            let mut found = false;
-            s.visit(&mut |s| found |= matches!(s, crate::expr::Stmt::Pass { .. }));
-            found
-        });
-    Ok(Model {
+    let mut m = Model {
         warnings,
         max_steps: clock.max_steps,
         menus: Vec::new(),
@@ -511,7 +501,15 @@ fn compile_with(
         locs: cx.locs,
         examples,
         asserts: asserts(raw, src),
-    })
+    };
+    // Who knows where a card is is kept only when some statement passes hands on.
+    let passes = m.statements().any(|s| {
+        let mut found = false;
+        s.visit(&mut |s| found |= matches!(s, crate::expr::Stmt::Pass { .. }));
+        found
+    });
+    m.tables.passes = passes;
+    Ok(m)
 }
 
 /// The scenario's name names report folders (`reports/<name>/`): a plain word, never a path.

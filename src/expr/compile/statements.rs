@@ -327,38 +327,17 @@ impl Compiler<'_> {
             }
             StmtAst::Draw(d, p, cond) => {
                 self.card_binders += 1;
-                match self.syms.decks.get(d) {
-                    Some(&id) => Stmt::Draw(
-                        id,
-                        match cond {
-                            Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
-                            None => None,
-                        },
-                    ),
-                    None => {
-                        return err(
-                            *p,
-                            format!("`{d}` is not a deck{}", suggest(d, self.syms.decks.keys())),
-                        );
-                    }
-                }
+                let id = self.deck(d, *p)?;
+                let cond = match cond {
+                    Some(c) => Some(Expr::new(self.code(c, ctx)?, loc)),
+                    None => None,
+                };
+                Stmt::Draw(id, cond)
             }
             StmtAst::Regions { key, size, label } => self.regions(key, size, label, ctx)?,
-            StmtAst::Pass { deck, dir } => match self.syms.decks.get(&deck.0) {
-                Some(&id) => Stmt::Pass {
-                    deck: id,
-                    dir: *dir,
-                },
-                None => {
-                    return err(
-                        deck.1,
-                        format!(
-                            "`{}` is not a deck{}",
-                            deck.0,
-                            suggest(&deck.0, self.syms.decks.keys())
-                        ),
-                    );
-                }
+            StmtAst::Pass { deck, dir } => Stmt::Pass {
+                deck: self.deck(&deck.0, deck.1)?,
+                dir: *dir,
             },
             StmtAst::Order { var, keys } => {
                 if keys.len() > MAX_ORDER_KEYS {

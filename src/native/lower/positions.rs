@@ -132,7 +132,8 @@ impl Lower<'_, '_> {
         };
         let shape = self.int((r.rows as i64) << 16 | r.cols as i64);
         let label_var = r.label.map_or(r.size.var, |l| l.var);
-        let vars = self.int((label_var as i64) << 16 | r.size.var as i64);
+        let watch = self.hooked(r.size.var) || self.hooked(label_var);
+        let vars = self.int((watch as i64) << 32 | (label_var as i64) << 16 | r.size.var as i64);
         let (env, faulty) = (self.env, self.faulty);
         let changed = self.call(
             h::regions as *const () as usize,
