@@ -204,6 +204,7 @@ impl Prep {
             true => crate::runtime::seats::plan(m.nfactions()),
             false => Vec::new(),
         };
+        m.seats_unmoved = self.rotate && m.seat_uses().is_empty();
         crate::native::prepare(m, self.engine);
     }
 }

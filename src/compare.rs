@@ -160,7 +160,7 @@ impl PairTally {
             b: crate::runner::empty_tally(b),
             ends: vec![0; a.reasons.len() * b.reasons.len()],
             reasons_b: b.reasons.len(),
-            seats: match a.tables.rotate_seats {
+            seats: match a.tables.rotate_seats && !(a.seats_unmoved && b.seats_unmoved) {
                 true => vec![PairFaction::default(); a.nfactions()],
                 false => Vec::new(),
             },

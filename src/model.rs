@@ -13,12 +13,14 @@ mod bounds;
 mod init;
 mod parts;
 mod ranking;
+mod seating;
 mod unseen;
 pub use crate::ir::Policy;
 pub use action::Action;
 pub use bounds::Bounds;
 pub(crate) use init::InitPlan;
 pub use ranking::{Ranking, TieBreak};
+pub use seating::SeatUse;
 pub use unseen::{Unseen, unseen_read};
 
 /// A faction.
@@ -463,6 +465,9 @@ pub struct Model {
     /// The seatings games take in turn when the seats rotate (game `g` takes entry `g mod
     /// len`; see [`crate::runtime::seats`]), built once by the command; empty otherwise.
     pub seatings: Vec<crate::runtime::seats::Seating>,
+    /// The seats rotate, yet no game reads the seating ([`Model::seat_uses`] is empty): the
+    /// rotation changes no game, and reports show no seat table. Set with `seatings`.
+    pub seats_unmoved: bool,
     /// Custom metrics, in file order.
     pub metrics: Vec<Metric>,
     /// Points-by-source tags.

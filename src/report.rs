@@ -101,6 +101,10 @@ pub struct RunInfo {
     /// Whether games rotated the factions through the seats (`--rotate-seats`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotate_seats: bool,
+    /// Whether the seating could change no game of the run (see
+    /// [`crate::model::Model::seat_uses`]): a rotated run then has no seat table.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seats_unmoved: bool,
     /// The scenario's custom metrics.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<metrics::MetricInfo>,
@@ -157,6 +161,7 @@ impl RunInfo {
                 false => Vec::new(),
             },
             rotate_seats: m.tables.rotate_seats,
+            seats_unmoved: m.seats_unmoved,
             metrics: metrics::infos(m),
         }
     }
@@ -389,6 +394,10 @@ pub struct Summary {
     /// edge over the fair share and each faction's rate from it (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seats: Vec<seats::SeatRow>,
+    /// With `--rotate-seats` on a scenario whose games never read the seating: the
+    /// rotation changed no game, and `seats` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seats_unmoved: bool,
     /// The scenario's custom metrics: by faction, for winners against the others, and by
     /// round (empty when it declares none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -653,11 +662,11 @@ impl Summary {
                 shards: None,
             },
             precision: None,
-            seats: t
-                .seats
-                .as_ref()
+            seats: (t.seats.as_ref())
+                .filter(|_| !m.seats_unmoved)
                 .map(|st| seats::rows(st, n, z))
                 .unwrap_or_default(),
+            seats_unmoved: m.seats_unmoved,
             metrics: metrics::summaries(m, t, z),
         }
     }

@@ -369,6 +369,9 @@ undecided: {}",
         );
     }
     notes.push_str(&seat_lines(&cmp.seats));
+    if ma.seats_unmoved && mb.seats_unmoved {
+        let _ = writeln!(notes, "\nseats: {}", crate::report::seats::unmoved_words());
+    }
     if let Some(q) = &cmp.sequential {
         let _ = writeln!(
             notes,

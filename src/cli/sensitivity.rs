@@ -469,7 +469,11 @@ pub fn run(a: Args) -> Result<()> {
     same_factions(&plan, &base_model)?;
     let nf = base_model.nfactions();
     // With rotated seats each step also moves every seat: those swings count too.
-    let rotated = if base_model.tables.rotate_seats { 2 } else { 1 };
+    let rotated = if base_model.tables.rotate_seats && !base_model.seats_unmoved {
+        2
+    } else {
+        1
+    };
     let swings = 2 * plan.len() * nf * rotated;
     let z = crate::ladder::z_joint(swings);
     let bar = super::progress_bar(o.games.saturating_mul(2 * plan.len() as u64), o.quiet);

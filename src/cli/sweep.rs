@@ -368,7 +368,11 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         floored: !floored.is_empty() || same.is_some(),
         variance_reduction: crate::compare::mean_reduction(&pairs),
     };
-    let pairing = pairing_line(sweep.variance_reduction, sweep.games);
+    let mut pairing = pairing_line(sweep.variance_reduction, sweep.games);
+    if models.iter().all(|(_, m)| m.seats_unmoved) && !models.is_empty() {
+        let note = format!("Seats: {}", crate::report::seats::unmoved_words());
+        pairing = Some(pairing.map_or(note.clone(), |p| format!("{p}\n{note}")));
+    }
     let json = serde_json::to_string_pretty(&sweep)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
     if let Some(dir) = &out {

@@ -261,7 +261,21 @@ pub fn describe(m: &Model) -> String {
         (true, false) => "; remaining ties shared",
     };
     let _ = writeln!(s, "ranking: by score{then}{shared}");
+    let _ = writeln!(s, "seats: {}", seat_words(&m.seat_uses()));
     s
+}
+
+/// What `--rotate-seats` can move: `rotating them changes no game (...)`, or where the
+/// seating is read.
+pub fn seat_words(uses: &[crate::model::SeatUse]) -> String {
+    if uses.is_empty() {
+        return format!(
+            "rotating them changes no game ({})",
+            crate::report::seats::UNMOVED
+        );
+    }
+    let parts: Vec<String> = uses.iter().map(ToString::to_string).collect();
+    format!("rotating them can change games: {}", parts.join("; "))
 }
 
 /// ` (N): a, b, c`, or `: none` for an empty list (not a trailing space).

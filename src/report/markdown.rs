@@ -424,7 +424,9 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     if let Some(reading) = usage_reading(s) {
         chart(&mut m, "usage", "Action usage", reading);
     }
-    if let Some(reading) = s.seat_reading() {
+    if s.seats_unmoved {
+        let _ = writeln!(m, "## Seats\n\n{}\n", super::seats::unmoved_words());
+    } else if let Some(reading) = s.seat_reading() {
         write_seats(&mut m, s, &reading);
     }
     let labels: Vec<String> = (s.factions.iter()).map(|f| f.label.clone()).collect();

@@ -11,6 +11,18 @@ use crate::stats::margin::{Judgement, judge, pp};
 use crate::stats::seats::{SeatTally, edge};
 use crate::stats::{Diff, Rate};
 
+/// Why a model's games never read the seating (see
+/// [`crate::model::Model::seat_uses`]): what `validate` and a rotated run's report say.
+pub const UNMOVED: &str = "every faction phase orders its turns by keys that never tie, no formula reads table_seat and no hand is passed along the table";
+
+/// What a rotated run of such a model says instead of a seat table.
+pub fn unmoved_words() -> String {
+    format!(
+        "--rotate-seats changed no game: {UNMOVED}. No seat table is shown: each faction's \
+         win rate is its own from any seat."
+    )
+}
+
 /// One seat's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeatRow {

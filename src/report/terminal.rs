@@ -222,12 +222,13 @@ impl Summary {
         }
     }
 
-    /// Each faction's actions (share of its decisions, uses per game, win rate in games with
-    /// and without) and the cards whose win-rate difference is beyond noise, when the run
-    /// counted usage.
     /// With rotated seats: each seat's win rate and edge, each faction's rate from each
-    /// seat, and the reading.
+    /// seat, and the reading; or, when the rotation changed no game, that it did not.
     fn write_seats(&self, s: &mut String, w: usize) {
+        if self.seats_unmoved {
+            let _ = writeln!(s, "\nseats: {}", super::seats::unmoved_words());
+            return;
+        }
         let Some(reading) = self.seat_reading() else {
             return;
         };
@@ -267,6 +268,9 @@ impl Summary {
         let _ = writeln!(s, "{reading}");
     }
 
+    /// Each faction's actions (share of its decisions, uses per game, win rate in games with
+    /// and without) and the cards whose win-rate difference is beyond noise, when the run
+    /// counted usage.
     fn write_usage(&self, s: &mut String, w: usize) {
         if self.factions.iter().all(|f| f.usage.is_empty()) {
             return;

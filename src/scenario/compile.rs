@@ -478,6 +478,7 @@ fn compile_with(
         split_feedback: false,
         record_rounds: true,
         seatings: Vec::new(),
+        seats_unmoved: false,
         metrics,
         sources,
         sets,

@@ -261,3 +261,71 @@ fn an_example_seats_the_factions_as_it_says() {
         assert!(!out.status.success() && err.contains(says), "{err}");
     }
 }
+
+/// A scenario whose turn orders never read the seating (TI4 orders its turns by an
+/// initiative dealt by `random()`): rotating the seats plays the same games, and the
+/// report says so instead of showing a seat table.
+#[test]
+fn a_rotation_that_changes_no_game_says_so_instead_of_a_seat_table() {
+    let ti4 = crate::util::TI4;
+    let plain = run(ti4, &["--games", "3000"]);
+    let rotated = run(ti4, &["--games", "3000", "--rotate-seats"]);
+    let wins = |v: &serde_json::Value| -> Vec<u64> {
+        (v["factions"].as_array().unwrap().iter())
+            .map(|f| f["win"]["count"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(wins(&plain), wins(&rotated), "the same games");
+    assert!(rotated.get("seats").is_none(), "{rotated}");
+    assert_eq!(rotated["seats_unmoved"], true);
+    let out = vpsim_output(&["run", ti4, "--games", "600", "--quiet", "--rotate-seats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--rotate-seats changed no game"), "{text}");
+    assert!(!text.contains("over fair share"), "{text}");
+    let v = vpsim_output(&["validate", ti4]);
+    assert!(
+        String::from_utf8_lossy(&v.stdout).contains("seats: rotating them changes no game"),
+        "{v:?}"
+    );
+}
+
+/// Every way a game reads the seating is named by `validate`, and a rotated run of such a
+/// scenario keeps its seat table.
+#[test]
+fn each_use_of_the_seating_is_named() {
+    let cases = [
+        // The default turn order.
+        (race(0.3, "immediate"), "phase score plays its turns in seat order"),
+        // Turn-order keys that can tie.
+        (
+            race(0.3, "immediate").replace(
+                "each = \"faction\"",
+                "each = \"faction\"\norder = [\"vp\"]",
+            ),
+            "phase score's turn order keys may tie",
+        ),
+        // An order statement by keys that can tie, read as turn order.
+        (
+            race(0.3, "immediate")
+                .replace("each = \"faction\"", "each = \"faction\"\norder = [\"turn\"]")
+                .replace(
+                    "[[end]]",
+                    "[[var]]\nname = \"turn\"\ninit = \"seat\"\n\n[[phase]]\nname = \"deal\"\neffects = [\"order turn by vp\"]\n\n[[end]]",
+                ),
+            "`order turn by ...`'s keys may tie",
+        ),
+        (
+            race(0.3, "immediate").replace("vp += bernoulli(chance)", "vp += bernoulli(chance) * (table_seat > 0)"),
+            "a formula reads table_seat",
+        ),
+    ];
+    for (i, (text, says)) in cases.iter().enumerate() {
+        let path = temp_scenario(&format!("seat-uses-{i}"), text);
+        let p = path.to_str().unwrap();
+        let v = vpsim_output(&["validate", p]);
+        let shown = String::from_utf8_lossy(&v.stdout);
+        assert!(shown.contains(says), "{says}: {shown}");
+        let rotated = run(p, &["--games", "600", "--rotate-seats"]);
+        assert_eq!(rotated["seats"].as_array().unwrap().len(), 3, "{says}");
+    }
+}
