@@ -345,10 +345,11 @@ fn parse_chart_scale(s: &str) -> std::result::Result<f32, String> {
 impl RunOpts {
     /// The charts' canvas: `--chart-size` pixels at `--chart-scale`.
     pub fn canvas(&self) -> crate::report::charts::Canvas {
-        crate::report::charts::Canvas {
+        let asked = crate::report::charts::Canvas {
             px: self.chart_size,
             scale: self.chart_scale,
-        }
+        };
+        asked.at_least_min().0
     }
 
     /// Moves the `--agent` choices to the front of the overrides (they apply first, so a
@@ -372,6 +373,13 @@ impl RunOpts {
             return Err(crate::Error::Usage(
                 "--csv writes into the report folder: add --out [DIR]".into(),
             ));
+        }
+        let asked = crate::report::charts::Canvas {
+            px: self.chart_size,
+            scale: self.chart_scale,
+        };
+        if let (Some(note), true) = (asked.at_least_min().1, self.out.is_some()) {
+            crate::diagnostic::say(&format!("note: {note}"));
         }
         Ok(())
     }

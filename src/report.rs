@@ -16,6 +16,7 @@ pub mod tables;
 mod tally;
 mod terminal;
 pub mod usage;
+pub mod why;
 pub use tally::{
     SHARD_KEY_VAR, Shard, ShardKey, TallyFile, arguments, first_difference, parse_tally,
     read_tally, read_tally_keyed, rerun_command,

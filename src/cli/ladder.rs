@@ -110,6 +110,8 @@ pub fn run(a: Args) -> Result<()> {
     };
     let mut doc = to_json(m, o, &rungs, a.margin);
     let mut text = table(m, o, &rungs, a.margin);
+    // report.md shows the matchups as a table of its own, not inside the readings' list.
+    let page_text = text.clone();
     if !matchups.is_empty() {
         doc["matchups"] = json!(matchups);
         doc["matchup_readings"] = json!(matchup_readings(&matchups, a.margin));
@@ -167,12 +169,13 @@ pub fn run(a: Args) -> Result<()> {
              people: a lookahead agent scores each option by playouts of the rest of the game, so its \
              strength grows with its playouts but it never plans beyond them; an mcts agent also \
              plans its own later moves. Both see only what their faction can see.\n",
-            super::text_then_list(&text, "readings")
+            super::text_then_list(&page_text, "readings")
         );
         if !matchups.is_empty() {
             let _ = write!(
                 md,
-                "\n## Matchups\n\n![Head to head](matchups.svg)\n\n{}\n",
+                "\n## Matchups\n\n![Head to head](matchups.svg)\n\n{}\n{}\n",
+                matchup_markdown(&a.levels, &matchups),
                 matchup_readings(&matchups, a.margin)
                     .iter()
                     .map(|r| format!("- {}", crate::report::markdown::md_inline(r)))
@@ -391,6 +394,39 @@ fn matchup_readings(ms: &[crate::ladder::Matchup], margin: f64) -> Vec<String> {
     }
     out.extend(ms.iter().map(|x| crate::ladder::matchup_reading(x, margin)));
     out
+}
+
+/// The matchups as a Markdown table: the one faction's sole-win rate with its interval,
+/// rows by its level, columns by the others'.
+fn matchup_markdown(levels: &[Override], ms: &[crate::ladder::Matchup]) -> String {
+    use crate::report::markdown::code;
+    let mut s = format!(
+        "One faction on the row's level, every other on the column's: its sole wins (95% Wilson), fair share {:.1}%.\n\n| one faction \\ the others | {} |\n|---|{}\n",
+        100.0 * ms.first().map_or(0.0, |x| x.fair),
+        (levels.iter().map(|l| code(&l.value)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(levels.len())
+    );
+    for la in levels {
+        let cells: Vec<String> = (levels.iter())
+            .map(|lb| {
+                ms.iter()
+                    .find(|x| x.a == la.value && x.b == lb.value)
+                    .map_or("-".to_string(), |x| {
+                        let r = &x.a_win;
+                        format!(
+                            "{:.1}% [{:.1}, {:.1}]",
+                            100.0 * r.rate,
+                            100.0 * r.low,
+                            100.0 * r.high
+                        )
+                    })
+            })
+            .collect();
+        let _ = writeln!(s, "| {} | {} |", code(&la.value), cells.join(" | "));
+    }
+    s
 }
 
 /// The matchups as a matrix (rows: the one faction's level; columns: the others') and their

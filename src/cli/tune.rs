@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::RunOpts;
 
+mod answer;
 mod json;
 use crate::error::{Error, Result};
 use crate::overrides::Override;
@@ -12,6 +13,7 @@ use crate::report::{RunInfo, Summary};
 use crate::runner::RunSpec;
 use crate::stats::Val;
 use crate::tune::{Goal, Noise, Param, Search, Whole};
+use answer::{chosen, headline, sides_words};
 use json::to_json;
 
 /// Find parameter values that meet a balance goal, on common random numbers.
@@ -166,60 +168,6 @@ fn noise_words(a: &Args, s: &Search, n: &Noise) -> String {
     )
 }
 
-/// For a whole-number parameter: the whole values beside the crossing and what they say.
-fn sides_words(a: &Args, w: &Sides, first: u64, confirm: u64, value: f64) -> String {
-    let p = &a.param[0];
-    let mut t = format!(
-        "{} takes whole values: the goal metric crosses {value} near {} (from the confirmation \
-         and the local slope)\nwhole values on each side, on games {}..{}:\n",
-        p.path,
-        fmt_x(w.crossing),
-        crate::report::thousands(first),
-        crate::report::thousands(first + confirm)
-    );
-    let mut met = Vec::new();
-    for (x, v) in &w.values {
-        let ok = v.lo <= value && value <= v.hi;
-        if ok {
-            met.push(format!("{} = {}", p.path, p.show(*x)));
-        }
-        let _ = writeln!(
-            t,
-            "  {} = {}: {}, {}",
-            p.path,
-            p.show(*x),
-            fmt_val(v),
-            if ok {
-                "the goal is inside: met within noise"
-            } else {
-                "the goal is outside: not met beyond noise"
-            }
-        );
-    }
-    let shown: Vec<String> = w.values.iter().map(|(x, _)| p.show(*x)).collect();
-    let _ = writeln!(
-        t,
-        "{}",
-        match w.verdict {
-            Whole::Met => format!(
-                "whole values that meet the goal within noise: {}",
-                met.join(", ")
-            ),
-            Whole::Between => format!(
-                "no whole value of {} meets the goal: the metric passes {value} between {}, \
-                 so no number of games or trials will find one",
-                p.path,
-                shown.join(" and ")
-            ),
-            Whole::Missed => String::from(
-                "no whole value beside the crossing meets the goal within noise, and they miss \
-                 it on one side: the crossing is off; more --games narrow it"
-            ),
-        }
-    );
-    t
-}
-
 /// The terminal table (also the body of report.md).
 fn table(a: &Args, r: &Tuned) -> String {
     let o = &a.opts;
@@ -252,11 +200,15 @@ fn table(a: &Args, r: &Tuned) -> String {
     );
     let _ = writeln!(
         t,
-        "method: {}; every trial plays games 0..{} of seed {} (common random numbers)\n",
+        "method: {}; every trial plays games 0..{} of seed {} (common random numbers)",
         s.method.describe(),
         crate::report::thousands(o.games),
         o.seed
     );
+    if let Some(h) = headline(a, r) {
+        let _ = writeln!(t, "{h}");
+    }
+    let _ = writeln!(t);
     let w: Vec<usize> = a
         .param
         .iter()
@@ -282,6 +234,13 @@ fn table(a: &Args, r: &Tuned) -> String {
         let _ = writeln!(
             t,
             "\nno trial differs from the others beyond noise: the lowest loss was at {} (undecided; more --games would tell the trials apart)",
+            values_words(a, &s.best)
+        );
+    } else if sides.is_some() {
+        // The answer is the whole values below, not the search's lowest loss.
+        let _ = writeln!(
+            t,
+            "\nlowest loss in the search: {}",
             values_words(a, &s.best)
         );
     } else {
@@ -579,9 +538,10 @@ pub fn run(a: Args) -> Result<()> {
     };
     let doc = to_json(&a, &tuned);
     let text = table(&a, &tuned);
+    let (chosen, chosen_key) = chosen(&a, &tuned);
     let Tuned {
         s,
-        confirmed,
+        confirmed: tuned_confirmed,
         interval,
         noise,
         ..
@@ -601,7 +561,11 @@ pub fn run(a: Args) -> Result<()> {
                 label: p.path.clone(),
                 range: (p.lo, p.hi),
                 tried: s.trials.iter().map(|t| (t.values[i], t.metric)).collect(),
-                best: (s.best[i], confirmed),
+                chosen: match i {
+                    0 => chosen.clone(),
+                    _ => vec![(s.best[i], tuned_confirmed)],
+                },
+                chosen_key: chosen_key.clone(),
                 band: if i == 0 { interval } else { None },
             })
             .collect();

@@ -9,18 +9,27 @@ use crate::model::{Model, Policy, Timing};
 
 /// Check a scenario file and print a summary of the compiled model.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  vpsim validate scenarios/race_to_three.toml")]
+#[command(
+    after_help = "Examples:\n  vpsim validate scenarios/race_to_three.toml\n  \
+    vpsim validate scenarios/pax_romana.toml --agent Rome=mcts:200"
+)]
 pub struct Args {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
     /// Override a scenario value, e.g. --set settings.goal=14 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = crate::overrides::parse_override)]
     pub set: Vec<crate::overrides::Override>,
+    /// Check the scenario with these agents, as `run --agent` would play it (repeatable,
+    /// applied before --set): a searching agent (lookahead, mcts) is refused here, as it
+    /// would be by `run`, where a value hidden from it has no prior.
+    #[arg(long = "agent", value_name = "[FACTION=]POLICY", value_parser = crate::overrides::parse_agent)]
+    pub agent: Vec<crate::overrides::Override>,
 }
 
 /// Runs `vpsim validate`.
 pub fn run(a: Args) -> Result<()> {
-    let mut model = crate::scenario::load_with(&a.scenario, &a.set)?;
+    let sets: Vec<crate::overrides::Override> = a.agent.iter().chain(&a.set).cloned().collect();
+    let mut model = crate::scenario::load_with(&a.scenario, &sets)?;
     super::warn(&model);
     // The balance assertions `vpsim check` would judge: their syntax and names.
     let asserts: Vec<(String, String, String)> = model
@@ -58,7 +67,7 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     let source = crate::scenario::read_text(&a.scenario)?;
-    let edited = crate::overrides::apply(&source, &a.set)?;
+    let edited = crate::overrides::apply(&source, &sets)?;
     let knobs = crate::overrides::tweakables(&edited);
     if !knobs.is_empty() {
         let _ = writeln!(

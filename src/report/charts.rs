@@ -18,6 +18,7 @@ use plotters::prelude::*;
 
 use super::Summary;
 use crate::error::{Error, Result};
+use layout::{fit_lines, longest};
 pub(crate) use raster::rasterize;
 
 const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
@@ -35,7 +36,38 @@ pub struct Canvas {
     pub scale: f32,
 }
 
+/// The smallest drawing, in units, that every chart's layout fits (titles, legends, axis
+/// labels and cell notes): a canvas whose pixels over its scale are smaller is enlarged.
+pub const MIN_UNITS: (u32, u32) = (640, 400);
+
 impl Canvas {
+    /// This canvas enlarged, where needed, so that its drawing is at least [`MIN_UNITS`],
+    /// with a note saying so when it was (the scale keeps its meaning).
+    pub fn at_least_min(self) -> (Canvas, Option<String>) {
+        let k = self.scale.max(1.0);
+        let need = |u: u32, px: u32| px.max((u as f32 * k).ceil() as u32);
+        let px = (need(MIN_UNITS.0, self.px.0), need(MIN_UNITS.1, self.px.1));
+        if px == self.px {
+            return (self, None);
+        }
+        let (uw, uh) = self.units();
+        let note = format!(
+            "--chart-size {}x{} at --chart-scale {k} leaves {uw}x{uh} units for a chart, less \
+             than the {}x{} its layout needs: the charts are drawn at {}x{} pixels instead. For \
+             the same chart, sharper, multiply the size by the scale (--chart-size {}x{} \
+             --chart-scale {k})",
+            self.px.0,
+            self.px.1,
+            MIN_UNITS.0,
+            MIN_UNITS.1,
+            px.0,
+            px.1,
+            (DEFAULT_SIZE.0 as f32 * k) as u32,
+            (DEFAULT_SIZE.1 as f32 * k) as u32,
+        );
+        (Canvas { px, ..self }, Some(note))
+    }
+
     /// The drawing's size in its own units (the SVG's size): the pixels over the scale.
     pub fn units(&self) -> (u32, u32) {
         let k = self.scale.max(1.0);
@@ -305,17 +337,23 @@ fn frame<DB: DrawingBackend>(
     let room = w.saturating_sub(40);
     let title_font = ("sans-serif", 24).into_font();
     let sub_font = ("sans-serif", 15).into_font();
-    let title = fit_lines(root, title, &title_font, room, 1);
+    // A title wraps to a second line before it is shortened.
+    let title = fit_lines(root, title, &title_font, room, 2);
     let sub = fit_lines(root, sub, &sub_font, room, 2);
-    let (head, body) = root.split_vertically(54 + 18 * sub.len() as u32);
-    for line in &title {
-        head.draw(&Text::new(line.clone(), (20, 12), title_font.clone()))
-            .map_err(e)?;
+    let below = 30 * title.len() as i32;
+    let (head, body) = root.split_vertically((24 + below + 18 * sub.len() as i32) as u32);
+    for (i, line) in title.iter().enumerate() {
+        head.draw(&Text::new(
+            line.clone(),
+            (20, 12 + 30 * i as i32),
+            title_font.clone(),
+        ))
+        .map_err(e)?;
     }
     for (i, line) in sub.iter().enumerate() {
         head.draw(&Text::new(
             line.clone(),
-            (20, 44 + 18 * i as i32),
+            (20, 14 + below + 18 * i as i32),
             sub_font.clone().color(&GREY),
         ))
         .map_err(e)?;
@@ -326,8 +364,11 @@ fn frame<DB: DrawingBackend>(
     let longest = keys.iter().map(|k| k.0.chars().count()).max().unwrap_or(0) as u32;
     let side_w = side_width(longest, w);
     let (plot, side) = body.split_horizontally(w - side_w);
-    for (i, (label, key)) in keys.iter().enumerate() {
-        let y = 30 + 26 * i as i32;
+    // Each label wraps to a second line before it is shortened; never cut at the edge.
+    let key_font = ("sans-serif", 15).into_font();
+    let mut y = 30;
+    for (label, key) in keys {
+        let lines = fit_lines(&side, label, &key_font, side_w.saturating_sub(52), 2);
         match *key {
             Key::Line(c) => side
                 .draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))
@@ -345,89 +386,17 @@ fn frame<DB: DrawingBackend>(
                 .draw(&Rectangle::new([(12, y - 7), (32, y + 7)], c.filled()))
                 .map_err(e)?,
         }
-        side.draw(&Text::new(
-            label.clone(),
-            (44, y - 8),
-            ("sans-serif", 15).into_font(),
-        ))
-        .map_err(e)?;
+        for (j, line) in lines.iter().enumerate() {
+            side.draw(&Text::new(
+                line.clone(),
+                (44, y - 8 + 18 * j as i32),
+                key_font.clone(),
+            ))
+            .map_err(e)?;
+        }
+        y += 26 + 18 * (lines.len() as i32 - 1).max(0);
     }
     Ok(plot)
-}
-
-/// The largest `k` in `0..=n` with `ok(k)`, for an `ok` that holds up to some `k` and not
-/// after (`ok(0)` is taken to hold).
-fn longest(n: usize, ok: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if ok(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
-
-/// `text` in at most `lines` lines of at most `width` pixels in `font`: broken after a
-/// separator (` · `) or at a space, the last line ending in an ellipsis when the rest does
-/// not fit. Widths are the bundled font's, as plotters measures them.
-fn fit_lines<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    text: &str,
-    font: &FontDesc,
-    width: u32,
-    lines: usize,
-) -> Vec<String> {
-    let style = TextStyle::from(font.clone());
-    let fits = |t: &str| {
-        area.estimate_text_size(t, &style)
-            .map_or(true, |(tw, _)| tw <= width)
-    };
-    let mut out: Vec<String> = Vec::new();
-    let mut rest = text.trim().to_string();
-    while !rest.is_empty() {
-        if fits(&rest) {
-            out.push(std::mem::take(&mut rest));
-            break;
-        }
-        if out.len() + 1 == lines.max(1) {
-            // The last line: as many characters as fit, then an ellipsis.
-            // A head's width grows with its length: the longest that fits is found by
-            // bisection, so a long text costs O(n log n), not a measure per character.
-            let ends: Vec<usize> = (rest.char_indices().map(|(i, _)| i))
-                .chain([rest.len()])
-                .collect();
-            let head = |k: usize| format!("{}…", rest[..ends[k]].trim_end());
-            let n = longest(ends.len() - 1, |k| fits(&head(k)));
-            out.push(head(n));
-            break;
-        }
-        // The longest head that fits, broken at a space (a ` · ` break keeps its dot).
-        let spaces: Vec<usize> = rest.match_indices(' ').map(|(i, _)| i).collect();
-        let fitting = longest(spaces.len(), |k| {
-            k == 0 || fits(rest[..spaces[k - 1]].trim_end())
-        });
-        let cut = (fitting > 0).then(|| spaces[fitting - 1]);
-        match cut {
-            Some(i) if i > 0 => {
-                out.push(rest[..i].trim_end().to_string());
-                rest = rest[i..].trim_start().to_string();
-            }
-            _ => {
-                // No space early enough: the ellipsis on this line.
-                let ends: Vec<usize> = (rest.char_indices().map(|(i, _)| i))
-                    .chain([rest.len()])
-                    .collect();
-                let head = |k: usize| format!("{}…", &rest[..ends[k]]);
-                let n = longest(ends.len() - 1, |k| fits(&head(k)));
-                out.push(head(n));
-                break;
-            }
-        }
-    }
-    out
 }
 
 fn e<E: std::fmt::Display>(x: E) -> String {
@@ -656,6 +625,7 @@ macro_rules! render {
     }};
 }
 
+mod layout;
 mod raster;
 mod rounds;
 mod run;

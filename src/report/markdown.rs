@@ -313,6 +313,15 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     // Built from the (escaped) labels.
     let _ = writeln!(m, "| agents | {agents} |");
     let _ = writeln!(m, "| intervals | {:.0}% Wilson |\n", 100.0 * s.confidence);
+    let words = super::why::Words {
+        code: &|x: &str| code(x),
+        label: &|x: &str| x.to_string(),
+    };
+    let _ = writeln!(m, "## Why\n\n{}\n", super::why::HEADING);
+    for line in super::why::lines(s, &words) {
+        let _ = writeln!(m, "- {line}");
+    }
+    let _ = writeln!(m);
     let has = |c: &str| charts.iter().any(|x| x == c);
     let chart = |m: &mut String, file: &str, title: &str, reading: String| {
         if has(file) {

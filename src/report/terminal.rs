@@ -24,6 +24,7 @@ impl Summary {
     pub fn table(&self) -> String {
         let mut s = String::new();
         self.write_heading(&mut s);
+        self.write_why(&mut s);
         let w = self.label_width();
         self.write_factions(&mut s, w);
         self.write_ranks(&mut s, w);
@@ -67,6 +68,20 @@ impl Summary {
             100.0 * self.confidence
         );
         let _ = writeln!(s, "{}", self.agents());
+        let _ = writeln!(s);
+    }
+
+    /// The "why" summary (see [`super::why`]).
+    fn write_why(&self, s: &mut String) {
+        let plain = |x: &str| x.to_string();
+        let words = super::why::Words {
+            code: &plain,
+            label: &plain,
+        };
+        let _ = writeln!(s, "why: {}", super::why::HEADING);
+        for line in super::why::lines(self, &words) {
+            let _ = writeln!(s, "  - {line}");
+        }
         let _ = writeln!(s);
     }
 

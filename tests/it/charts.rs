@@ -273,18 +273,24 @@ fn chart_scale_draws_the_same_picture_larger_and_subtitles_never_run_off() {
         "{root}"
     );
     // A narrow chart with a long subtitle: it wraps or ends in an ellipsis, within the width.
-    let long = "a_long_setting_name_for_a_long_subtitle";
+    // (400x320 is below the layout's 640x400: drawn at that, with a note.)
+    let long = "a_long_setting_name_for_a_long_subtitle_".repeat(3);
+    let long = long.trim_end_matches('_');
     let text = TWO.replace("[ranking]", &format!("[settings]\n{long} = 1\n[ranking]"));
     let path = temp_scenario("charts-narrow", &text);
     let dir = fresh_temp_path("charts-narrow");
-    vpsim()
+    let narrow = vpsim()
         .arg("run")
         .arg(&path)
         .args(["--games", "200", "--quiet", "--chart-size", "400x320"])
         .args(["--set", &format!("settings.{long}=2"), "--out"])
         .arg(&dir)
-        .assert()
-        .success();
+        .output()
+        .unwrap();
+    assert!(narrow.status.success(), "{narrow:?}");
+    let note = String::from_utf8_lossy(&narrow.stderr);
+    assert!(note.contains("drawn at 640x400 pixels instead"), "{note}");
+    assert_eq!(png_size(&dir.join("win_rates.png")), (640, 400));
     let s = svg(&dir, "win_rates");
     let subs: Vec<String> = texts(&s)
         .into_iter()

@@ -51,4 +51,5 @@ mod twice;
 mod usage;
 mod util;
 mod watch;
+mod why;
 mod workflows;

@@ -118,7 +118,7 @@ fn sweep_lines<DB: DrawingBackend>(
 /// A diverging scale (ColorBrewer's RdBu, readable with the common forms of color blindness
 /// and in grey): `t` from -1 (blue) through 0 (near white) to 1 (red), interpolated between
 /// 7 of its stops.
-fn diverging(t: f64) -> RGBColor {
+pub(super) fn diverging(t: f64) -> RGBColor {
     const STOPS: [(f64, f64, f64); 7] = [
         (33.0, 102.0, 172.0),
         (103.0, 169.0, 207.0),

@@ -21,8 +21,12 @@ pub struct TunePanel {
     pub range: (f64, f64),
     /// Every tried value with the goal metric there (search games).
     pub tried: Vec<(f64, Val)>,
-    /// The chosen value with the goal metric of the confirmation run.
-    pub best: (f64, Val),
+    /// The values the answer names, each with the goal metric of the confirmation run: the
+    /// chosen value, or for a whole-number parameter the whole values that meet the goal
+    /// (those beside the crossing when none does).
+    pub chosen: Vec<(f64, Val)>,
+    /// The legend's words for `chosen`.
+    pub chosen_key: String,
     /// The interval for the value that meets the goal, when there is one.
     pub band: Option<(f64, f64)>,
 }
@@ -34,10 +38,10 @@ fn tune<DB: DrawingBackend>(
     target: Option<f64>,
     panels: &[TunePanel],
 ) -> Draw {
-    let mut keys = vec![
-        ("tried (search games)".to_string(), Key::Line(color(0))),
-        ("chosen (confirmation)".to_string(), Key::Line(color(5))),
-    ];
+    let mut keys = vec![("tried (search games)".to_string(), Key::Line(color(0)))];
+    if let Some(p) = panels.first() {
+        keys.push((p.chosen_key.clone(), Key::Line(color(5))));
+    }
     if target.is_some() {
         keys.push(("goal".into(), Key::Dashed(BLACK)));
     }
@@ -53,7 +57,7 @@ fn tune<DB: DrawingBackend>(
         let xs = [p.range.0, p.range.1]
             .into_iter()
             .chain(p.tried.iter().map(|t| t.0))
-            .chain([p.best.0])
+            .chain(p.chosen.iter().map(|c| c.0))
             .chain(p.band.iter().flat_map(|b| [b.0, b.1]));
         let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
             (a.min(x), b.max(x))
@@ -66,7 +70,7 @@ fn tune<DB: DrawingBackend>(
             .tried
             .iter()
             .map(|t| t.1)
-            .chain([p.best.1])
+            .chain(p.chosen.iter().map(|c| c.1))
             .flat_map(|v| [v.lo, v.hi])
             .chain(target)
             .filter(|v| v.is_finite());
@@ -122,7 +126,10 @@ fn tune<DB: DrawingBackend>(
                     .map_err(e)?;
             }
         }
-        for (pts, c, size) in [(p.tried.clone(), color(0), 5), (vec![p.best], color(5), 7)] {
+        for (pts, c, size) in [
+            (p.tried.clone(), color(0), 5),
+            (p.chosen.clone(), color(5), 7),
+        ] {
             for (x, v) in &pts {
                 chart
                     .draw_series(std::iter::once(PathElement::new(
