@@ -110,6 +110,9 @@ pub fn run(a: Args) -> Result<()> {
     };
     let mut doc = to_json(m, o, &rungs, a.margin);
     let mut text = table(m, o, &rungs, a.margin);
+    if o.rotate_seats && m.seats_unmoved {
+        let _ = writeln!(text, "\nseats: {}", crate::report::seats::unmoved_words());
+    }
     // report.md shows the matchups as a table of its own, not inside the readings' list.
     let page_text = text.clone();
     if !matchups.is_empty() {

@@ -221,6 +221,10 @@ pub struct Sensitivity {
     pub within_noise: Vec<String>,
     /// The smallest change in win rate that matters (a proportion; `--margin`).
     pub margin: f64,
+    /// With `--rotate-seats` on a scenario whose games never read the seating: the
+    /// rotation changed no game, and there is no seat table.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub seats_unmoved: bool,
 }
 
 /// One parameter to move: its path, value, step and the two compiled steps (down, up).
@@ -519,6 +523,7 @@ pub fn run(a: Args) -> Result<()> {
         beyond_noise,
         within_noise,
         margin: a.margin,
+        seats_unmoved: base_model.seats_unmoved,
     };
     let json = serde_json::to_string_pretty(&s)
         .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;

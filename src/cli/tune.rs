@@ -537,7 +537,10 @@ pub fn run(a: Args) -> Result<()> {
         noise,
     };
     let doc = to_json(&a, &tuned);
-    let text = table(&a, &tuned);
+    let mut text = table(&a, &tuned);
+    if model.seats_unmoved {
+        let _ = writeln!(text, "seats: {}", crate::report::seats::unmoved_words());
+    }
     let (chosen, chosen_key) = chosen(&a, &tuned);
     let Tuned {
         s,

@@ -18,7 +18,7 @@ use plotters::prelude::*;
 
 use super::Summary;
 use crate::error::{Error, Result};
-use layout::{fit_lines, longest};
+use layout::{abbreviate, fit_lines};
 pub(crate) use raster::rasterize;
 
 const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
@@ -45,8 +45,8 @@ impl Canvas {
     /// with a note saying so when it was (the scale keeps its meaning).
     pub fn at_least_min(self) -> (Canvas, Option<String>) {
         let k = self.scale.max(1.0);
-        let need = |u: u32, px: u32| px.max((u as f32 * k).ceil() as u32);
-        let px = (need(MIN_UNITS.0, self.px.0), need(MIN_UNITS.1, self.px.1));
+        let grown = self.at_least(MIN_UNITS);
+        let px = grown.px;
         if px == self.px {
             return (self, None);
         }
@@ -66,6 +66,16 @@ impl Canvas {
             (DEFAULT_SIZE.1 as f32 * k) as u32,
         );
         (Canvas { px, ..self }, Some(note))
+    }
+
+    /// This canvas enlarged, where needed, to at least `units` of drawing (at its scale).
+    pub fn at_least(self, units: (u32, u32)) -> Canvas {
+        let k = self.scale.max(1.0);
+        let need = |u: u32, px: u32| px.max((u as f32 * k).ceil() as u32);
+        Canvas {
+            px: (need(units.0, self.px.0), need(units.1, self.px.1)),
+            ..self
+        }
     }
 
     /// The drawing's size in its own units (the SVG's size): the pixels over the scale.
@@ -141,7 +151,11 @@ mod tests {
     fn the_longest_fitting_head_is_found_by_bisection() {
         for n in 0..40 {
             for limit in 0..=n {
-                assert_eq!(super::longest(n, |k| k <= limit), limit, "{n} {limit}");
+                assert_eq!(
+                    super::layout::longest(n, |k| k <= limit),
+                    limit,
+                    "{n} {limit}"
+                );
             }
         }
     }

@@ -432,6 +432,20 @@ pub fn report(s: &Summary, command: &str, charts: &[String]) -> String {
     }
     if let Some(reading) = usage_reading(s) {
         chart(&mut m, "usage", "Action usage", reading);
+        let pairs = s.factions.iter().flat_map(|f| &f.cards);
+        let beyond = (pairs.clone())
+            .filter(|c| c.difference.is_some_and(|d| d.beyond_noise()))
+            .count();
+        chart(
+            &mut m,
+            "cards",
+            "Cards",
+            format!(
+                "Each faction's share of games ending with each card held or completed, colored by its win rate in those games minus the others where beyond noise: {beyond} of {} faction-card pairs differ beyond noise. {}",
+                pairs.count(),
+                super::usage::CAVEAT
+            ),
+        );
     }
     if s.seats_unmoved {
         let _ = writeln!(m, "## Seats\n\n{}\n", super::seats::unmoved_words());

@@ -9,6 +9,9 @@ use super::{Sensitivity, move_label};
 /// then the seat changes beyond noise; empty without rotation.
 pub(super) fn table(s: &Sensitivity, lw: usize, mw: usize) -> String {
     let mut t = String::new();
+    if s.seats_unmoved {
+        let _ = writeln!(t, "\nseats: {}", crate::report::seats::unmoved_words());
+    }
     let Some(n) = seats(s) else {
         return t;
     };
@@ -55,6 +58,13 @@ pub(super) fn table(s: &Sensitivity, lw: usize, mw: usize) -> String {
 /// The seats section of report.md with rotated seats (empty without rotation).
 pub(super) fn markdown(s: &Sensitivity) -> String {
     let mut md = String::new();
+    if s.seats_unmoved {
+        let _ = writeln!(
+            md,
+            "\n## Seats\n\n{}",
+            crate::report::seats::unmoved_words()
+        );
+    }
     if let Some(n) = seats(s) {
         let seats: Vec<String> = (1..=n).map(|i| format!("seat {i}")).collect();
         let _ = writeln!(

@@ -79,3 +79,24 @@ pub(super) fn fit_lines<DB: DrawingBackend>(
     }
     out
 }
+
+/// `text` cut to the longest head that fits `width` pixels in `style`, ending in an
+/// ellipsis when cut; empty when not even one character and the ellipsis fit.
+pub(super) fn abbreviate<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle<'_>,
+    width: u32,
+) -> String {
+    let fits = |t: &str| {
+        area.estimate_text_size(t, style)
+            .is_ok_and(|(w, _)| w <= width)
+    };
+    if fits(text) {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let head = |k: usize| format!("{}…", chars[..k].iter().collect::<String>());
+    let k = longest(chars.len(), |k| k == 0 || fits(&head(k)));
+    if k == 0 { String::new() } else { head(k) }
+}

@@ -479,13 +479,24 @@ fn lift<DB: DrawingBackend>(
         let mid = y0 + 0.25;
         whisker!(chart, (v.lo, mid), (v.hi, mid), [(0, -5), (0, 5)]);
         let (_, py) = chart.backend_coord(&(0.0, mid));
-        names
-            .draw(&Text::new(
-                label.clone(),
-                (name_w as i32 - 8, py - names_y),
-                font.clone(),
-            ))
-            .map_err(e)?;
+        // A label too long for its column wraps onto a second line, then ends in "…".
+        let lines = fit_lines(
+            &names,
+            label,
+            &("sans-serif", 14).into_font(),
+            name_w - 16,
+            2,
+        );
+        let top = py - names_y - 8 * (lines.len() as i32 - 1);
+        for (j, line) in lines.into_iter().enumerate() {
+            names
+                .draw(&Text::new(
+                    line,
+                    (name_w as i32 - 8, top + 16 * j as i32),
+                    font.clone(),
+                ))
+                .map_err(e)?;
+        }
     }
     root.present().map_err(e)
 }

@@ -152,7 +152,18 @@ fn heat_maps<DB: DrawingBackend>(
     let plot = frame(root, title, &sub, &[])?;
     let (w, h) = plot.dim_in_pixel();
     let (grid_area, scale) = plot.split_horizontally(w.saturating_sub(140));
-    let cols = maps.len().clamp(1, 4);
+    // The panels' arrangement that gives the largest cells (a cell `xs` across a panel's
+    // width less its labels, `ys` down its height less its caption and labels).
+    let (gw, gh) = grid_area.dim_in_pixel();
+    let cell = |cols: usize| {
+        let rows = maps.len().div_ceil(cols) as u32;
+        let across = (gw / cols as u32).saturating_sub(85) / xs.len().max(1) as u32;
+        let down = (gh / rows.max(1)).saturating_sub(85) / ys.len().max(1) as u32;
+        across.min(down)
+    };
+    let cols = (1..=maps.len().clamp(1, 4))
+        .max_by_key(|&c| (cell(c), c))
+        .unwrap_or(1);
     let rows = maps.len().div_ceil(cols);
     let panels = grid_area.split_evenly((rows, cols));
     // Colors diverge from the fair share, symmetric, as far as the largest deviation: at
@@ -163,11 +174,49 @@ fn heat_maps<DB: DrawingBackend>(
         .map(|r| (r.rate - fair).abs())
         .fold(0.01, f64::max);
     for (panel, (name, grid)) in panels.iter().zip(maps) {
-        // The cells' text shrinks to fit "33.3%*" in a cell's width (about 0.6 em a glyph).
-        let cell_w = (panel.dim_in_pixel().0 as f64 - 75.0) / xs.len().max(1) as f64;
-        let cell_font = (cell_w / 4.2).clamp(8.0, 14.0);
+        // The cells' text shrinks to fit "33.3%*" in a cell's width (about 0.6 em a glyph),
+        // down to 10 units; in a smaller cell only the star is written.
+        let (panel_w, panel_h) = panel.dim_in_pixel();
+        let cell_w = (panel_w as f64 - 75.0) / xs.len().max(1) as f64;
+        let cell_h = (panel_h as f64 - 80.0) / ys.len().max(1) as f64;
+        let cell_font = (cell_w / 4.2).clamp(8.0, 14.0).min(cell_h * 0.7);
+        let small = cell_font < 10.0;
+        // Axis labels: every k-th when they do not all fit; descriptions cut to the panel.
+        let label_style = TextStyle::from(("sans-serif", 13).into_font());
+        let widest = (xs.iter())
+            .filter_map(|x| panel.estimate_text_size(x, &label_style).ok())
+            .map(|(w, _)| w as f64 + 6.0)
+            .fold(1.0, f64::max);
+        let every = (widest / cell_w.max(1.0)).ceil().max(1.0) as usize;
+        let down = (16.0 / cell_h.max(1.0)).ceil().max(1.0) as usize;
+        let xs_shown: Vec<String> = (xs.iter().enumerate())
+            .map(|(i, x)| {
+                if i % every == 0 {
+                    x.clone()
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        let ys_shown: Vec<String> = (ys.iter().enumerate())
+            .map(|(i, y)| {
+                if i % down == 0 {
+                    y.clone()
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        let x_desc = abbreviate(panel, labels.0, &label_style, panel_w.saturating_sub(70));
+        let y_desc = abbreviate(panel, labels.1, &label_style, panel_h.saturating_sub(70));
+        let caption = abbreviate(
+            panel,
+            name,
+            &TextStyle::from(("sans-serif", 18).into_font()),
+            panel_w.saturating_sub(20),
+        );
         let mut chart = ChartBuilder::on(panel)
-            .caption(name, ("sans-serif", 18))
+            .caption(caption, ("sans-serif", 18))
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(55)
@@ -181,10 +230,10 @@ fn heat_maps<DB: DrawingBackend>(
             .disable_mesh()
             .x_labels(xs.len())
             .y_labels(ys.len())
-            .x_label_formatter(&label_at(xs))
-            .y_label_formatter(&label_at(ys))
-            .x_desc(labels.0)
-            .y_desc(labels.1)
+            .x_label_formatter(&label_at(&xs_shown))
+            .y_label_formatter(&label_at(&ys_shown))
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .label_style(("sans-serif", 13))
             .draw()
             .map_err(e)?;
@@ -206,7 +255,12 @@ fn heat_maps<DB: DrawingBackend>(
                 let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
                 // One decimal: a starred 33.6% beside an unstarred 33.1% must not both
                 // read "33%".
-                let text = format!("{:.1}%{}", 100.0 * r.rate, if off { "*" } else { "" });
+                let star = if off { "*" } else { "" };
+                let text = match small {
+                    false => format!("{:.1}%{star}", 100.0 * r.rate),
+                    true => star.to_string(),
+                };
+                let cell_font = cell_font.max(10.0);
                 chart
                     .draw_series(std::iter::once(Text::new(
                         text,
@@ -263,6 +317,9 @@ pub(super) fn change_ticks(span: f64, px: u32) -> (Vec<f64>, f64, f64) {
             let chars = change_label(r, s).chars().count() as f64;
             s * px.max(1) as f64 / (2.0 * r) >= (8.0 * chars + 12.0).max(50.0)
         })
+        // No step's labels fit: the smallest step that reaches the span in one, so the
+        // axis still spans the data (never a 500-point axis for a few points of change).
+        .or_else(|| STEPS.iter().copied().find(|&s| s >= span))
         .unwrap_or(5.0);
     let r = reach(step);
     let k = (r / step).round() as i64;
@@ -376,12 +433,16 @@ fn tornado<DB: DrawingBackend>(
             if c <= fit {
                 p.clone()
             } else {
-                format!("…{}", p.chars().skip(c + 1 - fit).collect::<String>())
+                let tail: String = p.chars().skip(c + 1 - fit).collect();
+                format!("…{}", tail.trim_start_matches('.'))
             }
         })
         .collect();
     let (names, grid) = plot.split_horizontally(name_w);
-    let cols = effects.len().clamp(1, 3);
+    // At most 3 panels across, each at least 170 units wide (fewer across, more rows, on a
+    // narrow chart).
+    let across = (grid.dim_in_pixel().0 / 170).max(1) as usize;
+    let cols = effects.len().clamp(1, 3).min(across);
     let rows = effects.len().div_ceil(cols).max(1);
     let panels = grid.split_evenly((rows, cols));
     let span = effects
@@ -521,10 +582,30 @@ pub fn write_tornado(
 ) -> Result<Vec<PathBuf>> {
     register_font();
     let mut written = Vec::new();
+    // Room for every panel: names, legend, up to 3 panels across at least 170 units wide,
+    // each about 30 units a parameter tall below its caption and axis.
+    let n = effects.len().max(1);
+    let across = n.min(3);
+    let need = (
+        520 + 170 * across as u32,
+        140 + n.div_ceil(across) as u32 * (90 + 30 * params.len().max(1) as u32),
+    );
+    let grown = size.at_least(need);
+    if grown != size {
+        crate::diagnostic::say(&format!(
+            "note: the {name} chart needs {}x{} units for {n} panels of {} rows: drawn at {}x{} \
+             pixels",
+            need.0,
+            need.1,
+            params.len(),
+            grown.px.0,
+            grown.px.1
+        ));
+    }
     render!(
         dir,
         name,
-        size,
+        grown,
         written,
         tornado(title, sub, params, effects)
     );
@@ -534,6 +615,17 @@ pub fn write_tornado(
 #[cfg(test)]
 mod tests {
     use super::{change_label, change_ticks};
+
+    /// A panel too narrow for any step's labels still gets an axis that spans its data,
+    /// never the widest step's ±500 points.
+    #[test]
+    fn a_narrow_panel_keeps_an_axis_near_its_data() {
+        let (_, step, reach) = change_ticks(0.07, 30);
+        assert!(
+            (step - 0.1).abs() < 1e-12 && (reach - 0.1).abs() < 1e-12,
+            "{step} {reach}"
+        );
+    }
 
     #[test]
     fn change_ticks_take_half_steps_only_where_their_labels_fit() {

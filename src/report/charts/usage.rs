@@ -12,27 +12,6 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::sweep::diverging;
 use super::*;
 
-/// `text` cut to the longest head that fits `width` pixels in `style`, ending in an
-/// ellipsis when cut; empty when not even one character and the ellipsis fit.
-fn abbreviate<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    text: &str,
-    style: &TextStyle<'_>,
-    width: u32,
-) -> String {
-    let fits = |t: &str| {
-        area.estimate_text_size(t, style)
-            .is_ok_and(|(w, _)| w <= width)
-    };
-    if fits(text) {
-        return text.to_string();
-    }
-    let chars: Vec<char> = text.chars().collect();
-    let head = |k: usize| format!("{}…", chars[..k].iter().collect::<String>());
-    let k = longest(chars.len(), |k| k == 0 || fits(&head(k)));
-    if k == 0 { String::new() } else { head(k) }
-}
-
 /// The number of leading characters every name shares, when at least 3 and every name
 /// keeps at least one after it (0 otherwise).
 fn common_prefix(names: &[String]) -> usize {
@@ -55,22 +34,225 @@ fn common_prefix(names: &[String]) -> usize {
     }
 }
 
+/// One cell of a usage or cards map: its note (a share) and its win-rate difference.
+struct Cell {
+    note: String,
+    difference: Option<crate::stats::Diff>,
+}
+
+/// What a map shows: its title, its columns, per faction (in seat order) a cell per column,
+/// and its captions from longest to shortest.
+struct Map<'a> {
+    title: &'a str,
+    columns: Vec<String>,
+    cells: Vec<Vec<Cell>>,
+    captions: [&'a str; 3],
+}
+
 fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let actions: Vec<String> = (s.factions.first().map(|f| &f.usage))
+    let columns: Vec<String> = (s.factions.first().map(|f| &f.usage))
         .into_iter()
         .flatten()
         .map(|u| u.action.clone())
         .collect();
+    let cells = (s.factions.iter())
+        .map(|f| {
+            (f.usage.iter())
+                .map(|u| Cell {
+                    note: match u.never_chosen {
+                        true => "never".to_string(),
+                        false => format!("{:.1}%", 100.0 * u.share),
+                    },
+                    difference: u.difference,
+                })
+                .collect()
+        })
+        .collect();
+    let map = Map {
+        title: "Action usage by faction",
+        columns,
+        cells,
+        captions: [
+            "each cell: the share of the faction's decisions; color and ±N pp: its win rate with the action minus without, where beyond noise",
+            "share of decisions; color, ±N pp: win rate with minus without",
+            "share; color: with minus without",
+        ],
+    };
+    heat_map(root, s, &map)
+}
+
+fn cards_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
+    let cards = s.factions.first().map_or(&[][..], |f| &f.cards[..]);
+    // A card's name, or `deck/card` when two decks hold cards of one name.
+    let unique = (cards.iter().map(|c| &c.card))
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+        == cards.len();
+    let columns: Vec<String> = (cards.iter())
+        .map(|c| match unique {
+            true => c.card.clone(),
+            false => format!("{}/{}", c.deck, c.card),
+        })
+        .collect();
+    let cells = (s.factions.iter())
+        .map(|f| {
+            (f.cards.iter())
+                .map(|c| Cell {
+                    note: format!("{:.1}%", 100.0 * c.games as f64 / s.games.max(1) as f64),
+                    difference: c.difference,
+                })
+                .collect()
+        })
+        .collect();
+    let map = Map {
+        title: "Cards held or completed at the end, by faction",
+        columns,
+        cells,
+        captions: [
+            "each cell: the share of games the faction ended with the card; color and ±N pp: its win rate with it minus without, where beyond noise",
+            "share of games ended with it; color, ±N pp: win rate with minus without",
+            "share; color: with minus without",
+        ],
+    };
+    heat_map(root, s, &map)
+}
+
+/// A grid of columns: the base name, rows, columns, and each column's cell.
+type Grid = (String, u16, u16, Vec<(u16, u16)>);
+
+/// When every column is `BASE_rRcC` and together they fill a grid (a `for_each` over a
+/// grid set names its copies so): the base, the grid's rows and columns, and each column's
+/// 0-based cell `(row, col)`.
+fn grid_of(columns: &[String]) -> Option<Grid> {
+    let mut base = None;
+    let mut cells = Vec::with_capacity(columns.len());
+    for c in columns {
+        let (b, rc) = c.rsplit_once("_r")?;
+        let (r, col) = rc.split_once('c')?;
+        let (r, col): (u16, u16) = (r.parse().ok()?, col.parse().ok()?);
+        if *base.get_or_insert(b) != b || r == 0 || col == 0 {
+            return None;
+        }
+        cells.push((r - 1, col - 1));
+    }
+    let rows = cells.iter().map(|c| c.0 + 1).max()?;
+    let cols = cells.iter().map(|c| c.1 + 1).max()?;
+    let distinct: std::collections::HashSet<_> = cells.iter().collect();
+    let full = distinct.len() == cells.len() && cells.len() == rows as usize * cols as usize;
+    let base = base?.to_string();
+    (full && cells.len() > 1).then_some((base, rows, cols, cells))
+}
+
+/// A usage map whose columns fill a grid, drawn as that grid: one panel per faction, each
+/// cell colored by its win-rate difference where beyond noise, the difference noted where
+/// it fits.
+fn grid_maps<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    s: &Summary,
+    map: &Map<'_>,
+    (base, rows, cols, at): Grid,
+) -> Draw {
+    let title = format!("{} ({base}, by its grid's cells)", map.title);
+    let plot = frame(root, &title, &subtitle(s), &[])?;
+    let (pw, ph) = plot.dim_in_pixel();
+    let (maps, scale) = plot.split_horizontally(pw.saturating_sub(120));
+    let (grid_area, caption_area) = maps.split_vertically(ph.saturating_sub(30));
+    let n = map.cells.len().max(1);
+    let per_row = n.min(4);
+    let panels = grid_area.split_evenly((n.div_ceil(per_row), per_row));
+    let dev = (map.cells.iter().flatten())
+        .filter_map(|c| c.difference.filter(|d| d.beyond_noise()))
+        .map(|d| d.est.abs())
+        .fold(0.01, f64::max);
+    let note = TextStyle::from(("sans-serif", 12).into_font());
+    let head = TextStyle::from(("sans-serif", 14).into_font());
+    for ((panel, row), label) in panels.iter().zip(&map.cells).zip(labels(s)) {
+        let (w, h) = panel.dim_in_pixel();
+        let side = (w.saturating_sub(28) / cols as u32).min(h.saturating_sub(44) / rows as u32);
+        let (x0, y0) = (20i32, 30i32);
+        let name = abbreviate(panel, &label, &head, w.saturating_sub(24));
+        panel
+            .draw(&Text::new(name, (x0, 6), head.clone()))
+            .map_err(e)?;
+        for (cell, &(r, c)) in row.iter().zip(&at) {
+            let d = cell.difference.filter(|d| d.beyond_noise());
+            let t = d.map_or(0.0, |d| d.est / dev);
+            let fill = d.map_or(RGBColor(228, 228, 228), |_| diverging(t));
+            let (x, y) = (x0 + (c as u32 * side) as i32, y0 + (r as u32 * side) as i32);
+            let rect = [(x, y), (x + side as i32 - 1, y + side as i32 - 1)];
+            panel
+                .draw(&Rectangle::new(rect, fill.filled()))
+                .map_err(e)?;
+            let text = d.map(|d| crate::stats::signed_tenths(100.0 * d.est));
+            if let Some(text) = text
+                && panel
+                    .estimate_text_size(&text, &note)
+                    .is_ok_and(|(tw, th)| tw + 4 <= side && th + 2 <= side)
+            {
+                let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
+                let style = note
+                    .clone()
+                    .color(&ink)
+                    .pos(Pos::new(HPos::Center, VPos::Center));
+                let mid = (x + side as i32 / 2, y + side as i32 / 2);
+                panel.draw(&Text::new(text, mid, style)).map_err(e)?;
+            }
+        }
+    }
+    let caption = "each panel: a faction's grid; color, ±N: win rate with the cell's action minus without (pp)";
+    let style = TextStyle::from(("sans-serif", 13).into_font());
+    let cap = abbreviate(
+        &caption_area,
+        caption,
+        &style,
+        caption_area.dim_in_pixel().0.saturating_sub(24),
+    );
+    caption_area
+        .draw(&Text::new(cap, (20, 6), style))
+        .map_err(e)?;
+    bar(&scale, ph, dev)
+}
+
+/// The color bar of a usage or cards map: no difference (white) in the middle, the largest
+/// either way at the ends, in percentage points.
+fn bar<DB: DrawingBackend>(scale: &DrawingArea<DB, Shift>, ph: u32, dev: f64) -> Draw {
+    let (top, bottom) = (30i32, ph as i32 - 60);
+    let mid = (top + bottom) / 2;
+    let pp = |v: f64| format!("{} pp", crate::stats::signed_tenths(100.0 * v));
+    let ticks = [(pp(dev), top), ("0".to_string(), mid), (pp(-dev), bottom)];
+    color_bar(scale, (top, bottom), |t| diverging(2.0 * t - 1.0), &ticks)?;
+    scale
+        .draw(&Text::new(
+            "with − without",
+            (4, top - 24),
+            ("sans-serif", 13).into_font(),
+        ))
+        .map_err(e)?;
+    scale
+        .draw(&Text::new(
+            "grey: within noise",
+            (4, bottom + 16),
+            ("sans-serif", 12).into_font(),
+        ))
+        .map_err(e)?;
+    Ok(())
+}
+
+fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map: &Map<'_>) -> Draw {
+    if let Some(grid) = grid_of(&map.columns) {
+        return grid_maps(root, s, map, grid);
+    }
+    let actions = &map.columns;
     // The first seat on top.
     let factions: Vec<String> = labels(s).into_iter().rev().collect();
     let nf = factions.len() as i32;
-    let plot = frame(root, "Action usage by faction", &subtitle(s), &[])?;
+    let plot = frame(root, map.title, &subtitle(s), &[])?;
     let (pw, ph) = plot.dim_in_pixel();
     let (maps, scale) = plot.split_horizontally(pw.saturating_sub(120));
     // The color: a cell's win-rate difference where it is beyond noise (grey elsewhere),
     // on a scale reaching the largest such difference either way (at least 1 pp).
-    let beyond = |u: &crate::report::usage::ActionRow| u.difference.filter(|d| d.beyond_noise());
-    let dev = (s.factions.iter().flat_map(|f| &f.usage))
+    let beyond = |u: &Cell| u.difference.filter(|d| d.beyond_noise());
+    let dev = (map.cells.iter().flatten())
         .filter_map(beyond)
         .map(|d| d.est.abs())
         .fold(0.01, f64::max);
@@ -84,13 +266,12 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
     let label_w = (16 + 8 * longest_name).min(maps.dim_in_pixel().0 / 3);
     let caption = TextStyle::from(("sans-serif", 13).into_font());
     let width = maps.dim_in_pixel().0.saturating_sub(label_w + 24);
-    let desc = [
-        "each cell: the share of the faction's decisions; color and ±N pp: its win rate with the action minus without, where beyond noise",
-        "share of decisions; color, ±N pp: win rate with minus without",
-    ]
-    .into_iter()
-    .find(|t| maps.estimate_text_size(t, &caption).is_ok_and(|(w, _)| w <= width))
-    .unwrap_or("share; color: with minus without");
+    let desc = (map.captions.iter())
+        .find(|t| {
+            maps.estimate_text_size(t, &caption)
+                .is_ok_and(|(w, _)| w <= width)
+        })
+        .unwrap_or(&map.captions[2]);
     let cell_w = width / actions.len().max(1) as u32;
     // Column labels across when they fit their cells, else turned upright (about 14 units
     // a label), cut to the room below the map; never running into the next one.
@@ -99,7 +280,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
             .is_ok_and(|(w, _)| w + 4 <= cell_w)
     });
     // Upright, a prefix every name shares is left out ("…r1c1" for "place_r1c1").
-    let shared = common_prefix(&actions);
+    let shared = common_prefix(actions);
     let upright: Vec<String> = (actions.iter())
         .map(|a| match shared {
             0 => a.clone(),
@@ -141,7 +322,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         .y_labels(factions.len())
         .x_label_formatter(&label_at(&shown))
         .y_label_formatter(&label_at(&factions))
-        .x_desc(desc)
+        .x_desc(*desc)
         .label_style(("sans-serif", 13))
         .x_label_style(match across {
             true => caption.clone(),
@@ -158,8 +339,8 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         maps.estimate_text_size(t, &note)
             .is_ok_and(|(w, _)| w + 6 <= cell_w)
     };
-    for (fi, f) in s.factions.iter().enumerate() {
-        for (ai, u) in f.usage.iter().enumerate() {
+    for (fi, row) in map.cells.iter().enumerate() {
+        for (ai, u) in row.iter().enumerate() {
             let (x, y) = (ai as i32, nf - 1 - fi as i32);
             let cell = [
                 (SegmentValue::Exact(x), SegmentValue::Exact(y)),
@@ -176,11 +357,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
                 .map_err(e)?;
             // White text on the strong ends of the scale, dark elsewhere.
             let ink = if t.abs() > 0.6 { WHITE } else { BLACK };
-            let share = if u.never_chosen {
-                "never".to_string()
-            } else {
-                format!("{:.1}%", 100.0 * u.share)
-            };
+            let share = u.note.clone();
             let pp = d.map(|d| format!("{} pp", crate::stats::signed_tenths(100.0 * d.est)));
             // The share and the difference on one line, on two when the cell is narrow,
             // the difference alone when only it fits, nothing when nothing does.
@@ -208,31 +385,11 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
             }
         }
     }
-    // The color bar: no difference (white) in the middle, the largest either way at the
-    // ends, in percentage points.
-    let (top, bottom) = (30i32, ph as i32 - 60);
-    let mid = (top + bottom) / 2;
-    let pp = |v: f64| format!("{} pp", crate::stats::signed_tenths(100.0 * v));
-    let ticks = [(pp(dev), top), ("0".to_string(), mid), (pp(-dev), bottom)];
-    color_bar(&scale, (top, bottom), |t| diverging(2.0 * t - 1.0), &ticks)?;
-    scale
-        .draw(&Text::new(
-            "with − without",
-            (4, top - 24),
-            ("sans-serif", 13).into_font(),
-        ))
-        .map_err(e)?;
-    scale
-        .draw(&Text::new(
-            "grey: within noise",
-            (4, bottom + 16),
-            ("sans-serif", 12).into_font(),
-        ))
-        .map_err(e)?;
-    Ok(())
+    bar(&scale, ph, dev)
 }
 
-/// Writes `usage.png` and `usage.svg` when the run counted usage.
+/// Writes `usage.png` and `usage.svg` when the run counted usage, and `cards.png` and
+/// `cards.svg` when it also counted cards.
 pub(super) fn write(
     dir: &Path,
     s: &Summary,
@@ -243,5 +400,41 @@ pub(super) fn write(
         return Ok(());
     }
     render!(dir, "usage", size, written, usage_map(s));
+    if s.factions.iter().any(|f| !f.cards.is_empty()) {
+        render!(dir, "cards", size, written, cards_map(s));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{common_prefix, grid_of};
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn columns_that_fill_a_grid_are_drawn_as_it() {
+        let mut cols = Vec::new();
+        for r in 1..=2 {
+            for c in 1..=3 {
+                cols.push(format!("place_r{r}c{c}"));
+            }
+        }
+        let (base, rows, n, at) = grid_of(&cols).unwrap();
+        assert_eq!((base.as_str(), rows, n), ("place", 2, 3));
+        assert_eq!(at[4], (1, 1));
+        // A missing cell, a second base or a plain name: not a grid.
+        assert!(grid_of(&cols[..5]).is_none());
+        assert!(grid_of(&names(&["a_r1c1", "b_r1c2"])).is_none());
+        assert!(grid_of(&names(&["expand", "build"])).is_none());
+    }
+
+    #[test]
+    fn a_shared_prefix_is_left_out_only_when_every_name_keeps_a_tail() {
+        assert_eq!(common_prefix(&names(&["place_r1c1", "place_r1c2"])), 9);
+        assert_eq!(common_prefix(&names(&["expand", "build"])), 0);
+        assert_eq!(common_prefix(&names(&["abc", "abcd"])), 0);
+    }
 }
