@@ -553,7 +553,7 @@ fn table(s: &Sensitivity) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{}: change in win rate (points) from the baseline one step down and up [interval], {} games per run, seed {}\nIntervals: {}. * beyond noise (the interval excludes 0).\n",
+        "{}: change in win rate (pp: percentage points) from the baseline one step down and up [interval], {} games per run, seed {}\nIntervals: {}. * beyond noise (the interval excludes 0).\n",
         s.scenario,
         crate::report::thousands(s.games),
         s.seed,

@@ -268,8 +268,16 @@ pub fn lines(s: &Summary, w: &Words<'_>) -> Vec<String> {
     let all = contrasts(s, w);
     let mut out: Vec<String> = all.iter().take(SHOWN).map(|c| c.text.clone()).collect();
     if all.len() > SHOWN {
+        let tables = match (
+            s.factions.iter().any(|f| !f.usage.is_empty()),
+            s.seats.is_empty(),
+        ) {
+            (true, false) => "the usage and seat tables",
+            (true, true) => "the usage table",
+            (false, _) => "the seat table",
+        };
         out.push(format!(
-            "{} more beyond noise: see the usage and seat tables.",
+            "{} more beyond noise: see {tables}.",
             all.len() - SHOWN
         ));
     }

@@ -256,8 +256,10 @@ fn a_missing_prior_is_located_whichever_flag_made_the_faction_search() {
         "--games",
         "20",
     ];
-    let flags: [&[&str]; 5] = [
+    let flags: [&[&str]; 6] = [
         &["run", p, "--agent", "A=lookahead:4", "--games", "10"],
+        // validate --agent learns it without playing.
+        &["validate", p, "--agent", "A=lookahead:4"],
         &tune,
         &["trace", p, "--agent", "A=mcts:8"],
         &["exploit", p, "--lookahead", "4", "--games", "20"],
@@ -278,7 +280,7 @@ fn a_missing_prior_is_located_whichever_flag_made_the_faction_search() {
     let out = vpsim_output(&["run", p, "--agent", "A=lookahead:4", "--games", "10"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("(since --agent A=lookahead:4)"), "{err}");
-    let out = vpsim_output(flags[3]);
+    let out = vpsim_output(flags[4]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("(since --lookahead 4"), "{err}");
 }

@@ -572,3 +572,37 @@ fn matchups_find_a_planted_stronger_level() {
         "{readings:?}"
     );
 }
+
+/// report.md shows the matchups as a table of their own (rows: the one faction's level),
+/// not folded into the readings' bullet list.
+#[test]
+fn the_ladder_report_shows_the_matchups_as_a_table() {
+    let path = temp_scenario("good-or-bad-matchups-md", GOOD_OR_BAD);
+    let dir = crate::util::fresh_temp_path("ladder-matchups-md");
+    let out = crate::util::vpsim_output(&[
+        "ladder",
+        path.to_str().unwrap(),
+        "--levels",
+        "weighted,greedy",
+        "--matchups",
+        "--games",
+        "90",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let at = md.find("## Matchups").expect("a matchups section");
+    let section = &md[at..];
+    assert!(
+        section.contains("| one faction \\ the others | `weighted` | `greedy` |"),
+        "{section}"
+    );
+    assert!(section.contains("\n| `greedy` | "), "{section}");
+    // The terminal's matrix is not in the readings' list above it.
+    assert!(
+        !md[..at].contains("matchups: one faction on the row's level"),
+        "{md}"
+    );
+}

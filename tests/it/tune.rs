@@ -255,6 +255,41 @@ score = "vp"
 tiebreak = ["-seat"]
 "#;
 
+/// A goal a whole value meets: the answer names it, and the chart marks it (not the
+/// search's lowest loss) as meeting the goal.
+#[test]
+fn a_whole_value_that_meets_the_goal_is_the_answer_and_what_the_chart_marks() {
+    let dir = fresh_temp_dir("tune-whole-met");
+    let file = dir.join("steps.toml");
+    std::fs::write(&file, STEPS).unwrap();
+    let out_dir = dir.join("out");
+    let args = [
+        "--param",
+        "settings.k=0:6",
+        "--goal",
+        "mean_score(First) = 3",
+        "--games",
+        "200",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = tune(&file, &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let head: Vec<&str> = text.lines().take(3).collect();
+    assert!(
+        head.iter()
+            .any(|l| l.starts_with("answer: settings.k = 3 meets the goal within noise")),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(out_dir.join("tune.svg")).unwrap();
+    assert!(
+        svg.contains("meets the goal (confirmation)"),
+        "the chart's key"
+    );
+    assert!(!svg.contains("chosen (confirmation)"), "the chart's key");
+}
+
 #[test]
 fn a_whole_number_parameter_that_no_whole_value_fits_says_so() {
     let file = fresh_temp_dir("tune-whole").join("steps.toml");
@@ -281,9 +316,13 @@ fn a_whole_number_parameter_that_no_whole_value_fits_says_so() {
         "no whole value of settings.k meets the goal: the metric passes 2.5 between 2 and 3",
         // 2 and 3 are equally far from 2.5: neither is better.
         "trials within noise of the best, trial 3 (settings.k = 3): trial 4 (settings.k = 2)",
+        // The answer heads the table: what the whole values say, not the search's best.
+        "answer: no whole value of settings.k meets the goal; it is passed between 2 and 3",
+        "lowest loss in the search: settings.k = 3",
     ] {
         assert!(text.contains(says), "missing `{says}`:\n{text}");
     }
+    assert!(!text.contains("\nbest: "), "{text}");
     // No real-valued interval for a value the parameter cannot take, and no advice that more
     // games could find one.
     assert!(!text.contains("95% interval ["), "{text}");

@@ -244,6 +244,8 @@ fn race<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw 
         let mut chart = ChartBuilder::on(area)
             .caption(fit(&names[f], pw), ("sans-serif", 16).into_font().color(&c))
             .margin(6)
+            // Room for half the last x label past the plot's edge.
+            .margin_right(14)
             .x_label_area_size(24)
             .y_label_area_size(y_area)
             .build_cartesian_2d(1f64..last, ylo..yhi)

@@ -207,8 +207,23 @@ fn heat_maps<DB: DrawingBackend>(
                 }
             })
             .collect();
-        let x_desc = abbreviate(panel, labels.0, &label_style, panel_w.saturating_sub(70));
-        let y_desc = abbreviate(panel, labels.1, &label_style, panel_h.saturating_sub(70));
+        // A path too long for its axis drops its head (`settings.`), which the title names,
+        // before it is cut.
+        let desc = |path: &str, room: u32| {
+            let fits = |t: &str| {
+                panel
+                    .estimate_text_size(t, &label_style)
+                    .is_ok_and(|(w, _)| w <= room)
+            };
+            let tail = path.rsplit('.').next().unwrap_or(path);
+            match (fits(path), fits(tail)) {
+                (true, _) => path.to_string(),
+                (false, true) => tail.to_string(),
+                (false, false) => abbreviate(panel, tail, &label_style, room),
+            }
+        };
+        let x_desc = desc(labels.0, panel_w.saturating_sub(70));
+        let y_desc = desc(labels.1, panel_h.saturating_sub(70));
         let caption = abbreviate(
             panel,
             name,

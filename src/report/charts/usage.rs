@@ -81,8 +81,26 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
     heat_map(root, s, &map)
 }
 
+/// The cards some faction ended some game with (the others carry nothing to draw: a deck
+/// only ever drawn face up, for one), by position in the card rows.
+fn held_cards(s: &Summary) -> Vec<usize> {
+    let n = s.factions.first().map_or(0, |f| f.cards.len());
+    (0..n)
+        .filter(|&k| {
+            s.factions
+                .iter()
+                .any(|f| f.cards.get(k).is_some_and(|c| c.games > 0))
+        })
+        .collect()
+}
+
 fn cards_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
-    let cards = s.factions.first().map_or(&[][..], |f| &f.cards[..]);
+    let kept = held_cards(s);
+    let cards: Vec<_> = (s.factions.first().map_or(&[][..], |f| &f.cards[..]).iter())
+        .enumerate()
+        .filter(|(k, _)| kept.contains(k))
+        .map(|(_, c)| c)
+        .collect();
     // A card's name, or `deck/card` when two decks hold cards of one name.
     let unique = (cards.iter().map(|c| &c.card))
         .collect::<std::collections::HashSet<_>>()
@@ -96,7 +114,7 @@ fn cards_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
         .collect();
     let cells = (s.factions.iter())
         .map(|f| {
-            (f.cards.iter())
+            (kept.iter().map(|&k| &f.cards[k]))
                 .map(|c| Cell {
                     note: format!("{:.1}%", 100.0 * c.games as f64 / s.games.max(1) as f64),
                     difference: c.difference,
@@ -168,12 +186,29 @@ fn grid_maps<DB: DrawingBackend>(
     let head = TextStyle::from(("sans-serif", 14).into_font());
     for ((panel, row), label) in panels.iter().zip(&map.cells).zip(labels(s)) {
         let (w, h) = panel.dim_in_pixel();
-        let side = (w.saturating_sub(28) / cols as u32).min(h.saturating_sub(44) / rows as u32);
-        let (x0, y0) = (20i32, 30i32);
+        let side = (w.saturating_sub(44) / cols as u32).min(h.saturating_sub(56) / rows as u32);
+        let (x0, y0) = (34i32, 44i32);
         let name = abbreviate(panel, &label, &head, w.saturating_sub(24));
         panel
-            .draw(&Text::new(name, (x0, 6), head.clone()))
+            .draw(&Text::new(name, (20, 4), head.clone()))
             .map_err(e)?;
+        // The grid's rows and columns, named as its elements are (r1c1 is the top left).
+        let index = TextStyle::from(("sans-serif", 11).into_font().color(&GREY));
+        let centered = index.pos(Pos::new(HPos::Center, VPos::Center));
+        for r in 0..rows {
+            let y = y0 + (r as u32 * side + side / 2) as i32;
+            let at = (x0 - 12, y);
+            panel
+                .draw(&Text::new(format!("r{}", r + 1), at, centered.clone()))
+                .map_err(e)?;
+        }
+        for c in 0..cols {
+            let x = x0 + (c as u32 * side + side / 2) as i32;
+            let at = (x, y0 - 8);
+            panel
+                .draw(&Text::new(format!("c{}", c + 1), at, centered.clone()))
+                .map_err(e)?;
+        }
         for (cell, &(r, c)) in row.iter().zip(&at) {
             let d = cell.difference.filter(|d| d.beyond_noise());
             let t = d.map_or(0.0, |d| d.est / dev);
@@ -389,7 +424,7 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
 }
 
 /// Writes `usage.png` and `usage.svg` when the run counted usage, and `cards.png` and
-/// `cards.svg` when it also counted cards.
+/// `cards.svg` when some faction ended a game with a card.
 pub(super) fn write(
     dir: &Path,
     s: &Summary,
@@ -400,7 +435,7 @@ pub(super) fn write(
         return Ok(());
     }
     render!(dir, "usage", size, written, usage_map(s));
-    if s.factions.iter().any(|f| !f.cards.is_empty()) {
+    if !held_cards(s).is_empty() {
         render!(dir, "cards", size, written, cards_map(s));
     }
     Ok(())
