@@ -193,7 +193,7 @@ fn grid_maps<DB: DrawingBackend>(
             .draw(&Text::new(name, (20, 4), head.clone()))
             .map_err(e)?;
         // The grid's rows and columns, named as its elements are (r1c1 is the top left).
-        let index = TextStyle::from(("sans-serif", 11).into_font().color(&GREY));
+        let index = ("sans-serif", 11).into_font().color(&GREY);
         let centered = index.pos(Pos::new(HPos::Center, VPos::Center));
         for r in 0..rows {
             let y = y0 + (r as u32 * side + side / 2) as i32;
