@@ -282,6 +282,44 @@ fn a_rotation_that_changes_no_game_says_so_instead_of_a_seat_table() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("--rotate-seats changed no game"), "{text}");
     assert!(!text.contains("over fair share"), "{text}");
+    // The other commands say so too, and show no seat table.
+    for args in [
+        &[
+            "sensitivity",
+            ti4,
+            "--param",
+            "settings.goal",
+            "--games",
+            "300",
+            "--rotate-seats",
+        ][..],
+        &[
+            "sweep",
+            ti4,
+            "--param",
+            "settings.goal=9:10:1",
+            "--games",
+            "300",
+            "--rotate-seats",
+        ],
+        &[
+            "compare",
+            ti4,
+            "--b-set",
+            "settings.goal=11",
+            "--games",
+            "300",
+            "--rotate-seats",
+        ],
+    ] {
+        let out = vpsim_output(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("--rotate-seats changed no game"),
+            "{args:?}: {text}"
+        );
+        assert!(!text.contains("seats (rotated"), "{args:?}: {text}");
+    }
     let v = vpsim_output(&["validate", ti4]);
     assert!(
         String::from_utf8_lossy(&v.stdout).contains("seats: rotating them changes no game"),
