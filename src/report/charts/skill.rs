@@ -40,10 +40,16 @@ fn exploit<DB: DrawingBackend>(
     ];
     let plot = frame(root, title, sub, &keys)?;
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    // The axis reaches a little past the highest whisker and the fair share, not 100%.
+    let y_top = share_top(
+        (rows.iter())
+            .flat_map(|r| [r.1.high, r.2.high])
+            .fold(fair, f64::max),
+    );
     let chart = faction_chart(
         &plot,
         &names,
-        0f64..1.0,
+        0f64..y_top,
         &|y| pct(*y),
         "win rate (95% intervals)",
     )?;
@@ -52,9 +58,12 @@ fn exploit<DB: DrawingBackend>(
     let slots = names.len().max(2) as f64;
     let area = chart.plotting_area().strip_coord_spec();
     let mut over = ChartBuilder::on(&area)
-        .build_cartesian_2d(0f64..slots, 0f64..1.0)
+        .build_cartesian_2d(0f64..slots, 0f64..y_top)
         .map_err(e)?;
     let top = area.get_pixel_range().1.start;
+    // A value label never sits on the fair-share line.
+    let (_, fair_y) = over.backend_coord(&(0.0, fair));
+    let clear = |from: i32, to: i32| fair_y < from - 1 || fair_y > to + 1;
     let font = ("sans-serif", 13).into_font();
     let probe = TextStyle::from(font.clone());
     for (i, (_, base, best)) in rows.iter().enumerate() {
@@ -85,10 +94,10 @@ fn exploit<DB: DrawingBackend>(
             let (hi, lo) = (r.high.max(r.rate), r.low.min(r.rate));
             let (_, up) = over.backend_coord(&(x, hi));
             let (_, down) = over.backend_coord(&(x, lo));
-            let label = if up - 4 - th >= top {
+            let label = if up - 4 - th >= top && clear(up - 4 - th, up - 4) {
                 let style = font.color(&BLACK).pos(Pos::new(HPos::Center, VPos::Bottom));
                 Some(EmptyElement::at((x, hi)) + Text::new(text, (0, -4), style))
-            } else if zero - down >= th + 8 {
+            } else if zero - down >= th + 8 && clear(down + 4, down + 4 + th) {
                 let style = font.color(&ink).pos(Pos::new(HPos::Center, VPos::Top));
                 Some(EmptyElement::at((x, lo)) + Text::new(text, (0, 4), style))
             } else {
