@@ -230,8 +230,8 @@ impl<T: Tracer> Game<'_, T> {
         self.run(&a.effects, b)
     }
 
-    /// Faction `f`'s choice among `opts` ([`decide`]: by its policy, or replayed or
-    /// searched by lookahead).
+    /// Faction `f`'s choice among `opts` ([`decide`]: by its policy, or searched, or in a
+    /// tree search's playout walked down the tree).
     pub(super) fn choose(&mut self, policy: Policy, f: u8, opts: &[Opt]) -> Option<(u16, u8)> {
         let i = decide(&mut self.env, policy, f, opts)?;
         Some((opts[i].action, opts[i].target))

@@ -9,47 +9,68 @@
 //! The tests share one process: a scratch path names its test (see [`util`]), and no test
 //! may change the process's environment, working folder or signal handlers.
 
+// The house: the architecture's invariants, and every documented example runs.
 mod architecture;
-mod charts;
-mod cli;
+mod readme;
+
+// The engines: the interpreter's properties, machine code equal to it game for game, exact
+// integers, bounded work.
 mod engine;
-mod examples;
-mod exploit_verdicts;
-mod files;
-mod fuzz;
-mod fuzz_attacks;
 mod integers;
-mod language;
 mod limits;
-mod mechanisms;
-mod messages;
-mod metrics;
 mod native;
 mod native_faults;
 mod native_generated;
 mod native_lowering;
-mod out_folder;
-mod pairing;
-mod peeking;
-mod readings;
-mod readme;
-mod recipes;
-mod recovery;
 mod reference;
-mod reports;
+
+// The scenario language: its constructs by round (`language` and `twice` rounds one to three,
+// `round_four` the fourth), timing, mechanisms, located messages, worked examples, metrics.
+mod examples;
+mod language;
+mod mechanisms;
+mod messages;
+mod metrics;
 mod round_four;
-mod search;
+mod timing;
+mod twice;
+
+// Statistics and readings: exact answers, readings that must not over-claim, the why summary,
+// usage, seats, pairing, sensitivity and tune.
+mod pairing;
+mod readings;
 mod seats;
 mod sensitivity;
-mod shards;
-mod skill;
-mod staging;
 mod statistics;
-mod timing;
 mod tune;
-mod twice;
 mod usage;
-mod util;
-mod watch;
 mod why;
+
+// Skilled play: lookahead and mcts against exact values, hidden information, exploit's
+// verdicts.
+mod exploit_verdicts;
+mod peeking;
+mod search;
+mod skill;
+
+// Commands and their report folders.
+mod charts;
+mod cli;
+mod files;
+mod out_folder;
+mod reports;
+mod staging;
+mod watch;
 mod workflows;
+
+// Scale-out: shards, recovery and the scheduler recipes.
+mod recipes;
+mod recovery;
+mod shards;
+
+// Hardening: the fuzz harness and its attacks.
+mod fuzz;
+mod fuzz_attacks;
+
+// Helpers every module shares.
+mod util;

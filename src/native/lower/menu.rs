@@ -25,9 +25,9 @@ impl Lower<'_, '_> {
     /// other action returns [`CHOSE`] for the engine to take.
     ///
     /// A faction that decides by lookahead (`searched`) writes its weighted options to
-    /// `out` too and has [`h::pick`] choose (replaying, searching or picking by weight,
-    /// [`crate::runtime::look::decide`]); a search can fault, so the fault flag is tested
-    /// after it.
+    /// `out` too and has [`h::pick`] choose (searching, walking a tree search's tree or
+    /// picking by weight, [`crate::runtime::look::decide`]); a search can fault, so the
+    /// fault flag is tested after it.
     pub fn finish_menu(
         mut self,
         n: u8,
