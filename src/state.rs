@@ -432,6 +432,43 @@ impl State {
 mod tests {
     use super::*;
 
+    /// `copy_from` copies every field: a state with each field changed, copied into a fresh
+    /// one, equals its clone. The destructuring names every field, so a field added to
+    /// `State` fails to compile here until it is changed below (and copied).
+    #[test]
+    fn copy_from_equals_clone() {
+        let t = Tables {
+            deck_start: vec![0],
+            deck_len: vec![3],
+            pool: vec![0, 1, 2],
+            passes: true,
+            ..Tables::default()
+        };
+        let mut o = State::new(4, &t);
+        let State {
+            vals,
+            round,
+            age,
+            age_round,
+            out,
+            card,
+            deck_left: _,
+            pool: _,
+            owner: _,
+            owned: _,
+            hands: _,
+            known: _,
+        } = &mut o;
+        vals.copy_from_slice(&[7, -3, 1 << 40, 5]);
+        (*round, *age, *age_round, *out, *card) = (4, 2, 3, 0b10, 1);
+        // Cards: taken (deck_left, pool, owner, owned, hands) and passed on (known).
+        o.take_at(&t, 0, 0, held_by(2));
+        o.pass_card(0, 0, 2, 0);
+        let mut b = State::new(4, &t);
+        b.copy_from(&o);
+        assert_eq!(format!("{b:?}"), format!("{:?}", o.clone()));
+    }
+
     /// A card passed on is known to the faction that passed it and to the one that holds it,
     /// and to every faction it passed through; back in the pool, to no one.
     #[test]
