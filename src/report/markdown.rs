@@ -605,8 +605,12 @@ fn usage_reading(s: &Summary) -> Option<String> {
             .map(|(what, d)| format!("{what} {}", d.signed(" pp")))
             .collect();
         parts.push(format!(
-            "{} win-rate difference(s) between games with and without an action or card are beyond noise (intervals simultaneous over every comparison), largest first: {}.",
+            "{} win-rate difference(s) between games with and without an action or card are beyond noise (intervals simultaneous over every comparison); {}: {}.",
             diffs.len(),
+            match diffs.len() > shown.len() {
+                true => format!("the {} largest", shown.len()),
+                false => "largest first".to_string(),
+            },
             shown.join("; ")
         ));
     }

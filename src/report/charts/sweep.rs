@@ -76,6 +76,22 @@ fn sweep_lines<DB: DrawingBackend>(
             BLACK.stroke_width(1),
         ))
         .map_err(e)?;
+    // Every band first, then every line: a band painted over an earlier line would change
+    // its color away from the legend's.
+    if !floored {
+        for (i, (_, rates)) in series.iter().enumerate() {
+            let band: Vec<(f64, f64)> = (xs.iter().zip(rates))
+                .map(|(x, r)| (*x, r.high))
+                .chain(xs.iter().zip(rates).rev().map(|(x, r)| (*x, r.low)))
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    band,
+                    color(i).mix(0.2).filled(),
+                )))
+                .map_err(e)?;
+        }
+    }
     for (i, (_, rates)) in series.iter().enumerate() {
         let c = color(i);
         if floored {
@@ -93,15 +109,6 @@ fn sweep_lines<DB: DrawingBackend>(
                 .map_err(e)?;
             continue;
         }
-        let band: Vec<(f64, f64)> = xs
-            .iter()
-            .zip(rates)
-            .map(|(x, r)| (*x, r.high))
-            .chain(xs.iter().zip(rates).rev().map(|(x, r)| (*x, r.low)))
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(band, c.mix(0.2).filled())))
-            .map_err(e)?;
         chart
             .draw_series(
                 LineSeries::new(
@@ -175,12 +182,12 @@ fn heat_maps<DB: DrawingBackend>(
         .fold(0.01, f64::max);
     for (panel, (name, grid)) in panels.iter().zip(maps) {
         // The cells' text shrinks to fit "33.3%*" in a cell's width (about 0.6 em a glyph),
-        // down to 10 units; in a smaller cell only the star is written.
+        // down to 8 units; in a smaller cell only the star is written.
         let (panel_w, panel_h) = panel.dim_in_pixel();
         let cell_w = (panel_w as f64 - 75.0) / xs.len().max(1) as f64;
         let cell_h = (panel_h as f64 - 80.0) / ys.len().max(1) as f64;
-        let cell_font = (cell_w / 4.2).clamp(8.0, 14.0).min(cell_h * 0.7);
-        let small = cell_font < 10.0;
+        let cell_font = ((cell_w - 4.0) / 3.6).min(14.0).min(cell_h * 0.7);
+        let small = cell_font < 8.0;
         // Axis labels: every k-th when they do not all fit; descriptions cut to the panel.
         let label_style = TextStyle::from(("sans-serif", 13).into_font());
         let widest = (xs.iter())
@@ -275,7 +282,7 @@ fn heat_maps<DB: DrawingBackend>(
                     false => format!("{:.1}%{star}", 100.0 * r.rate),
                     true => star.to_string(),
                 };
-                let cell_font = cell_font.max(10.0);
+                let cell_font = cell_font.max(8.0);
                 chart
                     .draw_series(std::iter::once(Text::new(
                         text,

@@ -126,10 +126,11 @@ fn tune<DB: DrawingBackend>(
                     .map_err(e)?;
             }
         }
-        for (pts, c, size) in [
-            (p.tried.clone(), color(0), 5),
-            (p.chosen.clone(), color(5), 7),
-        ] {
+        // The confirmation's points sit a little right of their value (by 1.5% of the
+        // axis), so that a search trial at the same value stays visible beside them.
+        let dx = (hi - lo + 2.0 * pad) * 0.015;
+        let chosen: Vec<(f64, Val)> = p.chosen.iter().map(|(x, v)| (x + dx, *v)).collect();
+        for (pts, c, size) in [(p.tried.clone(), color(0), 5), (chosen, color(5), 7)] {
             for (x, v) in &pts {
                 chart
                     .draw_series(std::iter::once(PathElement::new(

@@ -34,10 +34,18 @@ fn common_prefix(names: &[String]) -> usize {
     }
 }
 
-/// One cell of a usage or cards map: its note (a share) and its win-rate difference.
+/// One cell of a usage or cards map: its note (a share), its win-rate difference, and
+/// whether that rests on fewer than 1% of the games on one side (such a cell does not set
+/// the color scale: it saturates instead).
 struct Cell {
     note: String,
     difference: Option<crate::stats::Diff>,
+    rare: bool,
+}
+
+/// Fewer than 1% of `n` games on one side of `with`.
+fn rare(with: u64, n: u64) -> bool {
+    with.min(n.saturating_sub(with)).saturating_mul(100) < n
 }
 
 /// What a map shows: its title, its columns, per faction (in seat order) a cell per column,
@@ -64,6 +72,7 @@ fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
                         false => format!("{:.1}%", 100.0 * u.share),
                     },
                     difference: u.difference,
+                    rare: rare(u.games, s.games),
                 })
                 .collect()
         })
@@ -118,6 +127,7 @@ fn cards_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> 
                 .map(|c| Cell {
                     note: format!("{:.1}%", 100.0 * c.games as f64 / s.games.max(1) as f64),
                     difference: c.difference,
+                    rare: rare(c.games, s.games),
                 })
                 .collect()
         })
@@ -178,7 +188,7 @@ fn grid_maps<DB: DrawingBackend>(
     let n = map.cells.len().max(1);
     let per_row = n.min(4);
     let panels = grid_area.split_evenly((n.div_ceil(per_row), per_row));
-    let dev = (map.cells.iter().flatten())
+    let dev = (map.cells.iter().flatten().filter(|c| !c.rare))
         .filter_map(|c| c.difference.filter(|d| d.beyond_noise()))
         .map(|d| d.est.abs())
         .fold(0.01, f64::max);
@@ -287,7 +297,7 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
     // The color: a cell's win-rate difference where it is beyond noise (grey elsewhere),
     // on a scale reaching the largest such difference either way (at least 1 pp).
     let beyond = |u: &Cell| u.difference.filter(|d| d.beyond_noise());
-    let dev = (map.cells.iter().flatten())
+    let dev = (map.cells.iter().flatten().filter(|c| !c.rare))
         .filter_map(beyond)
         .map(|d| d.est.abs())
         .fold(0.01, f64::max);
@@ -308,6 +318,9 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
         })
         .unwrap_or(&map.captions[2]);
     let cell_w = width / actions.len().max(1) as u32;
+    let one = actions.len() == 1;
+    // A single column's label is drawn under the middle of the map, not at its first slot.
+    let blank = vec![String::new()];
     // Column labels across when they fit their cells, else turned upright (about 14 units
     // a label), cut to the room below the map; never running into the next one.
     let across = (actions.iter()).all(|a| {
@@ -355,7 +368,7 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
         .disable_mesh()
         .x_labels(actions.len())
         .y_labels(factions.len())
-        .x_label_formatter(&label_at(&shown))
+        .x_label_formatter(&label_at(if one { &blank } else { &shown }))
         .y_label_formatter(&label_at(&factions))
         .x_desc(*desc)
         .label_style(("sans-serif", 13))
@@ -377,10 +390,17 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
     for (fi, row) in map.cells.iter().enumerate() {
         for (ai, u) in row.iter().enumerate() {
             let (x, y) = (ai as i32, nf - 1 - fi as i32);
+            // A single column spans both of the axis's slots (see `segments`).
+            let right = if one { 2 } else { x + 1 };
             let cell = [
                 (SegmentValue::Exact(x), SegmentValue::Exact(y)),
-                (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+                (SegmentValue::Exact(right), SegmentValue::Exact(y + 1)),
             ];
+            let mid = if one {
+                SegmentValue::Exact(1)
+            } else {
+                SegmentValue::CenterOf(x)
+            };
             let d = beyond(u);
             let t = d.map_or(0.0, |d| d.est / dev);
             let fill = match d {
@@ -413,12 +433,21 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
                     .pos(Pos::new(HPos::Center, VPos::Center));
                 chart
                     .draw_series(std::iter::once(
-                        EmptyElement::at((SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)))
+                        EmptyElement::at((mid.clone(), SegmentValue::CenterOf(y)))
                             + Text::new(text, (0, dy), style),
                     ))
                     .map_err(e)?;
             }
         }
+    }
+    if one {
+        let style = caption.clone().pos(Pos::new(HPos::Center, VPos::Top));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((SegmentValue::Exact(1), SegmentValue::Exact(0)))
+                    + Text::new(shown[0].clone(), (0, 10), style),
+            ))
+            .map_err(e)?;
     }
     bar(&scale, ph, dev)
 }
