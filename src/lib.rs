@@ -1,5 +1,12 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+// Nothing reaches the terminal raw: text goes through `output` (stdout) and `diagnostic`
+// (stderr), which write through locked handles; every `allow` says why.
+#![warn(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::allow_attributes_without_reason
+)]
 
 pub mod check;
 pub mod cli;

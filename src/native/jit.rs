@@ -4,7 +4,10 @@
 //! function's address into a Rust function pointer, and the release of the code's memory.
 //! Everything else about the native engine (what the code computes) lives in [`super::lower`]
 //! and [`super::helpers`] and is safe Rust.
-#![allow(unsafe_code)]
+#![allow(
+    unsafe_code,
+    reason = "the one module that turns finished machine code into function pointers"
+)]
 
 use std::sync::Arc;
 

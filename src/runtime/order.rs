@@ -38,7 +38,7 @@ pub(crate) fn sort_keyed(c: &mut Completers, k: usize, real: bool) {
 #[inline(always)]
 pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8]) {
     // `k != k` only for an unordered key (a real's NaN); for integers it folds away.
-    #[allow(clippy::eq_op)]
+    #[allow(clippy::eq_op, reason = "`k != k` is the NaN test, not a mistake")]
     sort_by(keys, order, |a, b| a < b, |k| k != k);
 }
 

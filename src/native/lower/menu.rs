@@ -259,7 +259,10 @@ impl Lower<'_, '_> {
     /// it as it is. An option of constant weight weighs its constant if its bit of `taken`
     /// is set, else 0. The chosen option's action then
     /// runs with its target bound, as [`Lower::take_action`] says.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the Cranelift values a weighted pick reads, each live in the caller"
+    )]
     fn weighted(
         &mut self,
         total: Value,

@@ -474,7 +474,10 @@ impl Lower<'_, '_> {
     /// turn that took an action, the only ones that can end it), each counts against the
     /// step budget (a fault located at the action count `loc` past it), then the faction's
     /// turn runs; its marks are settled after a turn that took an action.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the Cranelift values a turn's decisions read, each live in the caller"
+    )]
     fn decisions(
         &mut self,
         plan: &RoundPlan<'_>,

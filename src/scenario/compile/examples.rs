@@ -13,7 +13,10 @@ use crate::model::{Action, Example, ExpectedResult, Phase};
 use crate::scenario::raw::RawScenario;
 
 /// Compiles every example of `raw`; `variants` is false inside a variant (one level only).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the compile context an example needs, passed as the model's compile holds it"
+)]
 pub(super) fn compile(
     raw: &RawScenario,
     whole: &RawScenario,
