@@ -318,3 +318,51 @@ fn hands_pass_to_the_left_on_both_engines() {
         "{err}"
     );
 }
+
+/// Every numeric builtin may be a position (one list of them): `track[table_seat]` and
+/// `track[player]` are read and written as `track[seat]` is, on both engines.
+#[test]
+fn a_numeric_builtin_is_a_position() {
+    let text = r#"
+[scenario]
+name = "builtin_positions"
+rounds = 1
+
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+player = false
+
+[[set]]
+name = "places"
+elements = ["p1", "p2", "p3"]
+
+[[var]]
+name = "track"
+scope = "global"
+over = "places"
+
+[[var]]
+name = "mark"
+scope = "global"
+over = "places"
+
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["track[table_seat] += table_seat", "mark[player + 1] += 1"]
+
+[ranking]
+score = "track[1]"
+
+[[example]]
+name = "each faction writes at its table seat, and at its player flag plus one"
+phase = "p"
+expect = ["track[1] == 1", "track[2] == 2", "track[3] == 3", "mark[1] == 1", "mark[2] == 2"]
+"#;
+    let path = temp_scenario("builtin-positions", text);
+    examples_pass_on_both(&path);
+}

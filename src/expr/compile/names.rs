@@ -19,6 +19,22 @@ pub const BUILTINS: [&str; 11] = [
     "eliminated",
 ];
 
+/// The builtins that are whole numbers, so that a set-indexed variable may take one as its
+/// position (`track[round]`, `track[table_seat]`): every numeric builtin, `rounds` included.
+pub const NUMBER_BUILTINS: [&str; 11] = [
+    "round",
+    "rounds",
+    "age",
+    "age_round",
+    "nfactions",
+    "drawn",
+    "seat",
+    "table_seat",
+    "side",
+    "player",
+    "eliminated",
+];
+
 /// Reserved words of the statement and expression syntax.
 pub const KEYWORDS: [&str; 27] = [
     "and", "or", "not", "if", "else", "each", "others", "end", "draw", "order", "by", "true",
