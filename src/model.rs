@@ -504,6 +504,9 @@ pub struct Model {
     /// The round loop in machine code, when every piece of a round has machine code (none
     /// on the interpreter).
     pub round_fn: Option<crate::runtime::abi::Round>,
+    /// Why the native backend left the round loop to the engine (its statement lists still
+    /// run as machine code), when it did: what `validate` prints.
+    pub round_in_engine: Option<String>,
     /// Setup's evaluated initial values in machine code (none on the interpreter, or when
     /// setup evaluates every initial value in order).
     pub setup_fn: Option<crate::expr::NativeRun>,

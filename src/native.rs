@@ -299,8 +299,23 @@ fn run_of(list: &[Stmt]) -> Option<Option<(usize, Keep)>> {
 /// its effects itself). Returns how many functions were made (0 or 1).
 fn compile_round(m: &mut Model) -> Result<usize, String> {
     m.round_fn = None;
+    m.round_in_engine = None;
+    match round_plan_parts(m) {
+        Ok(()) => {}
+        Err(why) => {
+            m.round_in_engine = why;
+            return Ok(0);
+        }
+    }
+    finish_compile_round(m)
+}
+
+/// Whether every piece of a round has machine code: `Err(why)` names the first that has
+/// not (`Err(None)` for a model with no state, whose round has nothing to compile).
+fn round_plan_parts(m: &Model) -> Result<(), Option<String>> {
+    let no = |why: String| Err(Some(why));
     if m.slots == 0 {
-        return Ok(0);
+        return Err(None);
     }
     // Final turns count turns across rounds, and automatic actions follow a turn: the
     // engine plays such rounds (its statement lists still run as machine code).
@@ -309,10 +324,61 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
             c.timing,
             crate::model::Timing::FinalTurns | crate::model::Timing::FinalRound
         )
-    }) || m.actions.iter().any(|a| a.auto.is_some())
-    {
-        return Ok(0);
+    }) {
+        return no("final turns count turns across rounds".into());
     }
+    if let Some(a) = m.actions.iter().find(|a| a.auto.is_some()) {
+        return no(format!("the automatic action {} follows a turn", a.name));
+    }
+    for p in m.phases.iter().filter(|p| !p.at_end) {
+        if run_of(&p.effects).is_none() || run_of(&p.before).is_none() {
+            return no(format!(
+                "phase {}'s statements are not all machine code",
+                p.name
+            ));
+        }
+        if p.order.len() > crate::state::MAX_ORDER_KEYS {
+            return no(format!(
+                "phase {} orders its turns by more than {} keys",
+                p.name,
+                crate::state::MAX_ORDER_KEYS
+            ));
+        }
+    }
+    if let Some(e) = m.events.iter().find(|e| run_of(&e.effects).is_none()) {
+        return no(format!(
+            "event {}'s statements are not one machine-code run",
+            e.name
+        ));
+    }
+    if m.phases.iter().any(|p| p.actions.is_some()) {
+        if let Some(a) = m
+            .actions
+            .iter()
+            .find(|a| lower::inline_effects(a).is_none())
+        {
+            return no(format!("action {}'s effects do not run inline", a.name));
+        }
+        if m.menus.len() != m.nfactions() || m.menus.iter().any(Option::is_none) {
+            return no("a faction's menu has no machine-code scan".into());
+        }
+    }
+    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
+        if m.checks.iter().any(|c| c.timing == t) && m.check_fns.timing[t as usize].is_none() {
+            return no(
+                "an end condition checked at a turn or round boundary has no machine code".into(),
+            );
+        }
+    }
+    if m.check_fns.pending.is_none() && !m.immediate.is_empty() {
+        return no("an immediate end condition has no machine code".into());
+    }
+    Ok(())
+}
+
+/// Compiles the round loop of a model whose every piece has machine code
+/// ([`round_plan_parts`]). Returns how many functions were made (1).
+fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
     let mut codes = Vec::new();
     let mut keep = |r: Option<(usize, Keep)>| {
         r.map(|(a, c)| {
@@ -326,9 +392,6 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
         let (Some(run), Some(before)) = (run_of(&p.effects), run_of(&p.before)) else {
             return Ok(0);
         };
-        if p.order.len() > crate::state::MAX_ORDER_KEYS {
-            return Ok(0);
-        }
         let before = keep(before);
         phases.push(lower::PhasePlan {
             index,
@@ -347,18 +410,12 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
     let mut menus = Vec::new();
     let mut cap = 0;
     if m.phases.iter().any(|p| p.actions.is_some()) {
-        if !m.actions.iter().all(|a| lower::inline_effects(a).is_some()) {
-            return Ok(0);
-        }
         for menu in &m.menus {
             let Some(menu) = menu else { return Ok(0) };
             let (f, code) = menu.parts();
             menus.push(f);
             cap = cap.max(menu.capacity());
             codes.push(code);
-        }
-        if menus.len() != m.nfactions() {
-            return Ok(0);
         }
     }
     let mut checks = [None; 4];
@@ -381,8 +438,7 @@ fn compile_round(m: &mut Model) -> Result<usize, String> {
                 m.immediate.iter().map(|&i| &m.checks[i as usize]).collect(),
             ))
         }
-        None if m.immediate.is_empty() => None,
-        None => return Ok(0),
+        None => None,
     };
     let plan = lower::RoundPlan {
         phases,

@@ -54,6 +54,18 @@ pub fn run(a: Args) -> Result<()> {
                 r.functions,
                 r.elapsed.as_secs_f64() * 1e3
             );
+            match (&model.round_in_engine, model.round_fn.is_some()) {
+                (Some(why), _) => {
+                    let _ = writeln!(
+                        text,
+                        "  rounds are played by the engine: {why}; their statement runs are still machine code"
+                    );
+                }
+                (None, true) => {
+                    let _ = writeln!(text, "  rounds are played as machine code");
+                }
+                (None, false) => {}
+            }
             let left = crate::native::runs_left_to_the_engine(&model);
             if left > 0 {
                 let _ = writeln!(

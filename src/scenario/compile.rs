@@ -454,6 +454,7 @@ fn compile_with(
         menus: Vec::new(),
         check_fns: Default::default(),
         round_fn: None,
+        round_in_engine: None,
         setup_fn: None,
         name: raw.scenario.name.get_ref().clone(),
         title: raw

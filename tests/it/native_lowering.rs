@@ -395,3 +395,23 @@ score = "s"
     assert!((0..300).all(|g| game.play(5, g).is_ok()), "no game faults");
     same_games(&interp, &native, 5, 300, 2);
 }
+
+/// `validate` says whether rounds are played as machine code, and when not, why.
+#[test]
+fn validate_says_why_a_round_is_left_to_the_engine() {
+    let said = |path: &str| {
+        let out = crate::util::vpsim_output(&["validate", path]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let ti4 = said(crate::util::TI4);
+    assert!(
+        ti4.contains("\n  rounds are played as machine code\n"),
+        "{ti4}"
+    );
+    let catan = said("scenarios/catan.toml");
+    assert!(
+        catan.contains("rounds are played by the engine: action road's effects do not run inline"),
+        "{catan}"
+    );
+}
