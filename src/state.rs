@@ -432,18 +432,23 @@ impl State {
 mod tests {
     use super::*;
 
-    /// `copy_from` copies every field: a state with each field changed, copied into a fresh
-    /// one, equals its clone. The destructuring names every field, so a field added to
-    /// `State` fails to compile here until it is changed below (and copied).
-    #[test]
-    fn copy_from_equals_clone() {
-        let t = Tables {
+    /// One deck of 3 cards whose hands are passed on.
+    fn passing_deck() -> Tables {
+        Tables {
             deck_start: vec![0],
             deck_len: vec![3],
             pool: vec![0, 1, 2],
             passes: true,
             ..Tables::default()
-        };
+        }
+    }
+
+    /// `copy_from` copies every field: a state with each field changed, copied into a fresh
+    /// one, equals its clone. The destructuring names every field, so a field added to
+    /// `State` fails to compile here until it is changed below (and copied).
+    #[test]
+    fn copy_from_equals_clone() {
+        let t = passing_deck();
         let mut o = State::new(4, &t);
         let State {
             vals,
@@ -473,13 +478,7 @@ mod tests {
     /// and to every faction it passed through; back in the pool, to no one.
     #[test]
     fn who_knows_where_a_card_is_follows_its_hands() {
-        let t = Tables {
-            deck_start: vec![0],
-            deck_len: vec![3],
-            pool: vec![0, 1, 2],
-            passes: true,
-            ..Tables::default()
-        };
+        let t = passing_deck();
         let mut st = State::new(0, &t);
         st.take_at(&t, 0, 0, held_by(2));
         assert_eq!(st.known[0], 0);

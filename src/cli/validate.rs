@@ -11,7 +11,7 @@ use crate::model::{Model, Policy, Timing};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  vpsim validate scenarios/race_to_three.toml\n  \
-    vpsim validate scenarios/pax_romana.toml --agent Rome=mcts:200"
+    vpsim validate scenarios/race_to_three.toml --agent First=mcts:200"
 )]
 pub struct Args {
     /// The scenario file (TOML).

@@ -13,8 +13,8 @@
 //! flagged as rare and listed after the others. Everything is an association under the
 //! agents' play, never an effect, and a part whose interval is wide is called undecided.
 
+use super::FactionSummary;
 use super::Summary;
-use super::usage::{ActionRow, CardRow};
 use crate::stats::margin::{DEFAULT_MARGIN, Judgement, judge, pp};
 use crate::stats::{Diff, thousands};
 
@@ -61,29 +61,37 @@ pub fn contrasts(s: &Summary, w: &Words<'_>) -> Vec<Contrast> {
     let labels: Vec<String> = s.factions.iter().map(|f| (w.label)(&f.label)).collect();
     let mut out = Vec::new();
     let n = s.games;
-    // Items in the order of the first faction's rows (every faction has the same columns).
-    let actions = s.factions.first().map_or(0, |f| f.usage.len());
-    for i in 0..actions {
-        let rows: Vec<(&str, &ActionRow)> = (s.factions.iter().zip(&labels))
-            .map(|(f, l)| (l.as_str(), &f.usage[i]))
-            .collect();
-        let parts: Vec<Part<'_>> = (rows.iter())
-            .filter_map(|(l, r)| r.difference.map(|d| (*l, d, r.games, n)))
-            .collect();
-        let name = (w.code)(&rows[0].1.action);
-        out.extend(item(&name, "choosing it", &parts, rows.len()));
+    // Each faction's difference for one column of its usage or card rows (every faction has
+    // the same columns, in the order of the first faction's).
+    let parts = |cell: &dyn Fn(&FactionSummary) -> (Option<Diff>, u64)| -> Vec<Part<'_>> {
+        (s.factions.iter().zip(&labels))
+            .filter_map(|(f, l)| {
+                let (d, games) = cell(f);
+                d.map(|d| (l.as_str(), d, games, n))
+            })
+            .collect()
+    };
+    let all = s.factions.len();
+    for (i, a) in s
+        .factions
+        .first()
+        .map_or(&[][..], |f| &f.usage[..])
+        .iter()
+        .enumerate()
+    {
+        let found = parts(&|f| (f.usage[i].difference, f.usage[i].games));
+        out.extend(item(&(w.code)(&a.action), "choosing it", &found, all));
     }
-    let cards = s.factions.first().map_or(0, |f| f.cards.len());
-    for k in 0..cards {
-        let rows: Vec<(&str, &CardRow)> = (s.factions.iter().zip(&labels))
-            .map(|(f, l)| (l.as_str(), &f.cards[k]))
-            .collect();
-        let parts: Vec<Part<'_>> = (rows.iter())
-            .filter_map(|(l, r)| r.difference.map(|d| (*l, d, r.games, n)))
-            .collect();
-        let c = rows[0].1;
+    for (k, c) in s
+        .factions
+        .first()
+        .map_or(&[][..], |f| &f.cards[..])
+        .iter()
+        .enumerate()
+    {
+        let found = parts(&|f| (f.cards[k].difference, f.cards[k].games));
         let name = format!("card {} ({})", (w.code)(&c.card), (w.code)(&c.deck));
-        out.extend(item(&name, "ending with it", &parts, rows.len()));
+        out.extend(item(&name, "ending with it", &found, all));
     }
     out.extend(seats_and_factions(s, &labels));
     out.sort_by(|a, b| a.rare.cmp(&b.rare).then(b.near.total_cmp(&a.near)));

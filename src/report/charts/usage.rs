@@ -57,6 +57,22 @@ struct Map<'a> {
     captions: [&'a str; 3],
 }
 
+impl Map<'_> {
+    /// How far the color scale reaches either way: the largest difference beyond noise of
+    /// a cell that is not rare (at least 1 pp, so noise around 0 is not painted).
+    fn reach(&self) -> f64 {
+        (self.cells.iter().flatten().filter(|c| !c.rare))
+            .filter_map(beyond)
+            .map(|d| d.est.abs())
+            .fold(0.01, f64::max)
+    }
+}
+
+/// A cell's difference, when it is beyond noise (what colors the cell).
+fn beyond(c: &Cell) -> Option<crate::stats::Diff> {
+    c.difference.filter(|d| d.beyond_noise())
+}
+
 fn usage_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary) -> Draw {
     let columns: Vec<String> = (s.factions.first().map(|f| &f.usage))
         .into_iter()
@@ -188,10 +204,7 @@ fn grid_maps<DB: DrawingBackend>(
     let n = map.cells.len().max(1);
     let per_row = n.min(4);
     let panels = grid_area.split_evenly((n.div_ceil(per_row), per_row));
-    let dev = (map.cells.iter().flatten().filter(|c| !c.rare))
-        .filter_map(|c| c.difference.filter(|d| d.beyond_noise()))
-        .map(|d| d.est.abs())
-        .fold(0.01, f64::max);
+    let dev = map.reach();
     let note = TextStyle::from(("sans-serif", 12).into_font());
     let head = TextStyle::from(("sans-serif", 14).into_font());
     for ((panel, row), label) in panels.iter().zip(&map.cells).zip(labels(s)) {
@@ -220,7 +233,7 @@ fn grid_maps<DB: DrawingBackend>(
                 .map_err(e)?;
         }
         for (cell, &(r, c)) in row.iter().zip(&at) {
-            let d = cell.difference.filter(|d| d.beyond_noise());
+            let d = beyond(cell);
             let t = d.map_or(0.0, |d| d.est / dev);
             let fill = d.map_or(RGBColor(228, 228, 228), |_| diverging(t));
             let (x, y) = (x0 + (c as u32 * side) as i32, y0 + (r as u32 * side) as i32);
@@ -296,11 +309,7 @@ fn heat_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, s: &Summary, map:
     let (maps, scale) = plot.split_horizontally(pw.saturating_sub(120));
     // The color: a cell's win-rate difference where it is beyond noise (grey elsewhere),
     // on a scale reaching the largest such difference either way (at least 1 pp).
-    let beyond = |u: &Cell| u.difference.filter(|d| d.beyond_noise());
-    let dev = (map.cells.iter().flatten().filter(|c| !c.rare))
-        .filter_map(beyond)
-        .map(|d| d.est.abs())
-        .fold(0.01, f64::max);
+    let dev = map.reach();
     // Room for the longest faction name (about 8 pixels a character at size 13), at most a
     // third of the width.
     let longest_name = factions
