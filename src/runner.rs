@@ -126,12 +126,14 @@ fn chunk(
     let lo = spec.first + c * size;
     let hi = (lo + size).min(spec.first + spec.games);
     let mut t = empty_tally(m);
+    let mut rounds = recorder(m, &t);
     // Scratch space for the usage counts.
     let mut seen = Vec::new();
     for i in lo..hi {
         match game.play(spec.seed, i) {
             Ok(o) => {
-                t.add(&o, game.points(), game.leaders(), game.round_scores());
+                t.add_game(&o, game.points(), game.leaders());
+                rounds.add(&mut t, game.round_scores());
                 if let Some(u) = &mut t.usage {
                     u.add(
                         &o,
@@ -151,7 +153,14 @@ fn chunk(
             Err(f) => return Err(Stop::Fault(i, f)),
         }
     }
+    rounds.finish(&mut t);
     Ok(t)
+}
+
+/// How a chunk of `m`'s games counts their rounds into `t` (flat tables while the ranking's
+/// score keeps to its variable's bounds).
+pub fn recorder(m: &Model, t: &Tally) -> crate::stats::rounds::Recorder {
+    crate::stats::rounds::Recorder::new(t, m.score_bounds(), m.rounds)
 }
 
 fn first_stop(a: Stop, b: Stop) -> Stop {

@@ -15,6 +15,7 @@ mod histogram;
 pub mod margin;
 pub mod metrics;
 mod relations;
+pub mod rounds;
 pub mod seats;
 pub mod usage;
 
@@ -30,17 +31,6 @@ pub const ROUND_BINS: i128 = 1 << 10;
 /// Rounds the by-round score tally covers: the first 100. With [`ROUND_BINS`], its memory is
 /// at most 100 x 16 x 8 KiB whatever the scores.
 pub const BY_ROUND: usize = 100;
-
-/// `nfactions * max - sum` of one round's scores in `i128`, clamped to `i64`: the leader's
-/// margin when the `i64` sum or product overflows.
-#[cold]
-fn wide_margin(s: &[i64]) -> i64 {
-    let (max, sum) = s.iter().fold((i128::MIN, 0i128), |(m, t), &v| {
-        (m.max(v as i128), t + v as i128)
-    });
-    let margin = s.len() as i128 * max - sum;
-    margin.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-}
 
 /// Per-faction counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,56 +141,19 @@ impl Tally {
         }
     }
 
-    /// Counts one game and the points it credited to each source.
+    /// Counts one game, the points it credited to each source and its rounds (each
+    /// faction's ranking score after each round, `scores`).
     #[inline]
     pub fn add(&mut self, o: &Outcome, points: &[i128], leaders: &[u8], scores: &[i64]) {
+        self.add_game(o, points, leaders);
+        rounds::add_direct(self, scores);
+    }
+
+    /// Counts one game and the points it credited to each source, but not its scores by
+    /// round (which a [`rounds::Recorder`] counts).
+    #[inline]
+    pub fn add_game(&mut self, o: &Outcome, points: &[i128], leaders: &[u8]) {
         self.games += 1;
-        let nf = self.factions.len();
-        if let Some(rounds) = scores.len().checked_div(nf) {
-            let rounds = rounds.min(BY_ROUND);
-            if self.by_round.len() < rounds {
-                self.by_round.resize(rounds, vec![Histogram::default(); nf]);
-                self.margins.resize(rounds, Histogram::default());
-            }
-            let rows = self.by_round.iter_mut().zip(&mut self.margins);
-            for ((hs, margin), s) in rows.zip(scores.chunks_exact(nf)).take(rounds) {
-                // The margin in `i64` unless a sum or product near its limits overflows,
-                // then in `i128`: the same value either way.
-                let (mut max, mut sum, mut wide) = (i64::MIN, 0i64, false);
-                for (h, &v) in hs.iter_mut().zip(s) {
-                    h.add_within(v, ROUND_BINS);
-                    max = max.max(v);
-                    let (t, o) = sum.overflowing_add(v);
-                    (sum, wide) = (t, wide | o);
-                }
-                let m = (nf as i64)
-                    .checked_mul(max)
-                    .and_then(|x| x.checked_sub(sum))
-                    .filter(|_| !wide)
-                    .unwrap_or_else(|| wide_margin(s));
-                margin.add_within(m, ROUND_BINS);
-            }
-            let rows = rounds.saturating_sub(1);
-            if self.feedback.len() < rows {
-                self.feedback
-                    .resize(rows, vec![feedback::Cell::default(); nf]);
-                if self.split {
-                    self.feedback_own
-                        .resize(rows, vec![feedback::Own::default(); nf]);
-                }
-            }
-            let pairs = scores.windows(2 * nf).step_by(nf);
-            if self.split {
-                let rows = self.feedback.iter_mut().zip(self.feedback_own.iter_mut());
-                for ((cells, own), pair) in rows.zip(pairs) {
-                    feedback::add_round_split(cells, own, &pair[..nf], &pair[nf..]);
-                }
-            } else {
-                for (cells, pair) in self.feedback.iter_mut().zip(pairs) {
-                    feedback::add_round(cells, &pair[..nf], &pair[nf..]);
-                }
-            }
-        }
         if self.leader_games.len() < leaders.len() {
             self.leader_games.resize(leaders.len(), 0);
             self.leader_won.resize(leaders.len(), 0);

@@ -69,7 +69,7 @@ impl Gains {
         self.squares >= 0 && (self.squares - self.sum) % 2 == 0 && spread
     }
 
-    fn merge(&mut self, o: &Gains) {
+    pub(super) fn merge(&mut self, o: &Gains) {
         self.n += o.n;
         self.sum = self.sum.saturating_add(o.sum);
         self.squares = self.squares.saturating_add(o.squares);
