@@ -12,8 +12,9 @@ use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
 use crate::engine::Game;
 use crate::error::Result;
 use crate::model::Model;
+use crate::runner::recorder;
 use crate::runtime::{Outcome, Result as GameResult};
-use crate::stats::z_for;
+use crate::stats::{rounds::Recorder, z_for};
 
 mod seats;
 pub use seats::{SeatDiff, seat_diffs};
@@ -137,12 +138,6 @@ impl PairFaction {
     }
 }
 
-/// The recorders of a chunk's rounds in variant A and B.
-pub type Recorders = (
-    crate::stats::rounds::Recorder,
-    crate::stats::rounds::Recorder,
-);
-
 impl PairTally {
     /// An empty tally for `nf` factions (no per-variant tallies: see [`PairTally::for_models`]).
     pub fn new(nf: usize) -> PairTally {
@@ -176,19 +171,14 @@ impl PairTally {
 
     /// Counts one pair of games, and each game in its variant's tally (its rounds through
     /// that variant's recorder, `rounds`).
-    pub fn add(
-        &mut self,
-        a: &Outcome,
-        b: &Outcome,
-        (ga, gb): (&Game, &Game),
-        rounds: &mut Recorders,
-    ) {
+    pub fn add(&mut self, (a, b): (&Outcome, &Outcome), g: [&Game; 2], rounds: &mut [Recorder; 2]) {
+        let [ga, gb] = g;
         self.games += 1;
         if !self.a.factions.is_empty() {
             self.a.add_game(a, ga.points(), ga.leaders());
-            rounds.0.add(&mut self.a, ga.round_scores());
+            rounds[0].add(&mut self.a, ga.round_scores());
             self.b.add_game(b, gb.points(), gb.leaders());
-            rounds.1.add(&mut self.b, gb.round_scores());
+            rounds[1].add(&mut self.b, gb.round_scores());
             if let Some(s) = &mut self.a.seats {
                 s.add(a, ga.seating());
             }
@@ -274,17 +264,14 @@ pub fn run_pair(
             let lo = first + c * chunk;
             let hi = (lo + chunk).min(first + games);
             let mut t = PairTally::for_models(a, b);
-            let mut rounds = (
-                crate::runner::recorder(a, &t.a),
-                crate::runner::recorder(b, &t.b),
-            );
+            let mut rounds = [recorder(a, &t.a), recorder(b, &t.b)];
             for i in lo..hi {
                 let oa = ga.play(seed, i).map_err(|f| Some((i, f, true)))?;
                 let ob = gb.play(seed, i).map_err(|f| Some((i, f, false)))?;
-                t.add(&oa, &ob, (ga, gb), &mut rounds);
+                t.add((&oa, &ob), [ga, gb], &mut rounds);
             }
-            rounds.0.finish(&mut t.a);
-            rounds.1.finish(&mut t.b);
+            rounds[0].finish(&mut t.a);
+            rounds[1].finish(&mut t.b);
             progress(hi - lo);
             Ok(t)
         },
