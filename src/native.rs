@@ -35,6 +35,7 @@
 mod helpers;
 mod jit;
 mod lower;
+mod profile;
 mod stmts;
 mod unit;
 
@@ -229,7 +230,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         ids.push(id);
         made.push((menu, priority, cap, searched));
     }
-    let (code, fns) = jit::Code::finish_menus(unit.module, &ids)?;
+    let (code, fns) = unit.finish(&ids, jit::Code::finish_menus)?;
     let menus = of_faction
         .iter()
         .enumerate()
@@ -270,7 +271,7 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
         }
         ids.push(unit.define("end conditions")?);
     }
-    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    let (code, fns) = unit.finish(&ids, jit::Code::finish)?;
     let mut made = CheckFns::default();
     for ((_, at), f) in lists.iter().zip(fns) {
         let c = Some(Checks::new(f, code.clone()));
@@ -452,7 +453,7 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
     unit.env_vals();
     unit.lower(&m.tables, m.slots, 0).finish_round(&plan);
     let id = unit.define("a round")?;
-    let (code, fns) = jit::Code::finish_round(unit.module, &[id])?;
+    let (code, fns) = unit.finish(&[id], jit::Code::finish_round)?;
     codes.insert(0, code);
     m.round_fn = Some(Round::new(fns[0], cap, codes));
     Ok(1)
@@ -494,7 +495,7 @@ pub(crate) fn compile_with(
     if let Some(f) = failed {
         return Err(f);
     }
-    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    let (code, fns) = unit.finish(&ids, jit::Code::finish)?;
     let n = fns.len();
     let mut fns = fns.into_iter();
     visit(&mut |e: &mut Expr| {

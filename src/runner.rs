@@ -157,10 +157,14 @@ fn chunk(
     Ok(t)
 }
 
-/// How a chunk of `m`'s games counts their rounds into `t` (flat tables while the ranking's
-/// score keeps to its variable's bounds).
+/// How a chunk of `m`'s games counts their rounds into `t`: through flat tables while the
+/// ranking's score keeps to its variable's bounds and the chunk has games enough to pay for
+/// folding them (not a searching run's chunks of 4), else straight into `t`.
 pub fn recorder(m: &Model, t: &Tally) -> crate::stats::rounds::Recorder {
-    crate::stats::rounds::Recorder::new(t, m.score_bounds(), m.rounds)
+    match m.record_rounds && chunk_games(m) == CHUNK {
+        true => crate::stats::rounds::Recorder::new(t, m.score_bounds(), m.rounds),
+        false => crate::stats::rounds::Recorder::default(),
+    }
 }
 
 fn first_stop(a: Stop, b: Stop) -> Stop {

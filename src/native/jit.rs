@@ -130,6 +130,28 @@ impl Code {
     }
 }
 
+impl Code {
+    /// Where function `id` of this code begins (for a profiler's map of the code).
+    pub fn address(&self, id: FuncId) -> usize {
+        self.module
+            .as_ref()
+            .map_or(0, |m| m.get_finalized_function(id) as usize)
+    }
+
+    /// The machine code of function `id`, its first `size` bytes (the size its compile
+    /// reported), for a disassembler.
+    pub fn bytes(&self, id: FuncId, size: u32) -> &[u8] {
+        let Some(m) = &self.module else {
+            return &[];
+        };
+        let at = m.get_finalized_function(id);
+        // SAFETY: `at` is the entry of a finalized function of this module, whose code is
+        // `size` bytes of readable, immutable memory (Cranelift reported that size when it
+        // emitted it), kept alive by `self` for the returned slice's lifetime.
+        unsafe { std::slice::from_raw_parts(at, size as usize) }
+    }
+}
+
 impl Drop for Code {
     fn drop(&mut self) {
         if let Some(m) = self.module.take() {

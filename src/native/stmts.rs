@@ -160,7 +160,7 @@ pub(super) fn compile_stmts(m: &mut Model) -> Result<usize, String> {
             ids.push(unit.define("an effect list")?);
         }
     }
-    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    let (code, fns) = unit.finish(&ids, jit::Code::finish)?;
     let made = fns.len();
     let mut fns = fns.into_iter();
     for list in effect_lists(m) {
@@ -220,7 +220,7 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     unit.env_vals();
     unit.lower(&m.tables, m.slots, 0).finish_setup(&inits);
     let ids = [unit.define("setup")?];
-    let (code, fns) = jit::Code::finish(unit.module, &ids)?;
+    let (code, fns) = unit.finish(&ids, jit::Code::finish)?;
     m.setup_fn = fns.into_iter().next().map(|f| NativeRun {
         stmts: inits.into_iter().map(|(_, _, s)| s).collect(),
         f: Some(Run::new(f, code)),

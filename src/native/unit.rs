@@ -10,6 +10,9 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{DataId, FuncId, Module};
 
+use std::sync::Arc;
+
+use super::jit::Code;
 use super::lower::{self, Cold, IdTable, Lower, Trampolines};
 use crate::state::Tables;
 
@@ -31,6 +34,8 @@ pub(super) struct Unit {
     ids: Vec<Option<IdTable>>,
     /// The trampolines of the helpers its cold paths call ([`lower::trampoline`]).
     tramps: Trampolines,
+    /// The functions defined so far, when a profile names them ([`super::profile`]).
+    named: Vec<super::profile::Named>,
 }
 
 impl Unit {
@@ -50,6 +55,7 @@ impl Unit {
             data,
             ids,
             tramps: Trampolines::default(),
+            named: Vec::new(),
         })
     }
 
@@ -92,9 +98,19 @@ impl Unit {
             .module
             .declare_anonymous_function(&self.ctx.func.signature)
             .map_err(|e| format!("cannot compile {what}: {e}"))?;
+        let profiled = super::profile::enabled();
+        self.ctx.set_disasm(profiled);
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
+        if let Some(code) = self.ctx.compiled_code().filter(|_| profiled) {
+            self.named.push(super::profile::Named {
+                id,
+                what: what.to_string(),
+                size: code.code_info().total_size,
+                text: code.vcode.clone().unwrap_or_default(),
+            });
+        }
         self.module.clear_context(&mut self.ctx);
         for (tid, key) in std::mem::take(&mut self.tramps.pending) {
             self.ctx.func.signature = lower::trampoline_sig(&key.1);
@@ -106,6 +122,22 @@ impl Unit {
             self.module.clear_context(&mut self.ctx);
         }
         Ok(id)
+    }
+}
+
+impl Unit {
+    /// Finalizes the module with `finish` (one of [`Code`]'s) and returns its functions
+    /// `ids`, naming them for a profiler when asked to ([`super::profile`]).
+    pub fn finish<F>(
+        self,
+        ids: &[FuncId],
+        finish: impl FnOnce(JITModule, &[FuncId]) -> Result<(Arc<Code>, Vec<F>), String>,
+    ) -> Result<(Arc<Code>, Vec<F>), String> {
+        let (code, fns) = finish(self.module, ids)?;
+        if !self.named.is_empty() {
+            super::profile::write(&code, &self.named);
+        }
+        Ok((code, fns))
     }
 }
 

@@ -126,3 +126,67 @@ fn leaving_mid_turn_completed_cards_and_nested_hands_match() {
     same_examples(&interp, &native);
     same_games(&interp, &native, 3, 200, 5);
 }
+
+/// `VPSIM_PERF_MAP` and `VPSIM_CODE_DIR` name the machine code for a profiler: the run's
+/// `/tmp/perf-PID.map` lists the round and an agent's turn (start, size, name) and the folder
+/// holds each function's disassembly and bytes, sized as the map says; the results are
+/// those of a run without them.
+#[test]
+fn the_machine_code_is_named_for_a_profiler() {
+    let dir = crate::util::fresh_temp_path("code-dir");
+    let args = [
+        "run",
+        "scenarios/twilight_imperium_4.toml",
+        "--games",
+        "200",
+        "--json",
+        "--quiet",
+    ];
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vpsim"))
+        .args(args)
+        .env("VPSIM_PERF_MAP", "1")
+        .env("VPSIM_CODE_DIR", &dir)
+        .output()
+        .unwrap();
+    assert!(child.status.success());
+    let plain = vpsim().args(args).output().unwrap();
+    assert_eq!(
+        without_performance(&child.stdout),
+        without_performance(&plain.stdout)
+    );
+    // The map is named after the process, which the output does not say: find the one whose
+    // code files are in `dir` (every entry of it has its `.bin` there).
+    let maps = std::fs::read_dir("/tmp").unwrap().flatten();
+    let map = maps
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().starts_with("/tmp/perf-"))
+        .filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)))
+        .find(|(_, t)| {
+            t.lines().next().is_some_and(|l| {
+                let (at, name) = (l.split(' ').next().unwrap(), l.rsplit(':').next().unwrap());
+                dir.join(format!("{at}-{name}.bin")).exists()
+            })
+        });
+    let (path, text) = map.expect("a perf map for the run");
+    for what in [
+        "a_round",
+        "an_agent_s_turn",
+        "an_effect_list",
+        "end_conditions",
+    ] {
+        assert!(
+            text.contains(&format!("vpsim:{what}\n")),
+            "{what} in {text}"
+        );
+    }
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let name = f[2].trim_start_matches("vpsim:");
+        let size = u64::from_str_radix(f[1], 16).unwrap();
+        let bin = dir.join(format!("{}-{name}.bin", f[0]));
+        assert_eq!(std::fs::metadata(&bin).unwrap().len(), size, "{line}");
+        assert!(bin.with_extension("s").exists(), "{line}");
+    }
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(dir);
+}
