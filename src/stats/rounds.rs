@@ -133,7 +133,7 @@ struct Best {
 impl Recorder {
     /// A recorder for `t`'s games over at most `rounds` rounds, whose ranking scores stay
     /// within `bounds` (inclusive, when known): flat tables when the bounds fit the tables'
-    /// budget (at most [`MAX_SPAN`] scores); a game with a score outside them is counted
+    /// budget (at most 64 scores); a game with a score outside them is counted
     /// straight.
     pub fn new(t: &Tally, bounds: Option<(i64, i64)>, rounds: u32) -> Recorder {
         let nf = t.factions.len();
