@@ -161,9 +161,10 @@ fn chunk(
 /// ranking's score keeps to its variable's bounds and the chunk has games enough to pay for
 /// folding them (not a searching run's chunks of 4), else straight into `t`.
 pub fn recorder(m: &Model, t: &Tally) -> crate::stats::rounds::Recorder {
-    match m.record_rounds && chunk_games(m) == CHUNK {
-        true => crate::stats::rounds::Recorder::new(t, m.score_bounds(), m.rounds),
-        false => crate::stats::rounds::Recorder::default(),
+    if m.record_rounds && chunk_games(m) == CHUNK {
+        crate::stats::rounds::Recorder::new(t, m.score_bounds(), m.rounds)
+    } else {
+        crate::stats::rounds::Recorder::default()
     }
 }
 

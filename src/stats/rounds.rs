@@ -152,16 +152,17 @@ impl Recorder {
                 .ok()
                 .filter(|&s| s as i128 <= budget)?;
             let sole_cells = if t.split { rows * nf * span * span } else { 0 };
+            let mspan = (nf - 1) * (span - 1) + 1;
             Some(Flat {
                 lo,
                 span,
                 nf,
                 rows,
                 split: t.split,
-                mspan: (nf - 1) * (span - 1) + 1,
+                mspan,
                 pairs: vec![0; (rows - 1) * nf * 2 * span * span],
                 last: vec![0; rows * nf * span],
-                margins: vec![0; rows * ((nf - 1) * (span - 1) + 1)],
+                margins: vec![0; rows * mspan],
                 top: vec![0; if t.split { rows * span } else { 0 }],
                 sole: vec![0; sole_cells],
                 best: vec![Best::default(); rows],
@@ -285,11 +286,9 @@ impl Flat {
             }
         }
         for r in 0..rows {
-            for m in 0..self.mspan {
-                let c = self.margins[r * self.mspan + m];
-                if c > 0 {
-                    t.margins[r].add_count(m as i64, c as u64, ROUND_BINS);
-                }
+            let margins = &self.margins[r * self.mspan..][..self.mspan];
+            for (m, &c) in margins.iter().enumerate().filter(|(_, c)| **c > 0) {
+                t.margins[r].add_count(m as i64, c as u64, ROUND_BINS);
             }
             for f in 0..nf {
                 // A faction's scores in round r: games that ended there and games that went
