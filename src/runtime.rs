@@ -5,7 +5,7 @@
 //! machine code shares, and settling `win`/`lose` marks), run-time faults, a game's
 //! [`Outcome`], the machine-code ABI ([`abi`]: function-pointer types, return codes and the
 //! handles that keep compiled code alive), and the mechanisms both backends call so that a
-//! rule has one definition: drawing cards ([`hands`]), sorting factions ([`order`]) and the
+//! rule has one definition: drawing cards ([`hands`]), sorting factions ([`order`]), who holds a title ([`titles`]) and the
 //! agents' choice ([`choice`], and [`look`] and [`tree`] for the decisions a searching agent
 //! makes). It knows nothing of how a scenario is written or compiled:
 //! it imports only the base layer (`state`, `rng`, `ir`).
@@ -21,6 +21,7 @@ mod outcome;
 pub mod regions;
 pub mod seats;
 mod settle;
+pub mod titles;
 pub mod tree;
 
 pub(crate) use env::{Completers, Marks, Rules};

@@ -12,8 +12,6 @@ use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
 impl<T: Tracer> Game<'_, T> {
-    /// The faction with the strictly highest ranking score now, if any. Records every
-    /// faction's score for the by-round tally.
     /// Faction `f`'s ranking score. A score that is the faction's own variable (the common
     /// case) is read from the state, as the formula would read it.
     #[inline]
@@ -27,6 +25,8 @@ impl<T: Tracer> Game<'_, T> {
         self.num(score, Bind::faction(f as u8))
     }
 
+    /// The faction with the strictly highest ranking score now, if any. Records every
+    /// faction's score for the by-round tally.
     pub(super) fn leader(&mut self) -> Step<u8> {
         let m = self.m;
         if let Some((base, fstride)) = m.ranking.score.own_var() {

@@ -186,6 +186,38 @@ pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
     crate::runtime::order::sort_completers(env, k as usize, real != 0);
 }
 
+/// Who holds a title after a change ([`crate::runtime::titles::next_holder`]): the `n`
+/// factions' metrics are in `env.race.keys` (reals' bits when `real` is not 0), the title's
+/// minimum is `min` (a real's bits when `min_real` is not 0), `holder` the faction holding
+/// it (-1: none). Returns the faction that holds it next (-1: none).
+pub extern "C" fn title(
+    env: &mut Env<'_>,
+    n: i64,
+    real: u32,
+    min: i64,
+    min_real: u32,
+    holder: i64,
+    nobody: u32,
+) -> i64 {
+    let num = |bits: u64, real: bool| match real {
+        true => Num::Real(f64::from_bits(bits)),
+        false => Num::Int(bits as i64),
+    };
+    let mut key = [Num::Int(0); crate::state::MAX_FACTIONS];
+    let n = (n as usize).min(key.len());
+    for (k, &bits) in key.iter_mut().zip(&env.race.keys).take(n) {
+        *k = num(bits, real != 0);
+    }
+    let next = crate::runtime::titles::next_holder(
+        &key[..n],
+        num(min as u64, min_real != 0),
+        usize::try_from(holder).ok(),
+        env.st.out,
+        nobody != 0,
+    );
+    next.map_or(-1, |f| f as i64)
+}
+
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
 /// ([`crate::runtime::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
 pub extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {

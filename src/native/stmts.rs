@@ -12,7 +12,7 @@ use crate::runtime::abi::Run;
 /// Whether the statement-list lowering takes `s`: an assignment (to a variable or a fixed
 /// element; a points-by-source tag is credited as the engine does, and the variable's
 /// immediate end conditions noted as pending), a `win` or `lose` mark, `end`, `race`, an `award`
-/// without a tie-break chain, an `order` by up to four keys, `draw`, `take`, `discard`,
+/// without a tie-break chain, a `title`, an `order` by up to four keys, `draw`, `take`, `discard`,
 /// `complete`, a write at a computed position, `regions`, a condition or a block (a
 /// template's copies) over such statements, or an `each` or `for held` over them.
 fn lowerable(s: &Stmt) -> bool {
@@ -32,20 +32,12 @@ fn lowerable(s: &Stmt) -> bool {
         Stmt::Race(r) => [&r.done, &r.count, &r.lv]
             .iter()
             .all(|l| !matches!(l.elem, Elem::Bound)),
-        // The engine ranks a tie-break chain first, eligibility (`min K`) and scales read at
-        // the moment; the other awards (constant scales, no chain) are lowered.
+        // The engine ranks a tie-break chain first and scales read at the moment; the other
+        // awards (constant scales, no chain, with or without `min K`) are lowered.
         Stmt::Award {
-            lv,
-            chain,
-            min,
-            scale,
-            ..
-        } => {
-            chain.is_empty()
-                && min.is_none()
-                && const_scale(scale).is_some()
-                && !matches!(lv.elem, Elem::Bound)
-        }
+            lv, chain, scale, ..
+        } => chain.is_empty() && const_scale(scale).is_some() && !matches!(lv.elem, Elem::Bound),
+        Stmt::Title(t) => !matches!(t.lv.elem, Elem::Bound),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.
         Stmt::Outcome { .. }

@@ -90,6 +90,23 @@ fn statement(
         )
             .prop_map(|(a, t, s)| format!("award x by {a} scale 4, -1, -2 ties {t}{s}")),
         (f.clone(), f.clone()).prop_map(|(a, c)| format!("award y by {a} scale 2, 1 ties by {c}")),
+        // `min K`: only the factions at least K take places, ranked among themselves.
+        (
+            f.clone(),
+            f.clone(),
+            prop_oneof![Just("split"), Just("low")]
+        )
+            .prop_map(|(a, m, t)| format!("award x by {a} min {m} scale 4, -1, -2 ties {t}")),
+        // A title held by one faction at most, whose points any formula gives (a real
+        // floored; one without an integer value faults, on both at the same store).
+        (
+            f.clone(),
+            f.clone(),
+            f.clone(),
+            prop_oneof![Just(""), Just(" ties nobody")],
+            prop_oneof![Just(""), Just(" as pts")],
+        )
+            .prop_map(|(a, m, p, t, s)| format!("title y by {a} min {m} points {p}{t}{s}")),
         f.clone()
             .prop_map(|c| format!("race done cnt if {c} by seat award y 2, 1")),
         // A key of any type, which may fault; the completers are sorted by it.

@@ -1,8 +1,8 @@
-//! Lowering the statements that place factions against each other: rank awards, completion
-//! races and `order` (with the sort of factions by keys that turn order shares).
+//! Lowering the statements that place factions against each other: rank awards, titles,
+//! completion races and `order` (with the sort of factions by keys that turn order shares).
 
 use super::*;
-use crate::expr::{Race, TiePolicy};
+use crate::expr::{Race, TiePolicy, Title};
 
 impl Lower<'_, '_> {
     /// `award lv by metric scale ... ties policy` (no tie-break chain), as the engine's
@@ -14,11 +14,13 @@ impl Lower<'_, '_> {
     /// which only a NaN makes, earns 0), `high` pays the best tied place, `low` the worst
     /// (0 for an empty tie) and `zero` nothing (an empty tie its place). Then every faction's `lv` gains its amount
     /// (stored, clamped and credited as an assignment), and the variable's immediate end
-    /// conditions are noted as pending if any value changed.
+    /// conditions are noted as pending if any value changed. With `min K` (read after the
+    /// metrics, with the outer binding), only the factions whose metric is at least K take
+    /// places, ranked among themselves; the others gain 0.
     pub(super) fn award(
         &mut self,
         lv: &LValue,
-        metric: &Expr,
+        (metric, min): (&Expr, Option<&Expr>),
         scale: &[i64],
         ties: TiePolicy,
         source: Option<u8>,
@@ -38,6 +40,16 @@ impl Lower<'_, '_> {
             self.b.ins().jump(skip, &[]);
             self.b.switch_to_block(skip);
         }
+        // With `min K`, each faction's eligibility: whether its metric is at least K.
+        let eligible: Option<Vec<Value>> = min.map(|k| {
+            self.env_store(outer, Off::BOUND);
+            self.known[BOUND] = known;
+            let floor = self.value(k);
+            let ty = if real { Ty::Real } else { Ty::Int };
+            (keys.iter())
+                .map(|&v| self.at_least(V { v, ty }, floor))
+                .collect()
+        });
         let at = |l: &mut Self, p: Value| l.entry(scale, p);
         // The sum of the scale's entries before place `p`, as the engine sums them
         // (wrapping; a difference of two sums is the sum between them).
@@ -55,8 +67,10 @@ impl Lower<'_, '_> {
             v
         };
         let mut amounts = Vec::with_capacity(n as usize);
-        for &k in &keys {
+        for (i, &k) in keys.iter().enumerate() {
             let (mut above, mut tied) = (self.int(0), self.int(0));
+            // A faction below K is below every faction at least K (or NaN, equal to
+            // nothing): counting it above or tied changes no eligible faction's place.
             for &m in &keys {
                 let (gt, eq) = if real {
                     (
@@ -110,7 +124,11 @@ impl Lower<'_, '_> {
                     self.b.ins().select(many, zero, place)
                 }
             };
-            amounts.push(self.b.ins().select(alone, place, shared));
+            let amount = self.b.ins().select(alone, place, shared);
+            amounts.push(match &eligible {
+                Some(e) => self.b.ins().select(e[i], amount, zero),
+                None => amount,
+            });
         }
         self.loc = metric.loc;
         let changed = self.b.declare_var(types::I8);
@@ -127,6 +145,108 @@ impl Lower<'_, '_> {
         self.known[BOUND] = known;
         let any = self.b.use_var(changed);
         self.after_change(any, lv.var, next);
+    }
+
+    /// Whether `x >= floor`, as the engine compares two numbers: integers exactly, else as
+    /// reals (false on a NaN). An `i8` truth.
+    fn at_least(&mut self, x: V, floor: V) -> Value {
+        if x.ty == Ty::Int && floor.ty == Ty::Int {
+            return (self.b.ins()).icmp(IntCC::SignedGreaterThanOrEqual, x.v, floor.v);
+        }
+        let (p, q) = (self.as_real(x), self.as_real(floor));
+        self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, p, q)
+    }
+
+    /// `title lv by metric min K points P [ties nobody]`, as the engine's `title` runs it:
+    /// every faction's metric is read in seat order with it bound (into `env.race`'s keys),
+    /// then K and P with the outer binding; the holder is the first faction whose `lv` is
+    /// not 0; one helper applies the rule of who holds it next
+    /// ([`crate::runtime::titles::next_holder`]). When that changes, the holder's `lv` is set
+    /// to 0 and the new holder's to P (stored and credited as assignments), and the
+    /// variable's immediate end conditions are noted as pending if a value changed.
+    pub(super) fn title(&mut self, t: &Title, next: Block) {
+        let n = self.t.nfactions;
+        let outer = self.env_load(types::I8, Off::BOUND);
+        let known = self.known[BOUND];
+        let mut real = t.metric.ty() == Ty::Real;
+        for f in 0..n {
+            let skip = self.b.create_block();
+            self.bind_each(f, None, skip);
+            let x = self.value(&t.metric);
+            real = x.ty == Ty::Real;
+            let bits = match x.ty {
+                Ty::Int => x.v,
+                Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), x.v),
+            };
+            (self.b.ins()).store(
+                MemFlagsData::trusted(),
+                bits,
+                self.env,
+                Off::RACE_KEYS + 8 * f as i32,
+            );
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
+        self.env_store(outer, Off::BOUND);
+        self.known[BOUND] = known;
+        let min = self.value(&t.min);
+        let points = self.value(&t.points);
+        let at = |f: u8| LValue {
+            who: Who::Fixed(f),
+            ..t.lv
+        };
+        // The holder: the first faction whose variable is not 0 (-1: none).
+        let mut holder = self.int(-1);
+        for f in (0..n).rev() {
+            let (addr, off) = self.lv_addr(&at(f));
+            let v = self.b.ins().load(I64, MemFlagsData::trusted(), addr, off);
+            let fv = self.int(f as i64);
+            holder = self.b.ins().select(v, fv, holder);
+        }
+        let min_bits = match min.ty {
+            Ty::Int => min.v,
+            Ty::Real => self.b.ins().bitcast(I64, MemFlagsData::new(), min.v),
+        };
+        let (env, nv) = (self.env, self.int(n as i64));
+        let (realv, min_real) = (
+            self.i32c(real as u32),
+            self.i32c((min.ty == Ty::Real) as u32),
+        );
+        let nobody = self.i32c(t.tied_nobody as u32);
+        let faulty = self.faulty;
+        let to = self.call(
+            h::title as *const () as usize,
+            &[self.ptr, I64, I32, I64, I32, I64, I32],
+            Some(I64),
+            &[env, nv, realv, min_bits, min_real, holder, nobody],
+        );
+        self.faulty = faulty;
+        let moves = self.b.create_block();
+        let same = self.b.ins().icmp(IntCC::Equal, to, holder);
+        self.b.ins().brif(same, next, &[], moves, &[]);
+        self.b.switch_to_block(moves);
+        self.loc = t.metric.loc;
+        let changed = self.b.declare_var(types::I8);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(changed, no);
+        // The holder's variable to 0, then the new holder's to the points.
+        for (who, x) in [(holder, None), (to, Some(points))] {
+            let x = match x {
+                Some(p) => self.storable(&t.lv, p),
+                None => self.int(0),
+            };
+            for f in 0..n {
+                let (yes, skip) = (self.b.create_block(), self.b.create_block());
+                let me = self.b.ins().icmp_imm_s(IntCC::Equal, who, f as i64);
+                self.b.ins().brif(me, yes, &[], skip, &[]);
+                self.b.switch_to_block(yes);
+                self.store_noting(&at(f), AssignOp::Set, x, t.source, changed);
+                self.b.ins().jump(skip, &[]);
+                self.b.switch_to_block(skip);
+            }
+        }
+        let any = self.b.use_var(changed);
+        self.after_change(any, t.lv.var, next);
     }
 
     /// `race done count if cond by key award lv scale`, as the engine's `race` runs it: every

@@ -79,15 +79,16 @@ impl Lower<'_, '_> {
             Stmt::Award {
                 lv,
                 metric,
-                min: None,
+                min,
                 scale,
                 ties,
                 chain,
                 source,
             } if chain.is_empty() && crate::native::stmts::const_scale(scale).is_some() => {
                 let scale = crate::native::stmts::const_scale(scale).unwrap_or_default();
-                self.award(lv, metric, &scale, *ties, *source, next)
+                self.award(lv, (metric, min.as_ref()), &scale, *ties, *source, next)
             }
+            Stmt::Title(t) => self.title(t, next),
             Stmt::Order { lv, keys } if keys.len() <= crate::state::MAX_ORDER_KEYS => {
                 self.order(lv, keys, next)
             }
