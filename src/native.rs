@@ -318,16 +318,8 @@ fn round_plan_parts(m: &Model) -> Result<(), Option<String>> {
     if m.slots == 0 {
         return Err(None);
     }
-    // Final turns count turns across rounds, and automatic actions follow a turn: the
-    // engine plays such rounds (its statement lists still run as machine code).
-    if (m.checks.iter()).any(|c| {
-        matches!(
-            c.timing,
-            crate::model::Timing::FinalTurns | crate::model::Timing::FinalRound
-        )
-    }) {
-        return no("final turns count turns across rounds".into());
-    }
+    // Automatic actions follow a turn: the engine plays such rounds (its statement lists
+    // still run as machine code).
     if let Some(a) = m.actions.iter().find(|a| a.auto.is_some()) {
         return no(format!("the automatic action {} follows a turn", a.name));
     }
@@ -448,6 +440,9 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
         pending,
         menus,
         max_steps: m.max_steps,
+        finals: (m.checks.iter())
+            .filter(|c| matches!(c.timing, Timing::FinalTurns | Timing::FinalRound))
+            .collect(),
     };
     let mut unit = Unit::new(&m.tables)?;
     unit.env_vals();

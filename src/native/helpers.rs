@@ -218,6 +218,37 @@ pub extern "C" fn title(
     next.map_or(-1, |f| f as i64)
 }
 
+/// The end of a turn in a phase with actions while final turns may be under way
+/// (`Env::final_turns`): one counted when they are. Returns -1 when one was counted and more
+/// are to come, the reason the game ends with when that was the last, and when none is under
+/// way -2, or -3 if the final round is (whose conditions are then not tested again).
+pub extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
+    match env.final_turns {
+        Some((reason, left)) => {
+            env.final_turns = (left > 1).then_some((reason, left - 1));
+            if left <= 1 { reason as i64 } else { -1 }
+        }
+        None if env.final_round.is_some() => -3,
+        None => -2,
+    }
+}
+
+/// A final-turns condition (`turns` not 0) or a final-round one that held for a faction,
+/// with `reason`: every faction still in the game takes one more turn, or the round is the
+/// game's last.
+pub extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32) {
+    if turns != 0 {
+        env.final_turns = Some((reason as u16, n - env.st.out.count_ones()));
+    } else {
+        env.final_round = Some(reason as u16);
+    }
+}
+
+/// The reason a final round under way ends the game with at the round's end (-1: none).
+pub extern "C" fn final_round(env: &mut Env<'_>) -> i64 {
+    env.final_round.map_or(-1, |r| r as i64)
+}
+
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
 /// ([`crate::runtime::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
 pub extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {

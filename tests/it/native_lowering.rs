@@ -407,8 +407,8 @@ score = "s"
 }
 
 /// `validate` says whether rounds are played as machine code, and when not, why: every seed
-/// scenario's round is machine code (titles and awards with `min K` included); final turns
-/// still leave a round to the engine.
+/// scenario's round is machine code (titles and awards with `min K` included); an automatic
+/// action still leaves a round to the engine.
 #[test]
 fn validate_says_why_a_round_is_left_to_the_engine() {
     let said = |path: &str| {
@@ -424,9 +424,75 @@ fn validate_says_why_a_round_is_left_to_the_engine() {
             path.display()
         );
     }
-    let last = said("tests/data/round_three/final_turns.toml");
+    let nobles = said("tests/data/round_three/splendor_nobles.toml");
     assert!(
-        last.contains("rounds are played by the engine: final turns count turns across rounds"),
-        "{last}"
+        nobles.contains("rounds are played by the engine: the automatic action"),
+        "{nobles}"
     );
+}
+
+/// Final turns and a final round, in rounds of machine code: the conditions are tested at
+/// the end of each turn of a phase with actions (a final-round one only until it holds, a
+/// condition that draws from the turn's end), a final turn is counted for each faction
+/// still in (one may lose meanwhile), and a final round ends the game once finished. Both
+/// play the interpreter's games.
+#[test]
+fn final_turns_and_final_rounds_play_as_the_interpreter_does() {
+    let text = r#"
+[scenario]
+name = "finals"
+rounds = 60
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[faction]]
+name = "C"
+[[faction]]
+name = "D"
+[[var]]
+name = "vp"
+[[var]]
+name = "trains"
+init = 30
+[[phase]]
+name = "turn"
+each = "faction"
+actions = "1 + bernoulli(0.2)"
+effects = ["if vp > 40 and bernoulli(0.1): lose broke"]
+[[phase]]
+name = "tally"
+effects = ["each: vp += 1"]
+[[action]]
+name = "claim"
+effects = ["{ trains -= uniform(1, 4); vp += uniform(1, 5) }"]
+[[action]]
+name = "rest"
+weight = 0.5
+effects = ["vp += 1"]
+[[end]]
+name = "last_round"
+when = "trains <= 8 and bernoulli(0.5)"
+timing = "final_round"
+[[end]]
+name = "last_turns"
+when = "trains <= 2"
+timing = "final_turns"
+[ranking]
+score = "vp"
+"#;
+    let round = "[[end]]\nname = \"last_round\"\nwhen = \"trains <= 8 and bernoulli(0.5)\"\ntiming = \"final_round\"\n";
+    let turns =
+        "[[end]]\nname = \"last_turns\"\nwhen = \"trains <= 2\"\ntiming = \"final_turns\"\n";
+    assert!(text.contains(round) && text.contains(turns));
+    // Both, then final turns alone, then a final round alone.
+    for text in [
+        text.to_string(),
+        text.replace(round, ""),
+        text.replace(turns, ""),
+    ] {
+        let (interp, native) = both(&text, "finals.toml").unwrap();
+        assert!(native.round_fn.is_some(), "{:?}", native.round_in_engine);
+        same_games(&interp, &native, 4, 400, 2);
+    }
 }

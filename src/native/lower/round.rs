@@ -30,6 +30,8 @@ pub(crate) struct RoundPlan<'m> {
     pub menus: Vec<usize>,
     /// The model's `max_steps`.
     pub max_steps: u64,
+    /// The final-turns and final-round end conditions, in the model's order.
+    pub finals: Vec<&'m crate::model::Check>,
 }
 
 /// A phase of a [`RoundPlan`].
@@ -89,6 +91,13 @@ impl Lower<'_, '_> {
         self.unless_ended(ended, out);
         self.events(plan, EventAt::RoundEnd, ended, out);
         self.checks_at(plan, Timing::RoundEnd, None, ended, false);
+        // A final round ends the game once it is finished.
+        if plan.finals.iter().any(|c| c.timing == Timing::FinalRound) {
+            self.unless_ended(ended, out);
+            let env = self.env;
+            let r = self.call_pure(h::final_round as *const () as usize, &[self.ptr], &[env]);
+            self.b.def_var(ended, r);
+        }
         self.b.ins().jump(out, &[]);
         self.b.switch_to_block(out);
         let r = self.b.use_var(ended);
@@ -444,11 +453,65 @@ impl Lower<'_, '_> {
             self.pending(plan, ended);
         }
         self.resolve(ended);
+        if p.actions.is_some() && !plan.finals.is_empty() {
+            self.turn_over(plan, f, ended);
+        }
         self.b.ins().jump(cont, &[BlockArg::Value(i)]);
         self.b.switch_to_block(cont);
         let i = self.b.block_params(cont)[0];
         let i1 = self.b.ins().iadd_imm_s(i, 1);
         self.b.ins().jump(head, &[BlockArg::Value(i1)]);
+    }
+
+    /// The engine's `turn_over` at the end of faction `f`'s turn in a phase with actions,
+    /// while the game goes on: a final turn counted (the last ends the game), or else the
+    /// final-turns and final-round conditions tested in order with `f` bound (final-round
+    /// ones only while no final round is under way); the first that holds begins the final
+    /// turns or the final round ([`h::final_turn`], [`h::begin_final`]).
+    fn turn_over(&mut self, plan: &RoundPlan<'_>, f: Value, ended: Variable) {
+        let done = self.b.create_block();
+        self.unless_ended(ended, done);
+        let env = self.env;
+        let r = self.call_pure(h::final_turn as *const () as usize, &[self.ptr], &[env]);
+        let (check, counted) = (self.b.create_block(), self.b.create_block());
+        let none = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, -1);
+        self.b.ins().brif(none, check, &[], counted, &[]);
+        // A final turn counted: -1 (GOING) when more are to come, else the game's reason.
+        self.b.switch_to_block(counted);
+        self.b.def_var(ended, r);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(check);
+        for c in &plan.finals {
+            let next = self.b.create_block();
+            let turns = c.timing == Timing::FinalTurns;
+            if !turns {
+                let set = self.b.ins().icmp_imm_s(IntCC::Equal, r, -3);
+                let go = self.b.create_block();
+                self.b.ins().brif(set, next, &[], go, &[]);
+                self.b.switch_to_block(go);
+            }
+            self.bind_all(Some(f));
+            let holds = self.value(&c.when);
+            self.pass_if(holds, next);
+            let env = self.env;
+            let args = [
+                env,
+                self.i32c(c.reason as u32),
+                self.i32c(turns as u32),
+                self.i32c(self.t.nfactions as u32),
+            ];
+            self.call_quiet(
+                h::begin_final as *const () as usize,
+                &[self.ptr, I32, I32, I32],
+                &args,
+            );
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(next);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        // A condition may have stored its binding: nothing is known of it afterwards.
+        self.known = [None; 3];
     }
 
     /// Whether faction `f` has left the game (1 or 0).
