@@ -102,7 +102,8 @@ pub struct Tree {
     heads: Vec<u32>,
     /// The moves the current playout played past the tree (indices into `moves`).
     played: Vec<u32>,
-    /// Scratch for keeping a subtree, for a step's children and for a rollout's weights.
+    /// Scratch for keeping a subtree, for a step's children and for a rollout's weights or a
+    /// step's UCB values.
     spare: Vec<Node>,
     kids: Vec<u32>,
     weights: Vec<f64>,
@@ -302,12 +303,17 @@ impl Tree {
             self.walker = None;
             i
         } else {
-            let ucb = |i: usize| {
-                let n = &self.nodes[kids[i] as usize];
+            // Each option's UCB value, computed once (the pick reads each up to three times),
+            // in the rollout's scratch vector.
+            let mut ucbs = std::mem::take(&mut self.weights);
+            ucbs.clear();
+            ucbs.extend(kids.iter().map(|&k| {
+                let n = &self.nodes[k as usize];
                 let explore = (f64::from(n.avail.max(1)).ln() / f64::from(n.visits.max(1))).sqrt();
                 self.scaled(n) + self.c * explore
-            };
-            let i = super::choice::best(rng, opts.len(), ucb);
+            }));
+            let i = super::choice::best(rng, opts.len(), |i| ucbs[i]);
+            self.weights = ucbs;
             self.path.push(kids[i]);
             i
         };
