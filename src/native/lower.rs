@@ -182,6 +182,9 @@ pub(super) struct Lower<'a, 'f> {
     fourth: Option<Value>,
     /// In a statement-list function: the block that returns [`FAULTED`].
     fault_ret: Option<Block>,
+    /// Where an agent's turn lowered inline into a round goes with its code (a block with
+    /// one `i64` parameter) instead of returning it ([`Lower::leave`]).
+    exit: Option<Block>,
     /// The immediate end conditions a store or a draw notes as pending (none when not given).
     hooks: Option<&'a Hooks>,
     /// In an agent's turn of a model that counts decisions: the number of actions (a choice
@@ -255,6 +258,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             third,
             fourth,
             fault_ret: None,
+            exit: None,
             hooks: None,
             uses: None,
             attrs: None,
@@ -523,6 +527,19 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// Goes on when condition `c` holds, else jumps to `skip`.
+    /// Returns `code` from the function, or goes to [`Lower::exit`] with it when a turn is
+    /// lowered inline.
+    fn leave(&mut self, code: Value) {
+        match self.exit {
+            Some(b) => {
+                self.b.ins().jump(b, &[BlockArg::Value(code)]);
+            }
+            None => {
+                self.b.ins().return_(&[code]);
+            }
+        }
+    }
+
     fn pass_if(&mut self, c: V, skip: Block) {
         let c = self.truth(c);
         let go = self.b.create_block();
@@ -693,4 +710,4 @@ mod stmts;
 
 pub(super) use calls::{Cold, Trampolines, trampoline, trampoline_sig};
 pub(super) use menu::inline_effects;
-pub(crate) use round::{PhasePlan, RoundPlan};
+pub(crate) use round::{InlineTurn, PhasePlan, RoundPlan};

@@ -36,6 +36,8 @@ pub(super) struct Unit {
     tramps: Trampolines,
     /// The functions defined so far, when a profile names them ([`super::profile`]).
     named: Vec<super::profile::Named>,
+    /// The size in bytes of the machine code of the function defined last.
+    pub last_size: u32,
 }
 
 impl Unit {
@@ -56,6 +58,7 @@ impl Unit {
             ids,
             tramps: Trampolines::default(),
             named: Vec::new(),
+            last_size: 0,
         })
     }
 
@@ -103,6 +106,7 @@ impl Unit {
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("cannot compile {what}: {e:?}"))?;
+        self.last_size = (self.ctx.compiled_code()).map_or(0, |c| c.code_info().total_size);
         if let Some(code) = self.ctx.compiled_code().filter(|_| profiled) {
             self.named.push(super::profile::Named {
                 id,

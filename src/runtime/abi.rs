@@ -145,6 +145,7 @@ pub struct Menu {
     f: MenuFn,
     faction: u64,
     cap: usize,
+    size: u32,
     keep: Keep,
 }
 
@@ -171,14 +172,20 @@ pub enum Turn {
 
 impl Menu {
     /// A handle on the scan `f` for `faction`, which writes at most `cap` options, whose
-    /// code `keep` owns.
-    pub fn new(f: MenuFn, faction: u8, cap: usize, keep: Keep) -> Menu {
+    /// code (`size` bytes) `keep` owns.
+    pub fn new(f: MenuFn, faction: u8, cap: usize, size: u32, keep: Keep) -> Menu {
         Menu {
             f,
             faction: faction as u64,
             cap,
+            size,
             keep,
         }
+    }
+
+    /// The size in bytes of the function's machine code.
+    pub fn code_size(&self) -> u32 {
+        self.size
     }
 
     /// The most options one scan can write.

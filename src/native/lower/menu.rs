@@ -35,6 +35,20 @@ impl Lower<'_, '_> {
         priority: Option<&[u16]>,
         searched: bool,
     ) {
+        self.menu_body(n, items, priority, searched);
+        self.end();
+    }
+
+    /// The body of [`Lower::finish_menu`], with the option buffer and the faction in
+    /// [`Lower::third`] and [`Lower::fourth`]: each code goes where [`Lower::leave`] says (a
+    /// round lowers a turn inline this way).
+    pub(super) fn menu_body(
+        &mut self,
+        n: u8,
+        items: &[(u16, &Action)],
+        priority: Option<&[u16]>,
+        searched: bool,
+    ) {
         // Whether the options go to the buffer for the helper's choice. A long menu's do
         // too: an inline weighted choice keeps a variable per option live across every
         // option's blocks, which costs compile memory and time quadratic in the menu.
@@ -102,7 +116,7 @@ impl Lower<'_, '_> {
                 o += 1;
                 let skip = self.b.create_block();
                 let tv = match t {
-                    Some(t) => byte(&mut self, t),
+                    Some(t) => byte(self, t),
                     None => fv,
                 };
                 if let Some(t) = t {
@@ -195,14 +209,13 @@ impl Lower<'_, '_> {
         self.b.ins().brif(k, chosen, &[], pass, &[]);
         self.b.switch_to_block(pass);
         let code = self.int(PASS as i64);
-        self.b.ins().return_(&[code]);
+        self.leave(code);
         self.b.switch_to_block(chosen);
         let total = self.b.use_var(total);
         if !listed {
             let last = self.b.use_var(last);
             let taken = self.b.use_var(taken);
             self.weighted(total, &weights, taken, last, n, f, items);
-            self.end();
             return;
         }
         let (env, policy) = (self.env, self.int(priority.is_some() as i64));
@@ -219,7 +232,6 @@ impl Lower<'_, '_> {
             self.faulty = false;
         }
         self.choice(out, i, items);
-        self.end();
     }
 
     /// Writes option `k` of the buffer `out`: its score, action and target.
@@ -325,7 +337,7 @@ impl Lower<'_, '_> {
         }
         // Not reached: the last option taken is one of them.
         let code = self.int(PASS as i64);
-        self.b.ins().return_(&[code]);
+        self.leave(code);
         for (&(ai, a), &body) in items.iter().zip(&bodies) {
             self.b.switch_to_block(body);
             let t = self.b.block_params(body)[0];
@@ -351,7 +363,7 @@ impl Lower<'_, '_> {
             self.act(a, run);
         } else {
             let code = self.b.ins().bor_imm_s(t, (CHOSE | (ai as u64) << 8) as i64);
-            self.b.ins().return_(&[code]);
+            self.leave(code);
         }
     }
 
@@ -410,7 +422,7 @@ impl Lower<'_, '_> {
         let code = self.b.ins().ishl_imm_u(av, 8);
         let code = self.b.ins().bor(code, t64);
         let code = self.b.ins().bor_imm_s(code, CHOSE as i64);
-        self.b.ins().return_(&[code]);
+        self.leave(code);
         for (a, run, body) in bodies {
             self.b.switch_to_block(body);
             self.act(a, run);
@@ -428,7 +440,7 @@ impl Lower<'_, '_> {
         }
         self.stmts(run);
         let done = self.int(DONE as i64);
-        self.b.ins().return_(&[done]);
+        self.leave(done);
     }
 }
 

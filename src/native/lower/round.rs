@@ -32,6 +32,20 @@ pub(crate) struct RoundPlan<'m> {
     pub max_steps: u64,
     /// The final-turns and final-round end conditions, in the model's order.
     pub finals: Vec<&'m crate::model::Check>,
+    /// The turn every faction shares, lowered inline at each decision (else each decision
+    /// calls its faction's turn function).
+    pub turn: Option<InlineTurn<'m>>,
+}
+
+/// An agent's turn a round lowers inline: the menu's actions in order, the priorities of a
+/// priority agent, and whether the agent searches (see [`Lower::finish_menu`]).
+pub(crate) struct InlineTurn<'m> {
+    /// The menu: each action's index and the action.
+    pub items: Vec<(u16, &'m crate::model::Action)>,
+    /// A priority agent's priorities.
+    pub priority: Option<&'m [u16]>,
+    /// Whether the agent decides by a search.
+    pub searched: bool,
 }
 
 /// A phase of a [`RoundPlan`].
@@ -608,9 +622,41 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(done);
     }
 
+    /// Faction `f`'s turn lowered here ([`Lower::menu_body`]), its code the value of a block
+    /// every way out of the turn goes to; what the round knows of the bindings afterwards is
+    /// what it knows after a call of the turn's function.
+    fn inline_turn(&mut self, t: &InlineTurn<'_>, f: Value, opts: Value) -> Value {
+        let exit = self.b.create_block();
+        self.b.append_block_param(exit, I64);
+        self.flush_pending();
+        let saved = (
+            self.third,
+            self.fourth,
+            self.exit,
+            self.pending,
+            self.flushed,
+        );
+        (self.third, self.fourth, self.exit) = (Some(opts), Some(f), Some(exit));
+        self.menu_body(self.t.nfactions, &t.items, t.priority, t.searched);
+        (
+            self.third,
+            self.fourth,
+            self.exit,
+            self.pending,
+            self.flushed,
+        ) = saved;
+        self.b.switch_to_block(exit);
+        self.faulty = false;
+        self.known = [None; 3];
+        self.b.block_params(exit)[0]
+    }
+
     /// Calls faction `f`'s turn (the one function of every faction when they share it,
     /// else the one `f` picks) and returns its code.
     fn turn(&mut self, plan: &RoundPlan<'_>, f: Value, opts: Value) -> Value {
+        if let Some(t) = &plan.turn {
+            return self.inline_turn(t, f, opts);
+        }
         let first = plan.menus[0];
         if plan.menus.iter().all(|&a| a == first) {
             return self.call_code(first, &[opts, f]);

@@ -97,7 +97,7 @@ impl Lower<'_, '_> {
             // The game ends here: nothing after this runs.
             Stmt::End(r) => {
                 let code = self.int((HELD | *r as u64) as i64);
-                self.b.ins().return_(&[code]);
+                self.leave(code);
             }
             Stmt::Outcome { kind, reason } => {
                 let env = self.env;
