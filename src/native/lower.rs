@@ -527,19 +527,6 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// Goes on when condition `c` holds, else jumps to `skip`.
-    /// Returns `code` from the function, or goes to [`Lower::exit`] with it when a turn is
-    /// lowered inline.
-    fn leave(&mut self, code: Value) {
-        match self.exit {
-            Some(b) => {
-                self.b.ins().jump(b, &[BlockArg::Value(code)]);
-            }
-            None => {
-                self.b.ins().return_(&[code]);
-            }
-        }
-    }
-
     fn pass_if(&mut self, c: V, skip: Block) {
         let c = self.truth(c);
         let go = self.b.create_block();

@@ -3,14 +3,15 @@
 //!
 //! Owns how a helper is called: directly in the host's convention (with one imported
 //! signature per shape), or, on a path that runs rarely if ever, through a trampoline that
-//! preserves every register ([`trampoline`]); and the exit after code that called a helper,
-//! which returns [`FAULTED`](super::FAULTED) when one recorded a fault.
+//! preserves every register ([`trampoline`]); the exit after code that called a helper,
+//! which returns [`FAULTED`](super::FAULTED) when one recorded a fault; and how a function
+//! leaves with its code (a turn lowered inline jumps to its round's continuation).
 
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::{
-    AbiParam, Block, ExtFuncData, ExternalName, InstBuilder, MemFlagsData, Signature, Type,
-    UserExternalName, Value, types,
+    AbiParam, Block, BlockArg, ExtFuncData, ExternalName, InstBuilder, MemFlagsData, Signature,
+    Type, UserExternalName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::FunctionBuilder;
@@ -217,6 +218,19 @@ impl Lower<'_, '_> {
         let go = self.b.create_block();
         self.b.ins().brif(f, ret, &[], go, &[]);
         self.b.switch_to_block(go);
+    }
+
+    /// Returns `code` from the function, or goes to [`Lower::exit`] with it when a turn is
+    /// lowered inline.
+    pub(super) fn leave(&mut self, code: Value) {
+        match self.exit {
+            Some(b) => {
+                self.b.ins().jump(b, &[BlockArg::Value(code)]);
+            }
+            None => {
+                self.b.ins().return_(&[code]);
+            }
+        }
     }
 
     /// The block that returns [`FAULTED`](super::FAULTED) (filled by [`Lower::finish_stmts`]).
