@@ -18,7 +18,11 @@ impl<T: Tracer> Game<'_, T> {
             if self.ended.is_some() {
                 break;
             }
-            self.exec(s, b)?;
+            // A statement run goes straight to its machine code, as `exec` would send it.
+            match s {
+                Stmt::Native(n) => self.native(n, b)?,
+                s => self.exec(s, b)?,
+            }
         }
         self.moment_end()
     }
