@@ -460,37 +460,31 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
 }
 
 /// The largest turn (in bytes of its own function's machine code) a round lowers inline.
-/// Measured on the seed scenarios (instructions a game, inline against a call): turns of
-/// 2.8 to 9.4 KiB ran 0.6k to 8k instructions a game faster inline (Pax Romana, Catan, TI4,
-/// Terraforming Mars), turns of 13.8 to 26.5 KiB 1.8k to 7.4k slower (Sushi Go, Azul,
-/// Kingdomino: the round's registers spill around a long menu).
+/// Measured on the seed scenarios (instructions a game, inline against a call): their turns
+/// of 2.8 to 9.4 KiB ran 0.6k to 8k instructions a game faster inline, their turns of 13.8
+/// to 26.5 KiB 1.8k to 7.4k slower (the round's registers spill around a long menu).
 const INLINE_TURN_BYTES: u32 = 12 * 1024;
 
 /// The turn every faction of `m` shares (the same menu, priorities and search), for a round
 /// to lower inline at each decision; `None` when factions differ, no phase has actions, or
 /// the turn is longer than [`INLINE_TURN_BYTES`].
 fn shared_turn(m: &Model) -> Option<lower::InlineTurn<'_>> {
-    if !m.phases.iter().any(|p| p.actions.is_some())
-        || (m.menus.iter().flatten()).any(|t| t.code_size() > INLINE_TURN_BYTES)
-    {
+    if !m.phases.iter().any(|p| p.actions.is_some()) {
         return None;
     }
-    let of = |f: usize| {
-        let a = &m.agents[f];
-        let priority = (a.policy == Policy::Priority).then_some(&a.priority[..]);
-        (m.menu(f).collect::<Vec<u16>>(), priority, a.look.is_some())
-    };
-    let (menu, priority, searched) = of(0);
-    if (1..m.nfactions()).any(|f| of(f) != (menu.clone(), priority, searched)) {
+    // `compile_menus` gives the factions with the same menu, priorities and search one
+    // function: the turn is shared when every faction's handle names the first's.
+    let first = m.menus.first()?.as_ref()?;
+    let addr = first.parts().0;
+    let shared = (m.menus.iter()).all(|t| t.as_ref().is_some_and(|t| t.parts().0 == addr));
+    if !shared || first.code_size() > INLINE_TURN_BYTES {
         return None;
     }
-    let items = (menu.iter())
-        .map(|&ai| (ai, &m.actions[ai as usize]))
-        .collect();
+    let a = &m.agents[0];
     Some(lower::InlineTurn {
-        items,
-        priority,
-        searched,
+        items: m.menu(0).map(|ai| (ai, &m.actions[ai as usize])).collect(),
+        priority: (a.policy == Policy::Priority).then_some(&a.priority[..]),
+        searched: a.look.is_some(),
     })
 }
 

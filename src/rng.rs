@@ -38,7 +38,7 @@ pub const fn mix64(mut z: u64) -> u64 {
 /// `n`-th output is a fixed function of its key and `n`. That is what lets a part of a game
 /// begin its own stream for the cost of one multiply ([`Rng::seek`]), where a ChaCha
 /// stream costs a four-block refill (about 340 instructions) at every jump: about 300
-/// jumps a TI4 game would have cost more than its whole game loop.
+/// jumps a six-faction seed game would have cost more than its whole game loop.
 ///
 /// It is written here, not taken from `rand_xoshiro`, because machine code reads and
 /// writes its state inline ([`crate::native`]) and the crate's state is private; the

@@ -153,7 +153,7 @@ impl Unit {
 /// then uses it; marking those loads read-only
 /// instead would let the optimizer merge them across the stores that rebind a faction.
 /// A store's read of the old value, where nothing uses it, goes too. With the one-compare
-/// bounds of `Lower::fminmax`, TI4 ran 2% fewer instructions a game (46.5k to 45.5k).
+/// bounds of `Lower::fminmax`, the six-faction seed game ran 2% fewer instructions a game (46.5k to 45.5k).
 fn drop_unused(func: &mut Function) {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     let mut insts = Vec::new();

@@ -49,7 +49,7 @@ pub(crate) fn sort_by_keys<K: PartialOrd + Copy>(keys: &mut [K], order: &mut [u8
 ///
 /// Up to 8 keys are ranked with no data-dependent branch: the key to sort is random more
 /// often than not (turn order by `random()`, or by a place just drawn), and the insertion
-/// sort's compares mispredicted about half the time (10% of a TI4 game's time in `perf`).
+/// sort's compares mispredicted about half the time (10% of a six-faction seed game's time in `perf`).
 /// Each pair `j < i` is compared once and adds one to the rank of whichever goes later (`i`
 /// unless its key is below `j`'s, so ties keep entry order), the ranks kept as bytes of one
 /// word; each key then moves to its rank. For a strict weak order this is exactly the

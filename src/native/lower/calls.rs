@@ -56,7 +56,7 @@ pub(in crate::native) fn trampoline_sig(params: &[Type]) -> Signature {
 /// value the calling code keeps across the call must live in one of the few callee-saved
 /// registers or on the stack, and the code around a cold path (a fault, a refill of the
 /// random stream) paid for that on its hot path too: reloads of the environment pointer
-/// and saves of callee-saved registers were an eighth of a TI4 game's machine code. The
+/// and saves of callee-saved registers were an eighth of a six-faction seed game's machine code. The
 /// trampoline saves and restores the registers itself, once, on the cold path.
 pub(in crate::native) fn trampoline(
     mut b: FunctionBuilder<'_>,

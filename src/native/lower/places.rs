@@ -213,14 +213,11 @@ impl Lower<'_, '_> {
             self.i32c((min.ty == Ty::Real) as u32),
         );
         let nobody = self.i32c(t.tied_nobody as u32);
-        let faulty = self.faulty;
-        let to = self.call(
+        let to = self.call_pure(
             h::title as *const () as usize,
             &[self.ptr, I64, I32, I64, I32, I64, I32],
-            Some(I64),
             &[env, nv, realv, min_bits, min_real, holder, nobody],
         );
-        self.faulty = faulty;
         let moves = self.b.create_block();
         let same = self.b.ins().icmp(IntCC::Equal, to, holder);
         self.b.ins().brif(same, next, &[], moves, &[]);
