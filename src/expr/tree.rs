@@ -60,6 +60,26 @@ fn both(a: &Node, b: &Node) -> Ty {
 }
 
 impl Node {
+    /// How many random draws evaluating the node may make, counting each draw of the
+    /// formula once, and any draw an aggregation repeats as two (so 1 means one draw, made
+    /// once at most).
+    pub fn draw_sites(&self) -> u32 {
+        let sum = |ns: &[Node]| ns.iter().map(Node::draw_sites).fold(0, u32::saturating_add);
+        match self {
+            Node::Int(_) | Node::Real(_) | Node::Load(..) => 0,
+            Node::Leaf(op) => matches!(op, Op::Dice(..)) as u32,
+            Node::LoadAt(.., a) | Node::Un(_, a) => a.draw_sites(),
+            Node::Bin(_, a, b) => a.draw_sites().saturating_add(b.draw_sites()),
+            Node::If(c, t, f) => c
+                .draw_sites()
+                .saturating_add(t.draw_sites())
+                .saturating_add(f.draw_sites()),
+            Node::Call(_, args) => sum(args),
+            Node::Rand(_, args) => sum(args).saturating_add(1),
+            Node::AggF(.., body) | Node::AggS(.., body) => body.draw_sites().saturating_mul(2),
+        }
+    }
+
     /// The static type of the node's value.
     pub fn ty(&self) -> Ty {
         match self {

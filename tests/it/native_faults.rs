@@ -150,3 +150,49 @@ score = "x"
         }
     }
 }
+
+/// A fault part-way through a formula leaves the random stream where the interpreter leaves
+/// it: machine code returns at once only where no draw of the formula can follow, so a
+/// draw after the fault is still made (the stream positions are compared game by game).
+#[test]
+fn a_fault_mid_formula_leaves_the_stream_where_the_interpreter_does() {
+    let effects = [
+        // A bad probability (above 1 from round 5), then a draw.
+        r#""x += bernoulli(0.25 * round) + bernoulli(0.5)""#,
+        // A draw, then a bad probability.
+        r#""x += bernoulli(0.5) + bernoulli(0.25 * round)""#,
+        // An overflow (from round 4), then dice.
+        r#""x += y * 1073741824 * 1073741824 * round + roll(2, 6)""#,
+        // An overflow with no draw in the formula, then a draw in the next statement.
+        r#""x += y * 1073741824 * 1073741824 * round", "x += roll(1, 6)""#,
+        // An overflow in an aggregation that draws for every faction.
+        r#""x += sum_all(bernoulli(0.5) + y * 1073741824 * 1073741824 * round)""#,
+    ];
+    for e in effects {
+        let text = format!(
+            r#"
+[scenario]
+name = "mid_formula"
+rounds = 6
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "x"
+[[var]]
+name = "y"
+init = 2
+[[phase]]
+name = "p"
+each = "faction"
+effects = [{e}]
+[ranking]
+score = "x"
+"#
+        );
+        let (interp, native) = both(&text, "mid_formula.toml").unwrap();
+        same_games(&interp, &native, 5, 20, 3);
+        assert!(Game::new(&native).play(5, 0).is_err(), "{e} faults");
+    }
+}

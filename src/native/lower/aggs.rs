@@ -196,7 +196,7 @@ impl Lower<'_, '_> {
     /// the reference aggregate does.
     pub(super) fn checked_sum(&mut self, a: Value, v: Value) -> Value {
         let (r, over) = self.b.ins().sadd_overflow(a, v);
-        self.unless(over, r, I64, |l| {
+        self.unless_fault(over, r, I64, |l| {
             l.int_helper(BinOp::Add, a, v);
             a
         })

@@ -233,6 +233,21 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// After a helper that has surely recorded a fault, at a point that accounts for `own`
+    /// of the formula's draw sites: inside a statement's formula that has no other, jumps
+    /// to the block that returns [`FAULTED`](super::FAULTED) and says so (true); the
+    /// current block is then finished. Otherwise (a formula function, whose caller reads the
+    /// fault, or a draw that may follow, which the engine would still make) it builds
+    /// nothing and returns false.
+    pub(super) fn faulted(&mut self, own: u32) -> bool {
+        if self.fault_jumps.is_none_or(|d| d > own) {
+            return false;
+        }
+        let ret = self.fault_block();
+        self.b.ins().jump(ret, &[]);
+        true
+    }
+
     /// The block that returns [`FAULTED`](super::FAULTED) (filled by [`Lower::finish_stmts`]).
     pub(super) fn fault_block(&mut self) -> Block {
         if let Some(b) = self.fault_ret {

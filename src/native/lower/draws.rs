@@ -45,6 +45,7 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[BlockArg::Value(yes)]);
         self.b.set_cold_block(fault);
         self.b.switch_to_block(fault);
+        let faulty = self.faulty;
         let v = self.rarely(|l| {
             l.call(
                 h::bernoulli as *const () as usize,
@@ -53,8 +54,13 @@ impl Lower<'_, '_> {
                 &[env, p, loc],
             )
         });
-        let v = self.b.ins().ireduce(types::I8, v);
-        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        // Every `p` that reaches the helper is a fault it records (and no draw).
+        if !self.faulted(1) {
+            let v = self.b.ins().ireduce(types::I8, v);
+            self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        } else {
+            self.faulty = faulty;
+        }
         self.b.switch_to_block(draw);
         let scale = self.real(scale);
         let scaled = self.b.ins().fmul(p, scale);

@@ -349,11 +349,11 @@ impl Lower<'_, '_> {
             BinOp::Sub => self.b.ins().ssub_overflow(a, b),
             _ => self.b.ins().smul_overflow(a, b),
         };
-        self.unless(over, r, I64, |l| l.int_helper(op, a, b))
+        self.unless_fault(over, r, I64, |l| l.int_helper(op, a, b))
     }
 
     /// `fast`, unless `bad` holds: then the value `slow` builds on a cold, rare path
-    /// ([`Lower::rarely`]), where a helper records the fault.
+    /// ([`Lower::rarely`]), where a helper may record a fault.
     pub(super) fn unless(
         &mut self,
         bad: Value,
@@ -361,6 +361,38 @@ impl Lower<'_, '_> {
         ty: Type,
         slow: impl FnOnce(&mut Self) -> Value,
     ) -> Value {
+        let (done, out) = self.branch_cold(bad, fast, ty);
+        let v = self.rarely(slow);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        out
+    }
+
+    /// [`Lower::unless`] where `slow` surely records a fault: inside a statement's formula
+    /// the cold path then returns [`FAULTED`](super::FAULTED) at once, and what follows
+    /// needs no check of the fault flag for it ([`Lower::faulted`]).
+    pub(super) fn unless_fault(
+        &mut self,
+        bad: Value,
+        fast: Value,
+        ty: Type,
+        slow: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let faulty = self.faulty;
+        let (done, out) = self.branch_cold(bad, fast, ty);
+        let v = self.rarely(slow);
+        if self.faulted(0) {
+            self.faulty = faulty;
+        } else {
+            self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        }
+        self.b.switch_to_block(done);
+        out
+    }
+
+    /// Goes on with `fast` to a new block (returned, with its parameter of type `ty`)
+    /// unless `bad` holds, and switches to the cold block taken when it does.
+    fn branch_cold(&mut self, bad: Value, fast: Value, ty: Type) -> (Block, Value) {
         let cold = self.b.create_block();
         let done = self.b.create_block();
         let out = self.b.append_block_param(done, ty);
@@ -369,10 +401,7 @@ impl Lower<'_, '_> {
             .ins()
             .brif(bad, cold, &[], done, &[BlockArg::Value(fast)]);
         self.b.switch_to_block(cold);
-        let v = self.rarely(slow);
-        self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        self.b.switch_to_block(done);
-        out
+        (done, out)
     }
 
     /// `a op b` on reals through the reference operation (`/` by zero, `//`, `%`).
@@ -462,7 +491,7 @@ impl Lower<'_, '_> {
                     let z = self.real(0.0);
                     let zero = self.b.ins().fcmp(FloatCC::Equal, q, z);
                     let v = self.b.ins().fdiv(p, q);
-                    self.unless(zero, v, F64, |l| l.real_helper(op, p, q))
+                    self.unless_fault(zero, v, F64, |l| l.real_helper(op, p, q))
                 }
                 _ => self.real_helper(op, p, q),
             };

@@ -26,7 +26,7 @@ impl Lower<'_, '_> {
         let idx = self.b.ins().iadd_imm_s(idx, base as i64);
         let addr = self.slot_addr(idx);
         let v = self.b.ins().load(I64, MemFlagsData::trusted(), addr, 0);
-        self.unless(bad, v, I64, |l| {
+        self.unless_fault(bad, v, I64, |l| {
             let (env, n, loc) = (l.env, l.i32c(n as u32), l.i32c(l.loc));
             l.call(
                 h::subscript as *const () as usize,
