@@ -180,7 +180,13 @@ impl Lower<'_, '_> {
                 } else {
                     match weights[this] {
                         Weight::Var(w) => self.b.def_var(w, score),
-                        Weight::Const(_) => {
+                        // Each option is visited once: none is `Always` yet.
+                        Weight::Const(c) | Weight::Always(c)
+                            if a.when.is_none() && t.is_none() && a.cost.is_empty() =>
+                        {
+                            weights[this] = Weight::Always(c);
+                        }
+                        Weight::Const(_) | Weight::Always(_) => {
                             let t = self.b.use_var(taken);
                             let t = self.b.ins().bor_imm_s(t, 1 << this);
                             self.b.def_var(taken, t);
@@ -320,6 +326,7 @@ impl Lower<'_, '_> {
                 Weight::Var(w) => self.b.use_var(w),
                 // The constant if the option was taken, else 0, chosen without a branch (an
                 // option's inclusion is as random as the game).
+                Weight::Always(c) => self.real(c),
                 Weight::Const(c) => {
                     let bit = self.b.ins().band_imm_s(taken, 1 << o);
                     let (cb, zero) = (self.int(c.to_bits() as i64), self.int(0));
@@ -464,4 +471,8 @@ enum Weight {
     Var(Variable),
     /// This constant, for an option whose bit of the scan's `taken` mask is set.
     Const(f64),
+    /// This constant, for an option the scan always takes (no condition, no target, no
+    /// cost): it has no bit, so the mask's last `bor` is not recomputed at each option of
+    /// the pick (Cranelift rematerializes an `or` with a constant in every block using it).
+    Always(f64),
 }
