@@ -125,14 +125,31 @@ pub struct Agent {
 /// A searching agent's settings (`policy = "lookahead"` or `"mcts"`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lookahead {
-    /// Playouts per option (flat lookahead), or iterations per decision (a tree search).
-    pub rollouts: u32,
-    /// A tree search (`mcts`) with this UCT exploration constant (`None`: flat lookahead).
-    pub tree: Option<f64>,
+    /// How it searches.
+    pub search: Search,
     /// Rounds a playout plays, the decision's own included (`None`: to the game's end).
     pub horizon: Option<u32>,
     /// What a playout's result is worth to the deciding faction.
     pub objective: Objective,
+}
+
+/// How a searching agent searches a decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Search {
+    /// Flat Monte Carlo (`policy = "lookahead"`): each option's mean over this many
+    /// playouts.
+    Flat {
+        /// Playouts per option.
+        rollouts: u32,
+    },
+    /// Information-set MCTS (`policy = "mcts"`): this many walks of the tree a decision,
+    /// each ending in one playout, choosing by UCT with exploration constant `c`.
+    Tree {
+        /// Iterations (walks, each with its playout) per decision.
+        iterations: u32,
+        /// The UCT exploration constant.
+        c: f64,
+    },
 }
 
 /// What a lookahead agent maximises, per playout.
@@ -184,15 +201,16 @@ impl Agent {
         match self.look {
             None => base.to_string(),
             Some(l) => {
-                let kind = if l.tree.is_some() {
-                    "mcts"
-                } else {
-                    "lookahead"
+                let mut s = match l.search {
+                    Search::Flat { rollouts } => format!("lookahead({rollouts}"),
+                    Search::Tree { iterations, c } => {
+                        let mut s = format!("mcts({iterations}");
+                        if c != std::f64::consts::SQRT_2 {
+                            s.push_str(&format!(", c {c}"));
+                        }
+                        s
+                    }
                 };
-                let mut s = format!("{kind}({}", l.rollouts);
-                if let Some(c) = l.tree.filter(|&c| c != std::f64::consts::SQRT_2) {
-                    s.push_str(&format!(", c {c}"));
-                }
                 if let Some(h) = l.horizon {
                     s.push_str(&format!(", horizon {h}"));
                 }

@@ -278,20 +278,32 @@ impl State {
     }
 
     /// Makes this state a copy of `o`, a state of the same model (a playout's start),
-    /// allocating nothing.
+    /// allocating nothing: the same as `o.clone()`. `o` is taken apart field by field with
+    /// no `..`, so a field added to [`State`] does not compile until it is copied here.
     pub fn copy_from(&mut self, o: &State) {
-        self.vals.copy_from_slice(&o.vals);
-        self.round = o.round;
-        self.age = o.age;
-        self.age_round = o.age_round;
-        self.out = o.out;
-        self.card = o.card;
-        self.deck_left.copy_from_slice(&o.deck_left);
-        self.pool.copy_from_slice(&o.pool);
-        self.owner.copy_from_slice(&o.owner);
-        self.owned.copy_from_slice(&o.owned);
-        self.hands.copy_from_slice(&o.hands);
-        self.known.copy_from_slice(&o.known);
+        let State {
+            vals,
+            round,
+            age,
+            age_round,
+            out,
+            card,
+            deck_left,
+            pool,
+            owner,
+            owned,
+            hands,
+            known,
+        } = o;
+        self.vals.copy_from_slice(vals);
+        (self.round, self.age, self.age_round) = (*round, *age, *age_round);
+        (self.out, self.card) = (*out, *card);
+        self.deck_left.copy_from_slice(deck_left);
+        self.pool.copy_from_slice(pool);
+        self.owner.copy_from_slice(owner);
+        self.owned.copy_from_slice(owned);
+        self.hands.copy_from_slice(hands);
+        self.known.copy_from_slice(known);
     }
 
     /// Puts every deck back to its full template order and clears the clock. Variables are

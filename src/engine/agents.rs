@@ -9,7 +9,7 @@
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::{AssignOp, Num};
-use crate::model::Policy;
+use crate::model::{Policy, Search};
 use crate::runtime::abi::Opt;
 use crate::runtime::look::decide;
 use rand_distr::{Distribution, StandardNormal};
@@ -264,15 +264,17 @@ impl<T: Tracer> Game<'_, T> {
                     String::new()
                 };
                 let v = seen.scores[i];
-                match look.tree {
-                    None => format!("{}{tgt} {v:.3}", a.name),
-                    Some(_) => format!("{}{tgt} {} visits {v:.3}", a.name, visits(i)),
+                match look.search {
+                    Search::Flat { .. } => format!("{}{tgt} {v:.3}", a.name),
+                    Search::Tree { .. } => {
+                        format!("{}{tgt} {} visits {v:.3}", a.name, visits(i))
+                    }
                 }
             })
             .collect();
-        let how = match look.tree {
-            None => format!("lookahead ({} playouts an option", look.rollouts),
-            Some(_) => format!("mcts ({} iterations", look.rollouts),
+        let how = match look.search {
+            Search::Flat { rollouts } => format!("lookahead ({rollouts} playouts an option"),
+            Search::Tree { iterations, .. } => format!("mcts ({iterations} iterations"),
         };
         let kept = match seen.kept_true {
             0 => String::new(),

@@ -86,7 +86,7 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
         for &bit in &m.immediate_on_draw {
-            self.env.pending.set(bit);
+            self.env.progress.pending.set(bit);
         }
         Ok(())
     }
@@ -134,7 +134,7 @@ impl<T: Tracer> Game<'_, T> {
     /// piles, the current card) to be checked at the end of the statement list.
     fn cards_moved(&mut self) {
         for &bit in &self.m.immediate_on_draw {
-            self.env.pending.set(bit);
+            self.env.progress.pending.set(bit);
         }
     }
 

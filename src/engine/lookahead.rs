@@ -23,7 +23,7 @@ use rand::RngExt;
 
 use super::{Bind, Game, Halt, NoTrace, Outcome, Step};
 use crate::expr::AssignOp;
-use crate::model::{Lookahead, Model, Objective, Visible};
+use crate::model::{Lookahead, Model, Objective, Search, Visible};
 use crate::rng::Rng;
 use crate::runtime::abi::Opt;
 use crate::runtime::choice::best;
@@ -78,30 +78,31 @@ impl<'m> Searcher<'m> {
         }
     }
 
-    /// Flat Monte Carlo: each option's mean over `look.rollouts` playouts.
+    /// Flat Monte Carlo: each option's mean over `rollouts` playouts.
     fn flat(
         &mut self,
         d: &Decision<'_, '_>,
         look: Lookahead,
+        rollouts: u32,
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
         let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         for &o in opts {
             let mut sum = 0.0;
-            for j in 0..look.rollouts {
+            for j in 0..rollouts {
                 self.start(d, j as u64, look.horizon, seen)?;
                 let out = self.game.resume_with(env, o)?;
                 seen.count(env.st.round, out.rounds);
                 sum += worth(&out, f, n, look.objective);
             }
-            seen.scores.push(sum / look.rollouts as f64);
+            seen.scores.push(sum / rollouts as f64);
         }
         self.tie.select(key, TIE_STREAM);
         Ok(best(&mut self.tie, opts.len(), |i| seen.scores[i]))
     }
 
-    /// Information-set MCTS: `look.rollouts` iterations, each one walk of the tree from the
+    /// Information-set MCTS: `iterations` of them, each one walk of the tree from the
     /// root on a fresh determinization; the most visited option (then the best mean). The
     /// root's option is chosen first (on the decision's own stream: every option is
     /// available there whatever is hidden), and the `k`-th playout through an option is
@@ -113,7 +114,7 @@ impl<'m> Searcher<'m> {
         &mut self,
         d: &Decision<'_, '_>,
         look: Lookahead,
-        c: f64,
+        (iterations, c): (u32, f64),
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
         let Decision { f, opts, .. } = *d;
@@ -128,7 +129,7 @@ impl<'m> Searcher<'m> {
         if self.game.env.look.tree.is_empty() {
             self.game.env.look.tree.reset(c, range);
         }
-        let found = self.iterate(d, look, seen);
+        let found = self.iterate(d, look, iterations, seen);
         let tree = &mut self.game.env.look.tree;
         if !matches!(found, Ok(i) if tree.keep(&opts[i])) {
             tree.forget();
@@ -142,12 +143,13 @@ impl<'m> Searcher<'m> {
         &mut self,
         d: &Decision<'_, '_>,
         look: Lookahead,
+        iterations: u32,
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
         let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         self.tie.select(key, TIE_STREAM);
-        for _ in 0..look.rollouts {
+        for _ in 0..iterations {
             let tree = &mut self.game.env.look.tree;
             tree.enter(f);
             let i = tree.step(&mut self.tie, opts);
@@ -318,9 +320,9 @@ impl Scout for Searcher<'_> {
             .expect("only a searching faction is searched");
         let key = crate::rng::playout_seed(env.look.seed, env.look.game, d);
         let d = Decision { env, key, f, opts };
-        match look.tree {
-            None => self.flat(&d, look, seen),
-            Some(c) => self.tree(&d, look, c, seen),
+        match look.search {
+            Search::Flat { rollouts } => self.flat(&d, look, rollouts, seen),
+            Search::Tree { iterations, c } => self.tree(&d, look, (iterations, c), seen),
         }
     }
 
@@ -335,12 +337,7 @@ impl Game<'_, NoTrace> {
     fn load(&mut self, env: &Env<'_>) {
         self.env.cx.take_fault();
         self.env.st.copy_from(&env.st);
-        self.env.marks = env.marks;
-        self.env.pending = env.pending;
-        self.env.forced = env.forced;
-        self.env.final_turns = env.final_turns;
-        self.env.final_round = env.final_round;
-        self.env.steps = env.steps;
+        self.env.progress = env.progress;
         self.env.points.copy_from_slice(&env.points);
         self.env.look.stop = u32::MAX;
         self.ended = None;

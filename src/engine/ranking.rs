@@ -80,7 +80,7 @@ impl<T: Tracer> Game<'_, T> {
                 *t = self.whole(x, tier.loc)?;
             }
         }
-        let winmask = match self.env.forced {
+        let winmask = match self.env.progress.forced {
             Some(Result::Win(f)) => 1u32 << f,
             Some(Result::Shared(mask)) => mask,
             _ => 0,
@@ -133,7 +133,7 @@ impl<T: Tracer> Game<'_, T> {
                 i as u8 + 1
             };
         }
-        let result = match (self.env.forced, m.reasons[reason as usize].result) {
+        let result = match (self.env.progress.forced, m.reasons[reason as usize].result) {
             (Some(r), _) => {
                 decided_by = if matches!(r, Result::Win(_) | Result::Shared(_)) {
                     Decider::Rule

@@ -35,12 +35,7 @@ impl<T: Tracer> Game<'_, T> {
         self.env.rng.select(seed, game);
         self.env.st.reset(&self.m.tables);
         self.ended = None;
-        self.env.marks = Default::default();
-        self.env.pending = Default::default();
-        self.env.forced = None;
-        self.env.final_turns = None;
-        self.env.final_round = None;
-        self.env.steps = 0;
+        self.env.progress = Default::default();
         self.env.points.fill(0);
         self.env.uses.fill(0);
         // The seating plan, built once: game `g` takes entry `g mod len` (none: the identity).
@@ -342,7 +337,7 @@ impl<T: Tracer> Game<'_, T> {
         self.checks(Timing::RoundEnd, Bind::global())?;
         // A final round (`timing = "final_round"`) ends the game once it is finished.
         if self.ended.is_none() {
-            self.ended = self.env.final_round;
+            self.ended = self.env.progress.final_round;
         }
         Ok(())
     }
@@ -466,17 +461,17 @@ impl<T: Tracer> Game<'_, T> {
         if self.ended.is_some() || self.timings & LAST == 0 {
             return Ok(());
         }
-        if let Some((reason, left)) = self.env.final_turns {
-            self.env.final_turns = (left > 1).then_some((reason, left - 1));
+        if let Some((reason, left)) = self.env.progress.final_turns {
+            self.env.progress.final_turns = (left > 1).then_some((reason, left - 1));
             if left <= 1 {
                 self.ended = Some(reason);
             }
             return Ok(());
         }
         for c in &m.checks {
-            let round = c.timing == Timing::FinalRound && self.env.final_round.is_none();
+            let round = c.timing == Timing::FinalRound && self.env.progress.final_round.is_none();
             if round && self.test(&c.when, b)? {
-                self.env.final_round = Some(c.reason);
+                self.env.progress.final_round = Some(c.reason);
                 if T::ON {
                     self.tracer.line(format_args!(
                         "  final round: {} holds for {}; the round is finished, then the game ends",
@@ -487,7 +482,7 @@ impl<T: Tracer> Game<'_, T> {
             }
             if c.timing == Timing::FinalTurns && self.test(&c.when, b)? {
                 let n = m.nfactions() as u32 - self.env.st.out.count_ones();
-                self.env.final_turns = Some((c.reason, n));
+                self.env.progress.final_turns = Some((c.reason, n));
                 if T::ON {
                     self.tracer.line(format_args!(
                         "  final turns: {} holds for {}; each faction still in takes one more \
@@ -520,8 +515,8 @@ impl<T: Tracer> Game<'_, T> {
             if (self.env.st.out >> f) & 1 != 0 {
                 break;
             }
-            self.env.steps += 1;
-            if self.env.steps > self.m.max_steps {
+            self.env.progress.steps += 1;
+            if self.env.progress.steps > self.m.max_steps {
                 return Err(self.halt(Fault {
                     loc,
                     kind: FaultKind::StepBudget(self.m.max_steps),

@@ -125,7 +125,7 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn after_change(&mut self, var: u16) -> Step {
         if !self.env.quiet {
             for &bit in &self.m.immediate_by_var[var as usize] {
-                self.env.pending.set(bit);
+                self.env.progress.pending.set(bit);
             }
         }
         Ok(())
@@ -136,10 +136,10 @@ impl<T: Tracer> Game<'_, T> {
     /// the order declared, the `win` and `lose` marks are settled together, and then, if
     /// that did not end the game, the first game-ending condition that held ends it.
     pub(super) fn moment_end(&mut self) -> Step {
-        if self.env.pending.any() {
+        if self.env.progress.pending.any() {
             if self.closing {
                 // The game has ended: the game-end phases check no end condition.
-                self.env.pending = Default::default();
+                self.env.progress.pending = Default::default();
                 return Ok(());
             }
             let end = self.pending_checks()?;
@@ -160,7 +160,7 @@ impl<T: Tracer> Game<'_, T> {
     fn pending_checks(&mut self) -> Step<Option<u16>> {
         let m = self.m;
         if self.ended.is_some() {
-            self.env.pending = Default::default();
+            self.env.progress.pending = Default::default();
             return Ok(None);
         }
         if !T::ON
@@ -174,7 +174,7 @@ impl<T: Tracer> Game<'_, T> {
             };
         }
         let mut end = None;
-        for bit in self.env.pending.take() {
+        for bit in self.env.progress.pending.take() {
             let c = &m.checks[m.immediate[bit as usize] as usize];
             if c.kind == CheckKind::End && end.is_some() {
                 continue;
@@ -192,7 +192,7 @@ impl<T: Tracer> Game<'_, T> {
     /// the last faction standing wins.
     #[inline]
     pub(super) fn resolve(&mut self) {
-        if self.env.marks.win | self.env.marks.lose != 0 {
+        if self.env.progress.marks.win | self.env.progress.marks.lose != 0 {
             self.settle();
         }
     }
@@ -220,7 +220,7 @@ impl<T: Tracer> Game<'_, T> {
 
     /// `win` or `lose` for the bound faction: a mark settled at the end of the moment.
     pub(super) fn mark(&mut self, kind: OutcomeKind, reason: u16, b: Bind) {
-        self.env.marks.mark(kind, reason, b.bound);
+        self.env.progress.marks.mark(kind, reason, b.bound);
         if T::ON {
             let verb = if kind == OutcomeKind::Win {
                 "wins"

@@ -223,12 +223,12 @@ pub extern "C" fn title(
 /// are to come, the reason the game ends with when that was the last, and when none is under
 /// way -2, or -3 if the final round is (whose conditions are then not tested again).
 pub extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
-    match env.final_turns {
+    match env.progress.final_turns {
         Some((reason, left)) => {
-            env.final_turns = (left > 1).then_some((reason, left - 1));
+            env.progress.final_turns = (left > 1).then_some((reason, left - 1));
             if left <= 1 { reason as i64 } else { -1 }
         }
-        None if env.final_round.is_some() => -3,
+        None if env.progress.final_round.is_some() => -3,
         None => -2,
     }
 }
@@ -238,15 +238,15 @@ pub extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
 /// game's last.
 pub extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32) {
     if turns != 0 {
-        env.final_turns = Some((reason as u16, n - env.st.out.count_ones()));
+        env.progress.final_turns = Some((reason as u16, n - env.st.out.count_ones()));
     } else {
-        env.final_round = Some(reason as u16);
+        env.progress.final_round = Some(reason as u16);
     }
 }
 
 /// The reason a final round under way ends the game with at the round's end (-1: none).
 pub extern "C" fn final_round(env: &mut Env<'_>) -> i64 {
-    env.final_round.map_or(-1, |r| r as i64)
+    env.progress.final_round.map_or(-1, |r| r as i64)
 }
 
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
@@ -323,7 +323,7 @@ pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
         crate::expr::OutcomeKind::Lose
     };
     let f = env.cx.bound;
-    env.marks.mark(kind, reason as u16, f);
+    env.progress.marks.mark(kind, reason as u16, f);
 }
 
 /// `uniform(a, b)` of two integers.

@@ -55,7 +55,7 @@ impl Off {
     const ARGS: i32 = std::mem::offset_of!(Env<'static>, args) as i32;
     const RET: i32 = std::mem::offset_of!(Env<'static>, ret) as i32;
     const QUIET: i32 = std::mem::offset_of!(Env<'static>, quiet) as i32;
-    const PENDING: i32 = std::mem::offset_of!(Env<'static>, pending) as i32;
+    const PENDING: i32 = std::mem::offset_of!(Env<'static>, progress.pending) as i32;
     const ELIGIBLE: i32 = std::mem::offset_of!(Env<'static>, eligible) as i32;
     const RACE_KEYS: i32 = (std::mem::offset_of!(Env<'static>, race)
         + std::mem::offset_of!(crate::runtime::Completers, keys)) as i32;
@@ -70,10 +70,10 @@ impl Off {
         + std::mem::offset_of!(crate::rng::Rng, key)) as i32;
     const RNG_SEG: i32 = (std::mem::offset_of!(Env<'static>, rng)
         + std::mem::offset_of!(crate::rng::Rng, seg)) as i32;
-    const STEPS: i32 = std::mem::offset_of!(Env<'static>, steps) as i32;
-    const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, marks)
+    const STEPS: i32 = std::mem::offset_of!(Env<'static>, progress.steps) as i32;
+    const MARKS_WIN: i32 = (std::mem::offset_of!(Env<'static>, progress.marks)
         + std::mem::offset_of!(crate::runtime::Marks, win)) as i32;
-    const MARKS_LOSE: i32 = (std::mem::offset_of!(Env<'static>, marks)
+    const MARKS_LOSE: i32 = (std::mem::offset_of!(Env<'static>, progress.marks)
         + std::mem::offset_of!(crate::runtime::Marks, lose)) as i32;
     const SEAT_OF: i32 = (std::mem::offset_of!(Env<'static>, seating)
         + std::mem::offset_of!(crate::runtime::seats::Seating, of)) as i32;

@@ -67,8 +67,8 @@ pub struct Env<'a> {
     /// The options an agent's turn in machine code writes and chooses among (as long as
     /// the longest scan; empty when no turn is compiled).
     pub(crate) opts: Vec<Opt>,
-    /// The `win` and `lose` marks of the statement list being run.
-    pub(crate) marks: Marks,
+    /// The game's progress: what is reset for a new game and copied to a playout.
+    pub(crate) progress: Progress,
     /// Points each faction gained from each source this game, `faction * sources + source`
     /// (wide: one game's changes can exceed the 64-bit range of the values); kept here so
     /// that machine code credits them as the engine does.
@@ -76,28 +76,16 @@ pub struct Env<'a> {
     /// Set while a worked example is set up: changes do not trigger immediate checks (kept
     /// here so that machine code, which notes them, skips them as the engine does).
     pub(crate) quiet: bool,
-    /// The immediate end conditions a change has triggered in the statement list being
-    /// run, checked together at its end (bit `i` for the `i`-th immediate condition).
-    pub(crate) pending: Pending,
     /// A take's eligible cards, bit `j` for the `j`-th card of the deck's pool (one bit a
     /// card, written by either engine's eligibility test).
     pub(crate) eligible: [u64; crate::state::MAX_DECK_CARDS / 64],
     /// A race's completers of this moment and their keys, for either engine to sort and
     /// reward.
     pub(crate) race: Completers,
-    /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
-    pub(crate) steps: u64,
-    /// A result forced by rule (settled `win` and `lose` marks), if any.
-    pub(crate) forced: Option<super::Result>,
-    /// Final turns under way (`timing = "final_turns"`): the reason the game will end with,
-    /// and the turns left, the triggering faction's own last.
-    pub(crate) final_turns: Option<(u16, u32)>,
-    /// The final round under way (`timing = "final_round"`): the reason the game ends with
-    /// when the round is finished.
-    pub(crate) final_round: Option<u16>,
     /// What settling marks needs to know of the model.
     pub(crate) rules: Rules,
-    /// Lookahead decisions: the tape, a playout's branch, the searcher.
+    /// Searched decisions: where the next one sits, a playout's horizon, the searcher, the
+    /// tree a playout walks.
     pub look: super::look::Look<'a>,
     /// This game's decisions by faction and action, `faction * actions + action`, when the
     /// model counts them ([`crate::model::Model::count_uses`]; empty otherwise, and in a
@@ -202,6 +190,28 @@ impl Marks {
     }
 }
 
+/// Where a game stands beyond its state: what a new game resets
+/// ([`Progress::default`]) and a playout copies from the game it searches, as one value,
+/// so that a field cannot be reset and not copied, or the other way round.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Progress {
+    /// The `win` and `lose` marks of the statement list being run.
+    pub(crate) marks: Marks,
+    /// The immediate end conditions a change has triggered in the statement list being
+    /// run, checked together at its end (bit `i` for the `i`-th immediate condition).
+    pub(crate) pending: Pending,
+    /// Agent decisions made so far in this game (bounded by the model's `max_steps`).
+    pub(crate) steps: u64,
+    /// A result forced by rule (settled `win` and `lose` marks), if any.
+    pub(crate) forced: Option<super::Result>,
+    /// Final turns under way (`timing = "final_turns"`): the reason the game will end with,
+    /// and the turns left, the triggering faction's own last.
+    pub(crate) final_turns: Option<(u16, u32)>,
+    /// The final round under way (`timing = "final_round"`): the reason the game ends with
+    /// when the round is finished.
+    pub(crate) final_round: Option<u16>,
+}
+
 impl<'a> Env<'a> {
     /// An environment over the given state, tables and stream, with nothing bound.
     pub fn new(st: State, t: &'a Tables, rng: Rng) -> Env<'a> {
@@ -213,16 +223,11 @@ impl<'a> Env<'a> {
             args: [0; STACK],
             ret: 0,
             opts: Vec::new(),
-            marks: Marks::default(),
+            progress: Progress::default(),
             points: Vec::new(),
             quiet: false,
-            pending: Pending::default(),
             eligible: [0; crate::state::MAX_DECK_CARDS / 64],
             race: Completers::default(),
-            steps: 0,
-            forced: None,
-            final_turns: None,
-            final_round: None,
             rules: Rules::default(),
             look: super::look::Look::default(),
             uses: Vec::new(),

@@ -13,7 +13,7 @@ impl Env<'_> {
     pub(crate) fn settle(&mut self) -> Option<u16> {
         let n = self.t.nfactions as usize;
         let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let marks = std::mem::take(&mut self.marks);
+        let marks = std::mem::take(&mut self.progress.marks);
         let lose = marks.lose & !self.st.out;
         let win = marks.win & !lose & !self.st.out;
         self.st.out |= lose;
@@ -25,7 +25,7 @@ impl Env<'_> {
             }
         };
         if win != 0 {
-            self.forced = Some(winners(win));
+            self.progress.forced = Some(winners(win));
             return Some(marks.reason);
         }
         if lose == 0 {
@@ -34,7 +34,7 @@ impl Env<'_> {
         let remaining = all & !self.st.out;
         let [last_standing, all_lost, last_team] = self.rules.reasons;
         if remaining == 0 {
-            self.forced = Some(Result::Draw);
+            self.progress.forced = Some(Result::Draw);
             return all_lost.or(Some(marks.reason));
         }
         if self.rules.teams {
@@ -46,11 +46,11 @@ impl Env<'_> {
                 let team = (0..n)
                     .filter(|&f| t.side[f] == side)
                     .fold(0u32, |m, f| m | 1 << f);
-                self.forced = Some(winners(team));
+                self.progress.forced = Some(winners(team));
                 return last_team.or(Some(marks.reason));
             }
         } else if remaining.count_ones() == 1 && n > 1 {
-            self.forced = Some(winners(remaining));
+            self.progress.forced = Some(winners(remaining));
             return last_standing.or(Some(marks.reason));
         }
         None

@@ -8,7 +8,7 @@ use super::{Cx, Source, check_ident};
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::expr::compile::{Compiler, Ctx, Symbols, suggest};
-use crate::model::{Action, Agent, Lookahead, Objective, Policy};
+use crate::model::{Action, Agent, Lookahead, Objective, Policy, Search};
 use crate::scenario::raw::{RawAgent, RawScenario};
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -335,8 +335,10 @@ fn lookahead(cx: &Cx, ra: &RawAgent, tree: bool) -> Result<Lookahead> {
             }
         };
         return Ok(Lookahead {
-            rollouts: count(&ra.iterations, "iterations", 1_000_000)?.unwrap_or(1000),
-            tree: Some(c),
+            search: Search::Tree {
+                iterations: count(&ra.iterations, "iterations", 1_000_000)?.unwrap_or(1000),
+                c,
+            },
             horizon: count(&ra.horizon, "horizon", 100_000)?,
             objective,
         });
@@ -348,8 +350,9 @@ fn lookahead(cx: &Cx, ra: &RawAgent, tree: bool) -> Result<Lookahead> {
     )?;
     misplaced(ra.c.as_ref().map(|c| c.span().start), "c", "mcts")?;
     Ok(Lookahead {
-        rollouts: count(&ra.rollouts, "rollouts", 100_000)?.unwrap_or(32),
-        tree: None,
+        search: Search::Flat {
+            rollouts: count(&ra.rollouts, "rollouts", 100_000)?.unwrap_or(32),
+        },
         horizon: count(&ra.horizon, "horizon", 100_000)?,
         objective,
     })
