@@ -183,7 +183,7 @@ impl<'m, T: Tracer> Game<'m, T> {
             ended: None,
             closing: false,
             end_phases: m.phases.iter().any(|p| p.at_end),
-            timings: m.checks.iter().fold(0, |a, c| a | 1 << c.timing as u8),
+            timings: m.checks.iter().fold(0, |a, c| a | c.timing.bit()),
             turn_parts: (0..m.phases.len()).map(|pi| m.turn_parts(pi)).collect(),
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(

@@ -149,9 +149,30 @@ pub struct Event {
     pub effects: Vec<Stmt>,
 }
 
-/// When an end condition is checked.
+/// When an end condition is checked: at a moment of the round, or at the end of each
+/// faction turn, where holding schedules the game's end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Timing {
+    /// At this moment of the round.
+    At(Moment),
+    /// At the end of each faction turn, for it: holding schedules the game's end so.
+    Then(Schedule),
+}
+
+impl Timing {
+    /// This timing's bit in a set of timings (a model's, to skip the moments with none).
+    pub const fn bit(self) -> u8 {
+        match self {
+            Timing::At(m) => 1 << m as u8,
+            Timing::Then(s) => 1 << (4 + s as u8),
+        }
+    }
+}
+
+/// A moment of the round at which end conditions are checked (the numbering is the random
+/// stream's: the round's own moments draw from a part named by it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
     /// After any change to a variable the condition reads.
     Immediate,
     /// At the start of each faction turn (phases with actions), for that faction.
@@ -160,9 +181,20 @@ pub enum Timing {
     RoundStart,
     /// After the round's last phase.
     RoundEnd,
-    /// At the end of each faction turn, for it: one more turn each, its last (`"final_turns"`).
+}
+
+impl Moment {
+    /// The moments of the round's own structure, whose conditions machine code evaluates
+    /// by moment (the immediate ones are evaluated when a change makes them pending).
+    pub const ROUND: [Moment; 3] = [Moment::TurnStart, Moment::RoundStart, Moment::RoundEnd];
+}
+
+/// How a condition checked at each turn's end schedules the game's end when it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// One more turn each, the triggering faction's own last (`"final_turns"`).
     FinalTurns,
-    /// At the end of each faction turn, for it: the round is the game's last (`"final_round"`).
+    /// The round is the game's last (`"final_round"`).
     FinalRound,
 }
 

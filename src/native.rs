@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use cranelift_codegen::ir::{AbiParam, types};
 
 use crate::expr::{Expr, Stmt};
-use crate::model::{Model, Policy, Timing};
+use crate::model::{Model, Moment, Policy, Timing};
 use crate::runtime::abi::{CheckFns, Checks, Formula, Keep, Menu, Round};
 pub use stmts::runs_left_to_the_engine;
 use stmts::{compile_setup, compile_stmts};
@@ -251,8 +251,12 @@ fn compile_checks(m: &mut Model) -> Result<usize, String> {
     let mut unit = Unit::new(&m.tables)?;
     // Each function's conditions, and where it goes: `Some(timing)`, or `None` (pending).
     let mut lists: Vec<(Vec<&crate::model::Check>, Option<usize>)> = Vec::new();
-    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
-        let list: Vec<_> = m.checks.iter().filter(|c| c.timing == t).collect();
+    for t in Moment::ROUND {
+        let list: Vec<_> = m
+            .checks
+            .iter()
+            .filter(|c| c.timing == Timing::At(t))
+            .collect();
         if !list.is_empty() {
             lists.push((list, Some(t as usize)));
         }
@@ -356,8 +360,9 @@ fn round_plan_parts(m: &Model) -> Result<(), Option<String>> {
             return no("a faction's menu has no machine-code scan".into());
         }
     }
-    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
-        if m.checks.iter().any(|c| c.timing == t) && m.check_fns.timing[t as usize].is_none() {
+    for t in Moment::ROUND {
+        let at = Timing::At(t);
+        if m.checks.iter().any(|c| c.timing == at) && m.check_fns.timing[t as usize].is_none() {
             return no(
                 "an end condition checked at a turn or round boundary has no machine code".into(),
             );
@@ -412,8 +417,8 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
         }
     }
     let mut checks = [None; 4];
-    for t in [Timing::TurnStart, Timing::RoundStart, Timing::RoundEnd] {
-        if m.checks.iter().any(|c| c.timing == t) {
+    for t in Moment::ROUND {
+        if m.checks.iter().any(|c| c.timing == Timing::At(t)) {
             let Some(c) = &m.check_fns.timing[t as usize] else {
                 return Ok(0);
             };
@@ -441,7 +446,7 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
         menus,
         max_steps: m.max_steps,
         finals: (m.checks.iter())
-            .filter(|c| matches!(c.timing, Timing::FinalTurns | Timing::FinalRound))
+            .filter(|c| matches!(c.timing, Timing::Then(_)))
             .collect(),
         turn: shared_turn(m),
     };

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::error::Result;
 use crate::expr::Stmt;
-use crate::model::{Model, Policy, Timing};
+use crate::model::{Model, Moment, Policy, Schedule, Timing};
 
 /// Check a scenario file and print a summary of the compiled model.
 #[derive(Debug, clap::Args)]
@@ -246,12 +246,16 @@ pub fn describe(m: &Model) -> String {
             .iter()
             .filter(|c| c.reason as usize == i)
             .map(|c| match c.timing {
-                Timing::Immediate => "checked immediately",
-                Timing::TurnStart => "checked at turn start",
-                Timing::RoundStart => "checked at round start",
-                Timing::RoundEnd => "checked at round end",
-                Timing::FinalTurns => "checked at turn end, then one final turn each",
-                Timing::FinalRound => "checked at turn end, then the round is finished",
+                Timing::At(Moment::Immediate) => "checked immediately",
+                Timing::At(Moment::TurnStart) => "checked at turn start",
+                Timing::At(Moment::RoundStart) => "checked at round start",
+                Timing::At(Moment::RoundEnd) => "checked at round end",
+                Timing::Then(Schedule::FinalTurns) => {
+                    "checked at turn end, then one final turn each"
+                }
+                Timing::Then(Schedule::FinalRound) => {
+                    "checked at turn end, then the round is finished"
+                }
             })
             .collect();
         let how = if when.is_empty() {

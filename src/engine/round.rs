@@ -9,7 +9,7 @@
 
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num};
-use crate::model::{EventAt, Timing};
+use crate::model::{EventAt, Moment, Schedule, Timing};
 use crate::rng::part;
 use crate::runtime::abi::Opt;
 use crate::runtime::look::Pos;
@@ -70,7 +70,7 @@ impl<T: Tracer> Game<'_, T> {
     /// Plays the game [`Game::reset`] prepared.
     pub(super) fn play_steps_from_reset(&mut self) -> Step<Outcome> {
         self.setup()?;
-        self.checks(Timing::Immediate, Bind::global())?;
+        self.checks(Moment::Immediate, Bind::global())?;
         self.rounds_after(0)
     }
 
@@ -278,7 +278,7 @@ impl<T: Tracer> Game<'_, T> {
 
     pub(super) fn round(&mut self) -> Step {
         self.events(EventAt::RoundStart)?;
-        self.checks(Timing::RoundStart, Bind::global())?;
+        self.checks(Moment::RoundStart, Bind::global())?;
         self.phases_from(0)
     }
 
@@ -334,7 +334,7 @@ impl<T: Tracer> Game<'_, T> {
     /// The round-end step: round-end events, then round-end checks.
     pub(super) fn round_end(&mut self) -> Step {
         self.events(EventAt::RoundEnd)?;
-        self.checks(Timing::RoundEnd, Bind::global())?;
+        self.checks(Moment::RoundEnd, Bind::global())?;
         // A final round (`timing = "final_round"`) ends the game once it is finished.
         if self.ended.is_none() {
             self.ended = self.env.progress.final_round;
@@ -389,7 +389,7 @@ impl<T: Tracer> Game<'_, T> {
                 self.seek(pi as u64, f as u64, 0, part::BEGIN);
             }
             if p.actions.is_some() {
-                self.checks(Timing::TurnStart, b)?;
+                self.checks(Moment::TurnStart, b)?;
                 if self.ended.is_some() {
                     return Ok(());
                 }
@@ -457,7 +457,8 @@ impl<T: Tracer> Game<'_, T> {
     /// this one's last; once a final-round one holds, the round is the game's last.
     fn turn_over(&mut self, b: Bind) -> Step {
         let m = self.m;
-        const LAST: u8 = 1 << Timing::FinalTurns as u8 | 1 << Timing::FinalRound as u8;
+        const LAST: u8 =
+            Timing::Then(Schedule::FinalTurns).bit() | Timing::Then(Schedule::FinalRound).bit();
         if self.ended.is_some() || self.timings & LAST == 0 {
             return Ok(());
         }
@@ -469,7 +470,8 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(());
         }
         for c in &m.checks {
-            let round = c.timing == Timing::FinalRound && self.env.progress.final_round.is_none();
+            let round = c.timing == Timing::Then(Schedule::FinalRound)
+                && self.env.progress.final_round.is_none();
             if round && self.test(&c.when, b)? {
                 self.env.progress.final_round = Some(c.reason);
                 if T::ON {
@@ -480,7 +482,7 @@ impl<T: Tracer> Game<'_, T> {
                 }
                 break;
             }
-            if c.timing == Timing::FinalTurns && self.test(&c.when, b)? {
+            if c.timing == Timing::Then(Schedule::FinalTurns) && self.test(&c.when, b)? {
                 let n = m.nfactions() as u32 - self.env.st.out.count_ones();
                 self.env.progress.final_turns = Some((c.reason, n));
                 if T::ON {

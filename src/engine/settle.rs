@@ -9,22 +9,22 @@
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::OutcomeKind;
-use crate::model::{Check, CheckKind, Timing};
+use crate::model::{Check, CheckKind, Moment, Timing};
 
 impl<T: Tracer> Game<'_, T> {
     /// Every end condition of `timing`, as one moment: conditions are evaluated in the order
     /// they are declared, win and lose marks are settled together, and then, if that did not
     /// end the game, the first game-ending condition that held ends it. At turn start `b` is
     /// the faction whose turn starts.
-    pub(super) fn checks(&mut self, timing: Timing, b: Bind) -> Step {
-        if self.timings & (1 << timing as u8) == 0 {
+    pub(super) fn checks(&mut self, timing: Moment, b: Bind) -> Step {
+        if self.timings & Timing::At(timing).bit() == 0 {
             // No condition at this timing: nothing to evaluate.
             self.resolve();
             return Ok(());
         }
         // The round's own checks draw from a part of their own (a turn's are in its
         // beginning, the final-turn ones in its end).
-        if self.ended.is_none() && matches!(timing, Timing::RoundStart | Timing::RoundEnd) {
+        if self.ended.is_none() && matches!(timing, Moment::RoundStart | Moment::RoundEnd) {
             let place = crate::rng::part::CHECKS + timing as u64;
             self.seek(place, crate::rng::part::GLOBAL, 0, 0);
         }
@@ -51,7 +51,7 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(());
         }
         let mut end = None;
-        for c in m.checks.iter().filter(|c| c.timing == timing) {
+        for c in m.checks.iter().filter(|c| c.timing == Timing::At(timing)) {
             if self.ended.is_some() {
                 break;
             }
@@ -90,7 +90,7 @@ impl<T: Tracer> Game<'_, T> {
             CheckKind::Win => OutcomeKind::Win,
             CheckKind::Lose => OutcomeKind::Lose,
         };
-        let (from, to) = if c.timing == Timing::TurnStart && !c.all {
+        let (from, to) = if c.timing == Timing::At(Moment::TurnStart) && !c.all {
             (b.me, b.me + 1)
         } else {
             (0, m.nfactions() as u8)

@@ -1,7 +1,7 @@
 //! Which parts of a game draw from substreams of their own ([`crate::rng::part`]), asked
 //! by both engines so that they begin the same parts.
 
-use super::{Model, Timing};
+use super::{Model, Moment, Schedule, Timing};
 
 impl Model {
     /// Whether turns of phase `pi` begin and end parts of the stream of their own
@@ -14,10 +14,17 @@ impl Model {
         });
         let acts = p.actions.as_ref();
         let begin = !p.before.is_empty()
-            || acts.is_some_and(|k| any(&[Timing::TurnStart]) || k.as_const_num().is_none());
+            || acts.is_some_and(|k| {
+                any(&[Timing::At(Moment::TurnStart)]) || k.as_const_num().is_none()
+            });
         let auto = self.actions.iter().any(|a| a.auto.is_some());
         let end = !p.effects.is_empty()
-            || acts.is_some_and(|_| auto || any(&[Timing::FinalTurns, Timing::FinalRound]));
+            || acts.is_some_and(|_| {
+                auto || any(&[
+                    Timing::Then(Schedule::FinalTurns),
+                    Timing::Then(Schedule::FinalRound),
+                ])
+            });
         (begin, end)
     }
 }

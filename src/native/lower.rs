@@ -29,7 +29,7 @@ use crate::expr::tree::{Node, Ty};
 use crate::expr::{
     Agg, AssignOp, BinOp, Elem, Env, Expr, Func, LValue, Op, OutcomeKind, RandFn, Stmt, Who,
 };
-use crate::model::{Action, Check, CheckKind, Timing};
+use crate::model::{Action, Check, CheckKind, Moment, Schedule, Timing};
 use crate::state::{State, Tables};
 
 const I64: Type = types::I64;

@@ -275,7 +275,9 @@ impl std::fmt::Debug for Checks {
 /// A model's end conditions in machine code.
 #[derive(Debug, Clone, Default)]
 pub struct CheckFns {
-    /// The conditions of each timing but `immediate`, by `Timing as usize`.
+    /// The conditions of each moment of the round, by `Moment as usize`: those of
+    /// [`crate::model::Moment::ROUND`] (the immediate ones are [`CheckFns::pending`]; their
+    /// one check of the whole list, after setup, runs in the engine).
     pub timing: [Option<Checks>; 4],
     /// The immediate conditions, each evaluated when pending (see
     /// [`crate::runtime::Pending`]): the end of a statement list.

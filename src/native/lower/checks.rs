@@ -101,7 +101,7 @@ impl Lower<'_, '_> {
                         kind,
                         reason: c.reason,
                     };
-                    let only_bound = c.timing == Timing::TurnStart && !c.all;
+                    let only_bound = c.timing == Timing::At(Moment::TurnStart) && !c.all;
                     let factions: Vec<Option<u8>> = if only_bound {
                         vec![None]
                     } else {

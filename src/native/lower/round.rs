@@ -22,7 +22,7 @@ pub(crate) struct RoundPlan<'m> {
     pub phases: Vec<PhasePlan<'m>>,
     /// Each event, with the address of its effects' statement run.
     pub events: Vec<(&'m Event, Option<usize>)>,
-    /// The end conditions of each timing (`Timing as usize`), by address.
+    /// The end conditions of each moment of the round (`Moment as usize`), by address.
     pub checks: [Option<usize>; 4],
     /// The pending immediate end conditions' function, by address, and the conditions.
     pub pending: Option<(usize, Vec<&'m crate::model::Check>)>,
@@ -82,7 +82,7 @@ impl Lower<'_, '_> {
             .then(|| self.call_ptr(h::opts as *const () as usize));
         let out = self.b.create_block();
         self.events(plan, EventAt::RoundStart, ended, out);
-        self.checks_at(plan, Timing::RoundStart, None, ended, false);
+        self.checks_at(plan, Moment::RoundStart, None, ended, false);
         for pp in &plan.phases {
             let (p, run) = (pp.phase, pp.runs[1]);
             self.unless_ended(ended, out);
@@ -104,9 +104,13 @@ impl Lower<'_, '_> {
         }
         self.unless_ended(ended, out);
         self.events(plan, EventAt::RoundEnd, ended, out);
-        self.checks_at(plan, Timing::RoundEnd, None, ended, false);
+        self.checks_at(plan, Moment::RoundEnd, None, ended, false);
         // A final round ends the game once it is finished.
-        if plan.finals.iter().any(|c| c.timing == Timing::FinalRound) {
+        if plan
+            .finals
+            .iter()
+            .any(|c| c.timing == Timing::Then(Schedule::FinalRound))
+        {
             self.unless_ended(ended, out);
             let env = self.env;
             let r = self.call_pure(h::final_round as *const () as usize, &[self.ptr], &[env]);
@@ -280,7 +284,7 @@ impl Lower<'_, '_> {
     fn checks_at(
         &mut self,
         plan: &RoundPlan<'_>,
-        timing: Timing,
+        timing: Moment,
         f: Option<Value>,
         ended: Variable,
         going: bool,
@@ -293,7 +297,7 @@ impl Lower<'_, '_> {
         if !going {
             self.unless_ended(ended, skip);
         }
-        if matches!(timing, Timing::RoundStart | Timing::RoundEnd) {
+        if matches!(timing, Moment::RoundStart | Moment::RoundEnd) {
             self.seek_to(part::CHECKS + timing as u64, Err(part::GLOBAL), Err(0), 0);
         }
         self.bind_all(f);
@@ -418,7 +422,7 @@ impl Lower<'_, '_> {
         }
         if p.actions.is_some() {
             // The game goes on: this body began with that test.
-            self.checks_at(plan, Timing::TurnStart, Some(f), ended, true);
+            self.checks_at(plan, Moment::TurnStart, Some(f), ended, true);
             self.unless_ended(ended, next);
             // It may have lost as its turn began.
             self.skip_if_out(f, cont, i);
@@ -497,7 +501,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(check);
         for c in &plan.finals {
             let next = self.b.create_block();
-            let turns = c.timing == Timing::FinalTurns;
+            let turns = c.timing == Timing::Then(Schedule::FinalTurns);
             if !turns {
                 let set = self.b.ins().icmp_imm_s(IntCC::Equal, r, -3);
                 let go = self.b.create_block();

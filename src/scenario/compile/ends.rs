@@ -10,7 +10,7 @@ use super::{Cx, Source};
 use crate::error::Result;
 use crate::expr::Op;
 use crate::expr::compile::{Compiler, Ctx};
-use crate::model::{Check, CheckKind, Timing, Var};
+use crate::model::{Check, CheckKind, Moment, Schedule, Timing, Var};
 use crate::runtime::MAX_IMMEDIATE;
 use crate::scenario::raw::RawScenario;
 
@@ -38,12 +38,12 @@ pub(super) fn checks(
             "immediate",
             "timing",
         )? {
-            "immediate" => Timing::Immediate,
-            "turn_start" => Timing::TurnStart,
-            "round_start" => Timing::RoundStart,
-            "final_turns" => Timing::FinalTurns,
-            "final_round" => Timing::FinalRound,
-            _ => Timing::RoundEnd,
+            "immediate" => Timing::At(Moment::Immediate),
+            "turn_start" => Timing::At(Moment::TurnStart),
+            "round_start" => Timing::At(Moment::RoundStart),
+            "final_turns" => Timing::Then(Schedule::FinalTurns),
+            "final_round" => Timing::Then(Schedule::FinalRound),
+            _ => Timing::At(Moment::RoundEnd),
         };
         if let Some(w) = &e.when {
             let kind = match reasons[i].1 {
@@ -51,7 +51,7 @@ pub(super) fn checks(
                 "lose" => CheckKind::Lose,
                 _ => CheckKind::End,
             };
-            let last = matches!(timing, Timing::FinalTurns | Timing::FinalRound);
+            let last = matches!(timing, Timing::Then(_));
             if last && kind != CheckKind::End {
                 return Err(src.fail(
                     w.span().start,
@@ -61,15 +61,15 @@ pub(super) fn checks(
             }
             // A win or lose condition is about one faction; a turn-start or final-turns
             // condition can read the faction whose turn starts or ends.
-            let ctx = if timing == Timing::TurnStart || last || kind != CheckKind::End {
+            let ctx = if timing == Timing::At(Moment::TurnStart) || last || kind != CheckKind::End {
                 Ctx::faction()
             } else {
                 Ctx::global()
             };
             let immediate = checks
                 .iter()
-                .filter(|c: &&Check| c.timing == Timing::Immediate);
-            if timing == Timing::Immediate && immediate.count() == MAX_IMMEDIATE {
+                .filter(|c: &&Check| c.timing == Timing::At(Moment::Immediate));
+            if timing == Timing::At(Moment::Immediate) && immediate.count() == MAX_IMMEDIATE {
                 return Err(src.fail(
                     e.name.span().start,
                     format!(
@@ -108,7 +108,7 @@ pub(super) fn immediate(vars: &[Var], checks: &[Check]) -> (Vec<u16>, Vec<Vec<u1
     let mut immediate_by_var = vec![Vec::new(); vars.len()];
     let mut immediate_on_draw = Vec::new();
     for (ci, c) in checks.iter().enumerate() {
-        if c.timing != Timing::Immediate {
+        if c.timing != Timing::At(Moment::Immediate) {
             continue;
         }
         let bit = immediate.len() as u16;
