@@ -496,3 +496,44 @@ score = "vp"
         same_games(&interp, &native, 4, 400, 2);
     }
 }
+
+/// `uniform(a, b)` in machine code draws what the reference draws: ranges of one value,
+/// small and wide ones (where a draw can fall in the biased zone and take a second word),
+/// the range of every integer (one word, as it is), and an empty range (the reference's
+/// fault, with no draw) part-way through the game.
+#[test]
+fn uniform_draws_as_the_reference_does() {
+    for (a, b) in [
+        ("3", "3"),
+        ("-2", "seat + 2"),
+        ("1", "6148914691236517205"),
+        ("-4611686018427387904", "6917529027641081856"),
+        ("-9223372036854775807 - 1", "9223372036854775807"),
+        ("round", "4"),
+    ] {
+        let text = format!(
+            r#"
+[scenario]
+name = "uniform"
+rounds = 6
+[[faction]]
+name = "A"
+[[faction]]
+name = "B"
+[[var]]
+name = "x"
+init = "uniform({a}, {b})"
+[[var]]
+name = "y"
+[[phase]]
+name = "p"
+each = "faction"
+effects = ["y = uniform({a}, {b})", "x = if(y % 2 == 0, 1, 0) + y % 1000"]
+[ranking]
+score = "x"
+"#
+        );
+        let (interp, native) = both(&text, "uniform.toml").unwrap();
+        same_games(&interp, &native, 13, 300, 2);
+    }
+}

@@ -79,37 +79,85 @@ impl Lower<'_, '_> {
     }
 
     /// `NdS` for at most [`INLINE_DICE`] dice, inline, exactly as the reference throws them (`rand`'s
-    /// `random_range(1..=S)` on `u64`, the widening-multiply method): each die is the high
-    /// word of a 64-bit draw times `S`, plus one; when the low word falls in the biased
-    /// zone (above `2^64 - S`), a second draw's high word decides whether it carries.
+    /// `random_range(1..=S)` on `u64`): each die is [`Lower::below`] `S`, plus one.
     pub(super) fn dice(&mut self, n: u32, s: u32) -> Value {
         let sv = self.int(s as i64);
-        let zone = self.int((s as u64).wrapping_neg() as i64);
         let mut total = self.int(n as i64);
         for _ in 0..n {
-            let w = self.word();
-            let hi = self.b.ins().umulhi(w, sv);
-            let lo = self.b.ins().imul(w, sv);
-            let (again, done) = (self.b.create_block(), self.b.create_block());
-            self.b.append_block_param(done, I64);
-            let biased = self.b.ins().icmp(IntCC::UnsignedGreaterThan, lo, zone);
-            self.b.set_cold_block(again);
-            self.b
-                .ins()
-                .brif(biased, again, &[], done, &[BlockArg::Value(hi)]);
-            self.b.switch_to_block(again);
-            let w2 = self.word();
-            let hi2 = self.b.ins().umulhi(w2, sv);
-            let sum = self.b.ins().iadd(lo, hi2);
-            let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
-            let carry = self.b.ins().uextend(I64, carry);
-            let up = self.b.ins().iadd(hi, carry);
-            self.b.ins().jump(done, &[BlockArg::Value(up)]);
-            self.b.switch_to_block(done);
-            let die = self.b.block_params(done)[0];
+            let (die, _) = self.below(sv);
             total = self.b.ins().iadd(total, die);
         }
         total
+    }
+
+    /// `uniform(a, b)` of integers inline, exactly as the reference draws it (`rand`'s
+    /// `random_range(a..=b)` on `i64`): `a` plus [`Lower::below`] the range's size, or the
+    /// first word itself when the range is every integer (its size wraps to 0). An empty
+    /// range (`a > b`) is the helper's fault, with no draw, on a rare path.
+    pub(super) fn uniform(&mut self, a: Value, b: Value, loc: Value) -> Value {
+        let (cold, go, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(done, I64);
+        let empty = self.b.ins().icmp(IntCC::SignedGreaterThan, a, b);
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(empty, cold, &[], go, &[]);
+        self.b.switch_to_block(cold);
+        let (env, faulty) = (self.env, self.faulty);
+        let v = self.rarely(|l| {
+            l.call(
+                h::uniform as *const () as usize,
+                &[l.ptr, I64, I64, I32],
+                Some(I64),
+                &[env, a, b, loc],
+            )
+        });
+        // The helper records the fault (and draws nothing).
+        if self.faulted(1) {
+            self.faulty = faulty;
+        } else {
+            self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        }
+        self.b.switch_to_block(go);
+        let size = self.b.ins().isub(b, a);
+        let size = self.b.ins().iadd_imm_s(size, 1);
+        let (k, word) = self.below(size);
+        let v = self.b.ins().iadd(a, k);
+        let every = self.b.ins().icmp_imm_s(IntCC::Equal, size, 0);
+        let v = self.b.ins().select(every, word, v);
+        self.b.ins().jump(done, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// A draw below `size` (taken as unsigned) as `rand`'s `random_range` on `u64` makes it,
+    /// the widening-multiply method: the high word of a 64-bit draw times `size`; when the
+    /// low word falls in the biased zone (above `2^64 - size`), a second draw's high word
+    /// decides whether it carries. Returns it and the first word drawn.
+    fn below(&mut self, size: Value) -> (Value, Value) {
+        let zone = self.b.ins().ineg(size);
+        let w = self.word();
+        let hi = self.b.ins().umulhi(w, size);
+        let lo = self.b.ins().imul(w, size);
+        let (again, done) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(done, I64);
+        let biased = self.b.ins().icmp(IntCC::UnsignedGreaterThan, lo, zone);
+        self.b.set_cold_block(again);
+        self.b
+            .ins()
+            .brif(biased, again, &[], done, &[BlockArg::Value(hi)]);
+        self.b.switch_to_block(again);
+        let w2 = self.word();
+        let hi2 = self.b.ins().umulhi(w2, size);
+        let sum = self.b.ins().iadd(lo, hi2);
+        let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
+        let carry = self.b.ins().uextend(I64, carry);
+        let up = self.b.ins().iadd(hi, carry);
+        self.b.ins().jump(done, &[BlockArg::Value(up)]);
+        self.b.switch_to_block(done);
+        (self.b.block_params(done)[0], w)
     }
 
     /// The instruction that makes `v`, unless `v` is a block's parameter.
@@ -251,12 +299,7 @@ impl Lower<'_, '_> {
                 };
             }
             RandFn::Uniform if vs.len() == 2 && vs.iter().all(|v| v.ty == Ty::Int) => {
-                let v = self.call(
-                    h::uniform as *const () as usize,
-                    &[self.ptr, I64, I64, I32],
-                    Some(I64),
-                    &[env, vs[0].v, vs[1].v, l],
-                );
+                let v = self.uniform(vs[0].v, vs[1].v, l);
                 return V { v, ty: Ty::Int };
             }
             RandFn::Random => {
