@@ -69,9 +69,16 @@ impl<T: Tracer> Game<'_, T> {
         self.seek(crate::rng::part::RANK, crate::rng::part::GLOBAL, 0, 0);
         let n = m.nfactions();
         let mut scores = [0i64; MAX_FACTIONS];
-        for (f, s) in scores.iter_mut().enumerate().take(n) {
-            let x = self.score(f)?;
-            *s = self.whole(x, m.ranking.score.loc)?;
+        if let Some((base, fstride)) = m.ranking.score.own_var() {
+            // The common case, as `score` reads it, decided once for every faction.
+            for (f, s) in scores.iter_mut().enumerate().take(n) {
+                *s = self.env.st.vals[crate::expr::slot(f, base, fstride, 0)];
+            }
+        } else {
+            for (f, s) in scores.iter_mut().enumerate().take(n) {
+                let x = self.score(f)?;
+                *s = self.whole(x, m.ranking.score.loc)?;
+            }
         }
         let mut tiers = [0i64; MAX_FACTIONS];
         if let Some(tier) = &m.ranking.tier {
@@ -85,16 +92,15 @@ impl<T: Tracer> Game<'_, T> {
             Some(Result::Shared(mask)) => mask,
             _ => 0,
         };
-        // Sort key: rule winners first (all equal), then score.
-        let mut keys = [(false, 0i64, 0i64); MAX_FACTIONS];
-        for (f, k) in keys.iter_mut().enumerate().take(n) {
-            *k = if winmask & (1 << f) != 0 {
+        // Sort key: rule winners first (all equal), then tier, then score (computed where
+        // compared: a table of keys would be written for every possible faction).
+        let key = |f: usize| {
+            if winmask & (1 << f) != 0 {
                 (true, 0, 0)
             } else {
                 (false, tiers[f], scores[f])
-            };
-        }
-        let key = |f: usize| keys[f];
+            }
+        };
         let mut order = [0u8; MAX_FACTIONS];
         for (i, o) in order.iter_mut().enumerate().take(n) {
             *o = i as u8;
