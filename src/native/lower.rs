@@ -184,7 +184,7 @@ pub(super) struct Lower<'a, 'f> {
     fault_ret: Option<Block>,
     /// While a statement's formula is lowered ([`Lower::value`]): its draw sites
     /// ([`Node::draw_sites`]). A path that surely records a fault then returns [`FAULTED`]
-    /// at once when no draw can follow it ([`Lower::faulted`]).
+    /// at once when no draw can follow it ([`Lower::fault_or_join`]).
     fault_jumps: Option<u32>,
     /// Where an agent's turn lowered inline into a round goes with its code (a block with
     /// one `i64` parameter) instead of returning it ([`Lower::leave`]).

@@ -233,19 +233,20 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// After a helper that has surely recorded a fault, at a point that accounts for `own`
-    /// of the formula's draw sites: inside a statement's formula that has no other, jumps
-    /// to the block that returns [`FAULTED`](super::FAULTED) and says so (true); the
-    /// current block is then finished. Otherwise (a formula function, whose caller reads the
-    /// fault, or a draw that may follow, which the engine would still make) it builds
-    /// nothing and returns false.
-    pub(super) fn faulted(&mut self, own: u32) -> bool {
+    /// Ends a cold path whose helper has surely recorded a fault, at a point that accounts
+    /// for `own` of the formula's draw sites. Inside a statement's formula with no other
+    /// draw site, it jumps to the block that returns [`FAULTED`](super::FAULTED), and
+    /// `faulty` (what it was before the helper) is restored: no flag check is owed for it.
+    /// Otherwise (a formula function, whose caller reads the fault, or a draw that may
+    /// follow, which the engine would still make) it goes on to `join` with `v`.
+    pub(super) fn fault_or_join(&mut self, faulty: bool, own: u32, join: Block, v: Value) {
         if self.fault_jumps.is_none_or(|d| d > own) {
-            return false;
+            self.b.ins().jump(join, &[BlockArg::Value(v)]);
+            return;
         }
+        self.faulty = faulty;
         let ret = self.fault_block();
         self.b.ins().jump(ret, &[]);
-        true
     }
 
     /// The block that returns [`FAULTED`](super::FAULTED) (filled by [`Lower::finish_stmts`]).

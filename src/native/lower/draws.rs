@@ -55,12 +55,8 @@ impl Lower<'_, '_> {
             )
         });
         // Every `p` that reaches the helper is a fault it records (and no draw).
-        if !self.faulted(1) {
-            let v = self.b.ins().ireduce(types::I8, v);
-            self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        } else {
-            self.faulty = faulty;
-        }
+        let v = self.b.ins().ireduce(types::I8, v);
+        self.fault_or_join(faulty, 1, done, v);
         self.b.switch_to_block(draw);
         let scale = self.real(scale);
         let scaled = self.b.ins().fmul(p, scale);
@@ -115,11 +111,7 @@ impl Lower<'_, '_> {
             )
         });
         // The helper records the fault (and draws nothing).
-        if self.faulted(1) {
-            self.faulty = faulty;
-        } else {
-            self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        }
+        self.fault_or_join(faulty, 1, done, v);
         self.b.switch_to_block(go);
         let size = self.b.ins().isub(b, a);
         let size = self.b.ins().iadd_imm_s(size, 1);

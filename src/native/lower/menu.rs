@@ -86,7 +86,11 @@ impl Lower<'_, '_> {
         if !listed {
             for &(_, a) in items {
                 for _ in 0..if a.targeted { n } else { 1 } {
+                    // An option the scan always takes has no condition, target or cost,
+                    // and a positive constant weight.
+                    let always = a.when.is_none() && !a.targeted && a.cost.is_empty();
                     let w = match a.weight.as_const() {
+                        Some(c) if always && c > 0.0 => Weight::Always(c),
                         Some(c) if weights.len() < 64 => Weight::Const(c),
                         _ => {
                             let w = self.b.declare_var(F64);
@@ -180,13 +184,8 @@ impl Lower<'_, '_> {
                 } else {
                     match weights[this] {
                         Weight::Var(w) => self.b.def_var(w, score),
-                        // Each option is visited once: none is `Always` yet.
-                        Weight::Const(c) | Weight::Always(c)
-                            if a.when.is_none() && t.is_none() && a.cost.is_empty() =>
-                        {
-                            weights[this] = Weight::Always(c);
-                        }
-                        Weight::Const(_) | Weight::Always(_) => {
+                        Weight::Always(_) => {}
+                        Weight::Const(_) => {
                             let t = self.b.use_var(taken);
                             let t = self.b.ins().bor_imm_s(t, 1 << this);
                             self.b.def_var(taken, t);

@@ -370,7 +370,7 @@ impl Lower<'_, '_> {
 
     /// [`Lower::unless`] where `slow` surely records a fault: inside a statement's formula
     /// the cold path then returns [`FAULTED`](super::FAULTED) at once, and what follows
-    /// needs no check of the fault flag for it ([`Lower::faulted`]).
+    /// needs no check of the fault flag for it ([`Lower::fault_or_join`]).
     pub(super) fn unless_fault(
         &mut self,
         bad: Value,
@@ -381,11 +381,7 @@ impl Lower<'_, '_> {
         let faulty = self.faulty;
         let (done, out) = self.branch_cold(bad, fast, ty);
         let v = self.rarely(slow);
-        if self.faulted(0) {
-            self.faulty = faulty;
-        } else {
-            self.b.ins().jump(done, &[BlockArg::Value(v)]);
-        }
+        self.fault_or_join(faulty, 0, done, v);
         self.b.switch_to_block(done);
         out
     }
