@@ -12,6 +12,7 @@ pub mod html;
 pub mod markdown;
 pub mod metrics;
 pub mod seats;
+pub mod shards;
 pub mod tables;
 mod tally;
 mod terminal;

@@ -26,6 +26,11 @@
 
 use crate::stats::Val;
 
+mod tuned;
+pub use tuned::{
+    Budget, Measured, Refined, Sides, Tuned, Whole, tune, value_interval, whole_sides,
+};
+
 /// A parameter to tune: a dotted scenario path and its bounds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -440,15 +445,6 @@ fn compass<E>(
     })
 }
 
-/// An interval for the parameter value where the metric equals `target`, from the
-/// confirmation run's metric `v` at `x` and the local `slope`: the values the line through
-/// `(x, v)` with that slope crosses `target` at, over the metric's interval.
-pub fn value_interval(x: f64, v: &Val, target: f64, slope: f64) -> (f64, f64) {
-    let a = x - (v.hi - target) / slope;
-    let b = x - (v.lo - target) / slope;
-    (a.min(b), a.max(b))
-}
-
 /// The trials a search's games cannot tell from its best one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Noise {
@@ -484,42 +480,6 @@ pub fn within_noise(s: &Search, goal: &Goal) -> Option<Noise> {
         })
         .collect();
     Some(Noise { best, within })
-}
-
-/// For a whole-number parameter: the whole values on each side of `x` (its floor and its
-/// ceiling, inside the bounds), lowest first; one value when `x` is whole.
-pub fn whole_sides(p: &Param, x: f64) -> Vec<f64> {
-    let mut v = vec![p.snap(x.floor()), p.snap(x.ceil())];
-    v.dedup();
-    v
-}
-
-/// What the whole values beside the crossing of `EXPR = VALUE` say, each measured with its
-/// interval on the same games.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Whole {
-    /// At least one has VALUE inside its interval: it meets the goal within noise.
-    Met,
-    /// None meets the goal, and they miss it on both sides: the metric passes VALUE between
-    /// two whole values, so no whole value meets it, however many games are played.
-    Between,
-    /// None meets the goal, and all miss it on one side: the crossing's estimate is off.
-    Missed,
-}
-
-impl Whole {
-    /// Judges the metrics measured at the whole values against `value`.
-    pub fn judge(metrics: &[Val], value: f64) -> Whole {
-        if metrics.iter().any(|v| v.lo <= value && value <= v.hi) {
-            return Whole::Met;
-        }
-        let above = metrics.iter().filter(|v| v.est > value).count();
-        if above > 0 && above < metrics.len() {
-            Whole::Between
-        } else {
-            Whole::Missed
-        }
-    }
 }
 
 #[cfg(test)]

@@ -335,8 +335,9 @@ fn no_single_edit_of_a_shard_merges_into_another_result() {
     let parse = |d: &std::path::Path, text: &str, k| {
         vpsim::report::parse_tally(d, text.as_bytes(), k, |_, _| Ok(()))
     };
-    let merge =
-        |files: &[(std::path::PathBuf, vpsim::report::TallyFile)]| vpsim::cli::merge::merge(files);
+    let merge = |files: &[(std::path::PathBuf, vpsim::report::TallyFile)]| {
+        vpsim::report::shards::merge(files)
+    };
     let mut edits = 0;
     for (s, scenario) in crate::util::scenario_files().iter().enumerate() {
         let plain = two_shards(&root, &format!("{s}"), scenario, None);
@@ -535,7 +536,7 @@ fn unkeyed_single_edits_that_change_the_result_are_refused() {
         let files: Vec<_> = (dirs.iter().zip(&texts))
             .map(|(d, t)| (d.clone(), parse(d, t).unwrap()))
             .collect();
-        let good = vpsim::cli::merge::merge(&files).unwrap();
+        let good = vpsim::report::shards::merge(&files).unwrap();
         let text = &texts[1];
         for r in json_values(text) {
             let changed = format!(
@@ -553,7 +554,7 @@ fn unkeyed_single_edits_that_change_the_result_are_refused() {
                 continue;
             };
             let pair = [files[0].clone(), (dirs[1].clone(), f)];
-            let Ok(m) = vpsim::cli::merge::merge(&pair) else {
+            let Ok(m) = vpsim::report::shards::merge(&pair) else {
                 continue;
             };
             let same =

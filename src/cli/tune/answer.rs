@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::{Args, Sides, Tuned, fmt_val, fmt_x};
+use super::{Args, fmt_val, fmt_x};
 use crate::stats::Val;
 use crate::tune::Whole;
+use crate::tune::{Sides, Tuned};
 
 /// For a whole-number parameter: the whole values beside the crossing and what they say.
 pub(super) fn sides_words(a: &Args, w: &Sides, first: u64, confirm: u64, value: f64) -> String {

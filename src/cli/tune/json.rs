@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Args, Tuned, goal_met};
+use super::{Args, goal_met};
 use crate::stats::Val;
+use crate::tune::Tuned;
 use crate::tune::{Goal, Method, Param, Whole};
 
 fn val_json(v: &Val) -> Value {
