@@ -16,7 +16,9 @@ use crate::runner::recorder;
 use crate::runtime::{Outcome, Result as GameResult};
 use crate::stats::{rounds::Recorder, z_for};
 
+mod comparison;
 mod seats;
+pub use comparison::{Comparison, Plan, Played, Sequential, Variant, play};
 pub use seats::{SeatDiff, seat_diffs};
 
 /// Paired counts for one faction.

@@ -30,6 +30,7 @@ pub mod scenario;
 pub mod signal;
 pub mod state;
 pub mod stats;
+pub mod sweep;
 pub mod tune;
 pub mod watch;
 

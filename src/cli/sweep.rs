@@ -4,13 +4,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use super::RunOpts;
 use crate::error::{Error, Result};
 use crate::overrides::Override;
-use crate::report::{RunInfo, Summary};
 use crate::stats::Rate;
+use crate::sweep::{Cell, Sweep};
+
+mod page;
 
 /// `--param path=v1,v2,...` or `path=start:stop:step`.
 #[derive(Debug, Clone)]
@@ -116,87 +116,6 @@ pub struct SweepArgs {
     pub opts: RunOpts,
 }
 
-/// One point of a sweep.
-#[derive(Debug, Serialize)]
-pub struct Point {
-    /// The parameters' values at this point.
-    pub values: Vec<String>,
-    /// Win rate of each faction.
-    pub win: Vec<Rate>,
-    /// Draw rate.
-    pub draws: Rate,
-    /// With `--rotate-seats`, each seat's sole-win rate, whoever sat there (empty without).
-    pub seats: Vec<Rate>,
-}
-
-/// What `vpsim sweep --json` prints.
-#[derive(Debug, Serialize)]
-pub struct Sweep {
-    /// Scenario file.
-    pub scenario: String,
-    /// Parameter paths.
-    pub params: Vec<String>,
-    /// Factions.
-    pub factions: Vec<String>,
-    /// Games per point.
-    pub games: u64,
-    /// Seed (every point plays the same seeds).
-    pub seed: u64,
-    /// The points, first parameter slowest.
-    pub points: Vec<Point>,
-    /// Whether a swept value is floored where it is stored (a real put in a variable, which
-    /// holds whole numbers): between whole stored values the response is a step, and the
-    /// chart draws the points alone.
-    pub floored: bool,
-    /// What pairing neighbouring points was worth (points 1 and 2, 3 and 4, ... play the same
-    /// games side by side): the variance of two independent runs' difference over the
-    /// paired one, the mean over factions and pairs; `null` with one point or no change.
-    pub variance_reduction: Option<f64>,
-}
-
-/// The warnings of the points' models that say a swept real is floored where it is stored
-/// (warnings the file's own values do not give), each once.
-fn floored_warnings(models: &[(Vec<Override>, crate::Model)], base: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in models.iter().flat_map(|(_, m)| &m.warnings) {
-        if w.contains("is stored in `") && !base.contains(w) && !out.contains(w) {
-            out.push(w.clone());
-        }
-    }
-    out
-}
-
-/// What a point's games came to, as text to compare points by: every faction's results,
-/// scores and ranks, the lengths and the end reasons (not the point's own overrides).
-fn outcome_print(s: &Summary) -> String {
-    serde_json::to_string(&(
-        &s.factions,
-        &s.draws,
-        &s.length,
-        &s.end_reasons,
-        &s.by_round,
-    ))
-    .unwrap_or_default()
-}
-
-/// For a sweep of one parameter, the first two neighbouring values whose points played
-/// identical games (every point plays the same seeds), as a warning: between them the value
-/// changes nothing (it is floored where it is used, or not read), so the response is a step
-/// and the chart draws points only. Catches what the compile-time warning cannot: a swept
-/// real floored inside a formula (`vp += catchup * lag`).
-fn same_games(params: &[Param], points: &[Point], prints: &[String]) -> Option<String> {
-    let [p] = params else {
-        return None;
-    };
-    let at = (1..points.len()).find(|&i| prints[i] == prints[i - 1] && !prints[i].is_empty())?;
-    Some(format!(
-        "{} = {} and {} played identical games (every point plays the same seeds): between them the value changes nothing, as when it is floored where it is used, so the response is a step (the chart draws points only)",
-        p.path,
-        points[at - 1].values[0],
-        points[at].values[0]
-    ))
-}
-
 /// Compiles the scenario with the run's overrides and `extra`, before any game is played.
 pub(super) fn load_point(
     path: &std::path::Path,
@@ -223,31 +142,6 @@ fn as_param(e: Error, point: &[Override]) -> Error {
     }
 }
 
-/// Plays one compiled point quietly and summarises it.
-fn play_point(model: &crate::Model, o: &RunOpts) -> Result<Summary> {
-    let mut quiet = o.clone();
-    quiet.quiet = true;
-    let p = super::run::play(model, &quiet, 0, o.games, None)?;
-    let info = RunInfo::of(model, o.seed);
-    Ok(Summary::of(&info, 0, &p.tally, p.elapsed, p.threads))
-}
-
-/// Plays two points on the same games, game `i` of one beside game `i` of the other (so
-/// their difference is paired): each point's summary and the paired tally.
-fn play_pair(
-    ma: &crate::Model,
-    mb: &crate::Model,
-    o: &RunOpts,
-) -> Result<(Summary, Summary, crate::compare::PairTally)> {
-    let start = std::time::Instant::now();
-    let threads = o.threads.map(|t| t as usize);
-    let t = crate::compare::run_pair(ma, mb, o.seed, 0, o.games, threads, &|_| {})?;
-    let (elapsed, used) = (start.elapsed(), threads.unwrap_or(0));
-    let a = Summary::of(&RunInfo::of(ma, o.seed), 0, &t.a, elapsed, used);
-    let b = Summary::of(&RunInfo::of(mb, o.seed), 0, &t.b, elapsed, used);
-    Ok((a, b, t))
-}
-
 /// What pairing neighbouring points was worth, in one line (`None` when no pair's wins
 /// differ): points are played two by two on the same games (1 with 2, 3 with 4, ...).
 fn pairing_line(reduction: Option<f64>, games: u64) -> Option<String> {
@@ -269,107 +163,55 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     o.refuse_csv("sweep.json")?;
     o.check()?;
     o.check_params(&a.param.iter().map(|p| p.path.as_str()).collect::<Vec<_>>())?;
-    let grid: Vec<Vec<(String, String)>> = match a.param.as_slice() {
-        [p] => p
-            .values
-            .iter()
-            .map(|v| vec![(p.path.clone(), v.clone())])
-            .collect(),
-        [p, q] => p
-            .values
-            .iter()
-            .flat_map(|v| {
-                q.values
-                    .iter()
-                    .map(move |w| vec![(p.path.clone(), v.clone()), (q.path.clone(), w.clone())])
-            })
-            .collect(),
-        _ => unreachable!("checked above"),
-    };
     // Every point compiles and the output folder is checked before the first game.
-    let models = grid
-        .iter()
-        .map(|point| {
-            let extra: Vec<Override> = point
-                .iter()
-                .map(|(p, v)| Override {
-                    path: p.clone(),
-                    value: v.clone(),
-                })
-                .collect();
+    let cells = (grid(&a.param).into_iter())
+        .map(|extra| {
             let loaded = load_point(&a.scenario, o, &extra).map_err(|e| as_param(e, &extra))?;
             Ok((extra, loaded))
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<Cell>>>()?;
     let base = load_point(&a.scenario, o, &[])?.warnings;
-    let floored = floored_warnings(&models, &base);
+    let floored = crate::sweep::floored_warnings(&cells, &base);
     for w in floored.iter().take(3) {
         crate::diagnostic::say(&format!(
             "warning: a swept value is floored where it is stored, so the response between whole stored values is a step (the chart draws points only): {w}"
         ));
     }
-    let out = super::command_out_dir(&models[0].1.name, o, "sweep");
+    let out = super::command_out_dir(&cells[0].1.name, o, "sweep");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
-    let mut points = Vec::new();
-    let mut prints = Vec::new();
-    let mut factions = Vec::new();
-    let mut pairs = Vec::new();
-    let cells: Vec<_> = grid.iter().zip(&models).collect();
-    // Two by two: each pair of neighbouring points plays the same games side by side, so
-    // what pairing is worth is measured at no extra cost.
-    for two in cells.chunks(2) {
-        if crate::signal::stopped() {
-            return Err(Error::Interrupted);
+    let plan = crate::sweep::Plan {
+        seed: o.seed,
+        games: o.games,
+        threads: o.threads.map(|t| t as usize),
+    };
+    // Progress for a person watching: nothing on a redirected stderr but errors.
+    let watched = !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let done = |extra: &[Override]| {
+        if watched {
+            let point: Vec<String> = extra.iter().map(|e| e.to_string()).collect();
+            crate::diagnostic::say(&format!("  {}: done", point.join(" ")));
         }
-        let played = match two {
-            [(_, (_, ma)), (_, (_, mb))] => {
-                let (sa, sb, t) = play_pair(ma, mb, o)?;
-                pairs.push(t);
-                vec![sa, sb]
-            }
-            [(_, (_, m))] => vec![play_point(m, o)?],
-            _ => unreachable!("chunks of two"),
-        };
-        for ((point, (extra, _)), s) in two.iter().zip(played) {
-            factions = s.factions.iter().map(|f| f.name.clone()).collect();
-            // Progress for a person watching: nothing on a redirected stderr but errors.
-            if !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-                crate::diagnostic::say(&format!(
-                    "  {}: done",
-                    extra
-                        .iter()
-                        .map(|e| e.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ));
-            }
-            prints.push(outcome_print(&s));
-            points.push(Point {
-                values: point.iter().map(|(_, v)| v.clone()).collect(),
-                win: s.factions.iter().map(|f| f.win).collect(),
-                draws: s.draws,
-                seats: s.seats.iter().map(|r| r.win).collect(),
-            });
-        }
-    }
-    let same = same_games(&a.param, &points, &prints);
+    };
+    let played = crate::sweep::play(&cells, &plan, &done)?;
+    let params: Vec<String> = a.param.iter().map(|p| p.path.clone()).collect();
+    let same = crate::sweep::same_games(&params, &played);
     if let Some(w) = &same {
         crate::diagnostic::say(&format!("warning: {w}"));
     }
     let sweep = Sweep {
         scenario: a.scenario.display().to_string(),
-        params: a.param.iter().map(|p| p.path.clone()).collect(),
-        factions,
+        params,
+        factions: played.factions,
         games: o.games,
         seed: o.seed,
-        points,
+        points: played.points,
         floored: !floored.is_empty() || same.is_some(),
-        variance_reduction: crate::compare::mean_reduction(&pairs),
+        variance_reduction: played.variance_reduction,
     };
     let mut pairing = pairing_line(sweep.variance_reduction, sweep.games);
-    if models.iter().all(|(_, m)| m.seats_unmoved) && !models.is_empty() {
+    if cells.iter().all(|(_, m)| m.seats_unmoved) && !cells.is_empty() {
         let note = format!("Seats: {}", crate::report::seats::unmoved_words());
         pairing = Some(pairing.map_or(note.clone(), |p| format!("{p}\n{note}")));
     }
@@ -378,111 +220,32 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     if let Some(dir) = &out {
         crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
-        let title = format!("Win rate against {}", sweep.params.join(" and "));
-        let sub = super::chart_subtitle(&a.scenario, o, "per point");
-        match a.param.as_slice() {
-            [p] => {
-                let xs: Option<Vec<f64>> = p.values.iter().map(|v| v.parse().ok()).collect();
-                if let Some(xs) = xs {
-                    let series: Vec<(String, Vec<Rate>)> = sweep
-                        .factions
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| {
-                            (f.clone(), sweep.points.iter().map(|pt| pt.win[i]).collect())
-                        })
-                        .collect();
-                    crate::report::charts::write_sweep_lines(
-                        dir,
-                        "sweep",
-                        (&title, &sub),
-                        &p.path,
-                        (&xs, sweep.floored),
-                        &series,
-                        o.canvas(),
-                    )?;
-                }
-            }
-            [p, q] => {
-                let maps: Vec<(String, Vec<Vec<Rate>>)> = sweep
-                    .factions
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        let grid = (0..p.values.len())
-                            .map(|x| {
-                                (0..q.values.len())
-                                    .map(|y| sweep.points[x * q.values.len() + y].win[i])
-                                    .collect()
-                            })
-                            .collect();
-                        (f.clone(), grid)
-                    })
-                    .collect();
-                crate::report::charts::write_heat_maps(
-                    dir,
-                    "sweep",
-                    (&title, &sub),
-                    (
-                        (p.path.as_str(), p.values.as_slice()),
-                        (q.path.as_str(), q.values.as_slice()),
-                    ),
-                    &maps,
-                    o.canvas(),
-                )?;
-            }
-            _ => {}
-        }
-        let title = format!("Sweep: {}", models[0].1.title);
-        let seats = sweep.points.first().map_or(0, |p| p.seats.len());
-        let seat_cols: Vec<String> = (1..=seats).map(|i| format!("seat {i}")).collect();
-        let mut md = super::report_header(
-            &title,
-            &models[0].1,
-            o.seed,
-            o.games,
-            "per variant or point",
-        );
-        let _ = write!(
-            md,
-            "![Win rate against {}](sweep.svg)\n\nWin rate of each faction{} with its 95% interval at each point; every point plays the same seeds.\n\n| {} | {} |\n|{}\n",
-            sweep.params.join(" and "),
-            if seat_cols.is_empty() {
-                ""
-            } else {
-                " and each seat (the factions rotated through the seats)"
-            },
-            sweep.params.join(" | "),
-            sweep
-                .factions
-                .iter()
-                .chain(&seat_cols)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" | "),
-            "---|".repeat(sweep.params.len() + sweep.factions.len() + seat_cols.len())
-        );
-        for p in &sweep.points {
-            let _ = writeln!(
-                md,
-                "| {} | {} |",
-                p.values.join(" | "),
-                p.win
-                    .iter()
-                    .chain(&p.seats)
-                    .map(rate_cell)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            );
-        }
-        if let Some(p) = &pairing {
-            let _ = writeln!(md, "\n{p}");
-        }
-        super::write_report(dir, &md, &title)?;
+        page::write_page(&a, &cells[0].1, dir, &sweep, pairing.as_deref())?;
     }
     if o.json {
         return super::out(&format!("{json}\n"));
     }
+    super::out(&table(&sweep, pairing.as_deref()))
+}
+
+/// The points of the grid, first parameter slowest, each as the overrides that set it.
+fn grid(params: &[Param]) -> Vec<Vec<Override>> {
+    let set = |p: &Param, v: &String| Override {
+        path: p.path.clone(),
+        value: v.clone(),
+    };
+    match params {
+        [p] => p.values.iter().map(|v| vec![set(p, v)]).collect(),
+        [p, q] => (p.values.iter())
+            .flat_map(|v| q.values.iter().map(move |w| vec![set(p, v), set(q, w)]))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The terminal table: a row per point, each faction's win rate (and each seat's, with
+/// rotated seats) with its interval, then the pairing's worth.
+fn table(sweep: &Sweep, pairing: Option<&str>) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -491,12 +254,9 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         crate::report::thousands(sweep.games),
         sweep.seed
     );
-    let head: Vec<String> = sweep.params.clone();
-    let _ = write!(
-        t,
-        "{}",
-        head.iter().map(|h| format!("{h:<22}")).collect::<String>()
-    );
+    for h in &sweep.params {
+        let _ = write!(t, "{h:<22}");
+    }
     for f in &sweep.factions {
         let _ = write!(t, "{f:>24}");
     }
@@ -507,23 +267,18 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     }
     let _ = writeln!(t);
     for p in &sweep.points {
-        let _ = write!(
-            t,
-            "{}",
-            p.values
-                .iter()
-                .map(|v| format!("{v:<22}"))
-                .collect::<String>()
-        );
+        for v in &p.values {
+            let _ = write!(t, "{v:<22}");
+        }
         for r in p.win.iter().chain(&p.seats) {
             let _ = write!(t, "{:>24}", rate_cell(r));
         }
         let _ = writeln!(t);
     }
-    if let Some(p) = &pairing {
+    if let Some(p) = pairing {
         let _ = writeln!(t, "\n{p}");
     }
-    super::out(&t)
+    t
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ const TIERS: &[&[&str]] = &[
     &["stats"],
     &["runner"],
     &["report", "compare"],
-    &["check", "tune", "watch", "exploit", "ladder"],
+    &["check", "tune", "sweep", "watch", "exploit", "ladder"],
     &["cli"],
 ];
 

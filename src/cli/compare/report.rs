@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{Comparison, Variant};
+use crate::compare::{Comparison, Variant};
 use crate::error::Result;
 use crate::report::markdown::{code_cell, md_text};
 
