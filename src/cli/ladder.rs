@@ -10,6 +10,8 @@ use crate::error::{Error, Result};
 use crate::overrides::Override;
 use crate::report::{RunInfo, Summary};
 
+mod page;
+
 /// Play the scenario with every faction on each skill level and read how balance moves
 /// with skill.
 #[derive(Debug, clap::Args)]
@@ -79,30 +81,19 @@ pub fn run(a: Args) -> Result<()> {
         ));
     }
     // Every level compiles before any game is played.
-    let mut models = Vec::new();
-    for l in &a.levels {
-        let sets: Vec<Override> = std::iter::once(l.clone())
-            .chain(o.set.iter().cloned())
-            .collect();
-        models.push(super::load(&a.scenario, &sets, o.prep())?);
-    }
+    let models = (a.levels.iter())
+        .map(|l| {
+            let sets: Vec<Override> = std::iter::once(l.clone())
+                .chain(o.set.iter().cloned())
+                .collect();
+            super::load(&a.scenario, &sets, o.prep())
+        })
+        .collect::<Result<Vec<_>>>()?;
     let out = super::command_out_dir(&models[0].name, o, "ladder");
     if let Some(dir) = &out {
         super::prepare_out(dir, o.force)?;
     }
-    let mut rungs = Vec::new();
-    let n = a.levels.len();
-    for (k, (l, m)) in a.levels.iter().zip(&models).enumerate() {
-        super::set_stage(Some(format!("level {} of {n}: {}", k + 1, l.value)));
-        let p = super::run::play(m, o, 0, o.games, None);
-        super::set_stage(None);
-        let p = p?;
-        let info = RunInfo::of(m, o.seed);
-        rungs.push(Rung {
-            name: l.value.clone(),
-            summary: Summary::of(&info, 0, &p.tally, p.elapsed, p.threads),
-        });
-    }
+    let rungs = climb(&a, &models)?;
     let m = &models[0];
     let matchups = match a.matchups {
         true => play_matchups(&a, m)?,
@@ -121,72 +112,7 @@ pub fn run(a: Args) -> Result<()> {
         text.push_str(&matchup_table(m, o, &a.levels, &matchups, a.margin));
     }
     if let Some(dir) = &out {
-        crate::output::begin_report(dir)?;
-        let json = serde_json::to_string_pretty(&doc)
-            .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
-        crate::output::write_atomic(&dir.join("ladder.json"), json.as_bytes())?;
-        let levels: Vec<String> = rungs.iter().map(|r| r.name.clone()).collect();
-        let series: Vec<(String, Vec<crate::stats::Rate>)> = (0..m.nfactions())
-            .map(|f| {
-                let rates = rungs.iter().map(|r| r.summary.factions[f].win).collect();
-                (m.factions[f].label.clone(), rates)
-            })
-            .collect();
-        let sub = super::chart_subtitle(&a.scenario, o, "a level");
-        crate::report::charts::write_ladder(
-            dir,
-            "ladder",
-            (
-                "Win rate at each skill level (every faction on it; 95% intervals)",
-                &sub,
-            ),
-            &levels,
-            &series,
-            1.0 / m.nfactions() as f64,
-            o.canvas(),
-        )?;
-        if !matchups.is_empty() {
-            let names: Vec<String> = a.levels.iter().map(|l| l.value.clone()).collect();
-            let at = |n: &str| names.iter().position(|x| x == n).unwrap_or(0);
-            let cells: Vec<_> = (matchups.iter())
-                .map(|x| (at(&x.a), at(&x.b), x.a_win))
-                .collect();
-            crate::report::charts::write_matchups(
-                dir,
-                (
-                    "Head to head: one faction on the row's level, the others on the column's",
-                    &super::chart_subtitle(&a.scenario, o, "a matchup"),
-                ),
-                &names,
-                &cells,
-                1.0 / m.nfactions() as f64,
-                o.canvas(),
-            )?;
-        }
-        let title = format!("Ladder: {}", m.title);
-        let mut md = super::report_header(&title, m, o.seed, o.games, "a level");
-        let _ = write!(
-            md,
-            "![Win rate at each skill level](ladder.svg)\n\n{}\n\
-             Each level gives every faction the same agent. The agents are a model of play, not \
-             people: a lookahead agent scores each option by playouts of the rest of the game, so its \
-             strength grows with its playouts but it never plans beyond them; an mcts agent also \
-             plans its own later moves. Both see only what their faction can see.\n",
-            super::text_then_list(&page_text, "readings")
-        );
-        if !matchups.is_empty() {
-            let _ = write!(
-                md,
-                "\n## Matchups\n\n![Head to head](matchups.svg)\n\n{}\n{}\n",
-                matchup_markdown(&a.levels, &matchups),
-                matchup_readings(&matchups, a.margin)
-                    .iter()
-                    .map(|r| format!("- {}", crate::report::markdown::md_inline(r)))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-        }
-        super::write_report(dir, &md, &title)?;
+        page::write_page(&a, m, dir, (&rungs, &matchups), &doc, &page_text)?;
     }
     if o.json {
         return super::out(&format!(
@@ -195,6 +121,25 @@ pub fn run(a: Args) -> Result<()> {
         ));
     }
     super::out(&text)
+}
+
+/// Plays every level in turn, every faction on it, on games `0..--games`.
+fn climb(a: &Args, models: &[crate::Model]) -> Result<Vec<Rung>> {
+    let o = &a.opts;
+    let n = a.levels.len();
+    let mut rungs = Vec::new();
+    for (k, (l, m)) in a.levels.iter().zip(models).enumerate() {
+        super::set_stage(Some(format!("level {} of {n}: {}", k + 1, l.value)));
+        let p = super::run::play(m, o, 0, o.games, None);
+        super::set_stage(None);
+        let p = p?;
+        let info = RunInfo::of(m, o.seed);
+        rungs.push(Rung {
+            name: l.value.clone(),
+            summary: Summary::of(&info, 0, &p.tally, p.elapsed, p.threads),
+        });
+    }
+    Ok(rungs)
 }
 
 fn readings(m: &crate::Model, rungs: &[Rung], margin: f64) -> Vec<String> {
@@ -397,39 +342,6 @@ fn matchup_readings(ms: &[crate::ladder::Matchup], margin: f64) -> Vec<String> {
     }
     out.extend(ms.iter().map(|x| crate::ladder::matchup_reading(x, margin)));
     out
-}
-
-/// The matchups as a Markdown table: the one faction's sole-win rate with its interval,
-/// rows by its level, columns by the others'.
-fn matchup_markdown(levels: &[Override], ms: &[crate::ladder::Matchup]) -> String {
-    use crate::report::markdown::code;
-    let mut s = format!(
-        "One faction on the row's level, every other on the column's: its sole wins (95% Wilson), fair share {:.1}%.\n\n| one faction \\ the others | {} |\n|---|{}\n",
-        100.0 * ms.first().map_or(0.0, |x| x.fair),
-        (levels.iter().map(|l| code(&l.value)))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        "---|".repeat(levels.len())
-    );
-    for la in levels {
-        let cells: Vec<String> = (levels.iter())
-            .map(|lb| {
-                ms.iter()
-                    .find(|x| x.a == la.value && x.b == lb.value)
-                    .map_or("-".to_string(), |x| {
-                        let r = &x.a_win;
-                        format!(
-                            "{:.1}% [{:.1}, {:.1}]",
-                            100.0 * r.rate,
-                            100.0 * r.low,
-                            100.0 * r.high
-                        )
-                    })
-            })
-            .collect();
-        let _ = writeln!(s, "| {} | {} |", code(&la.value), cells.join(" | "));
-    }
-    s
 }
 
 /// The matchups as a matrix (rows: the one faction's level; columns: the others') and their

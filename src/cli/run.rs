@@ -199,69 +199,24 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(d) = &out {
         super::prepare_out(d, o.force)?;
     }
-    if a.games_table && out.is_none() {
-        return Err(Error::Usage(
-            "--games-table writes into the report folder: add --out [DIR]".into(),
-        ));
-    }
-    if a.games_table && games > 10_000_000 && !o.force {
-        return Err(Error::Usage(format!(
-            "--games-table with {games} games writes {games} rows: add --force to confirm"
-        )));
-    }
+    check_games_table(&a, out.is_some(), games)?;
     let info = RunInfo::of(&model, o.seed);
     // The report is staged from the start: the games table streams into it as the games
     // play, and nothing of it is in place until the whole report is.
     if let Some(d) = &out {
         crate::output::begin_report(d)?;
     }
-    let mut writer = match (&out, a.games_table) {
+    let writer = match (&out, a.games_table) {
         (Some(d), true) => Some(GamesWriter::create(d, &info, games, o.csv)?),
         _ => None,
     };
-    let played = {
-        let mut sink = |rows: &[GameRow], metrics: &[i64]| -> Result<()> {
-            match writer.as_mut() {
-                Some(w) => w.write(rows, metrics),
-                None => Ok(()),
-            }
-        };
-        let rows: Option<Rows> = if a.games_table { Some(&mut sink) } else { None };
-        play_rows(&model, o, first, games, a.precision, rows)
-    };
-    let p = match played {
-        Ok(p) => p,
-        Err(e) => {
-            if let Some(w) = writer {
-                w.abandon();
-            }
-            if matches!(e, Error::Interrupted) {
-                crate::diagnostic::say(
-                    "interrupted before the run finished: no output file was written",
-                );
-            }
-            return Err(e);
-        }
-    };
-    if let Some(w) = writer {
-        w.finish()?;
-    }
+    let p = play_into(&model, &a, (first, games), writer)?;
     let mut summary = Summary::of(&info, first, &p.tally, p.elapsed, p.threads);
     summary.precision = p.precision;
     if let Some(pr) = &summary.precision
         && !o.json
     {
-        let verdict = if pr.reached {
-            "reached"
-        } else {
-            "NOT reached (stopped at --games)"
-        };
-        crate::diagnostic::say(&format!(
-            "precision {}: {verdict} after {} games (widest half-width {:.4})",
-            pr.target,
-            crate::report::thousands(summary.games),
-            pr.max_half_width
-        ));
+        say_precision(pr, summary.games);
     }
     if let Some(dir) = &out {
         let file = TallyFile {
@@ -278,4 +233,74 @@ pub fn run(a: Args) -> Result<()> {
         super::write_outputs(dir, &summary, &file, o.csv, o.canvas())?;
     }
     super::print_summary(&summary, o.json)
+}
+
+/// Refuses `--games-table` without a report folder, or with more than 10 million rows
+/// unless `--force`.
+fn check_games_table(a: &Args, out: bool, games: u64) -> Result<()> {
+    if a.games_table && !out {
+        return Err(Error::Usage(
+            "--games-table writes into the report folder: add --out [DIR]".into(),
+        ));
+    }
+    if a.games_table && games > 10_000_000 && !a.opts.force {
+        return Err(Error::Usage(format!(
+            "--games-table with {games} games writes {games} rows: add --force to confirm"
+        )));
+    }
+    Ok(())
+}
+
+/// Plays games `first..first + games` (or to `--precision`), streaming every game's row into
+/// `writer` when there is one: finished when the games are, abandoned (no file left) when
+/// they fail or are interrupted.
+fn play_into(
+    model: &crate::Model,
+    a: &Args,
+    (first, games): (u64, u64),
+    mut writer: Option<GamesWriter>,
+) -> Result<Played> {
+    let played = {
+        let mut sink = |rows: &[GameRow], metrics: &[i64]| -> Result<()> {
+            match writer.as_mut() {
+                Some(w) => w.write(rows, metrics),
+                None => Ok(()),
+            }
+        };
+        let rows: Option<Rows> = if a.games_table { Some(&mut sink) } else { None };
+        play_rows(model, &a.opts, first, games, a.precision, rows)
+    };
+    match played {
+        Ok(p) => {
+            if let Some(w) = writer {
+                w.finish()?;
+            }
+            Ok(p)
+        }
+        Err(e) => {
+            if let Some(w) = writer {
+                w.abandon();
+            }
+            if matches!(e, Error::Interrupted) {
+                crate::diagnostic::say(
+                    "interrupted before the run finished: no output file was written",
+                );
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Says whether `--precision` was reached, after how many `games`.
+fn say_precision(pr: &PrecisionReport, games: u64) {
+    let verdict = match pr.reached {
+        true => "reached",
+        false => "NOT reached (stopped at --games)",
+    };
+    crate::diagnostic::say(&format!(
+        "precision {}: {verdict} after {} games (widest half-width {:.4})",
+        pr.target,
+        crate::report::thousands(games),
+        pr.max_half_width
+    ));
 }

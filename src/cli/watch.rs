@@ -74,22 +74,7 @@ pub fn run(a: Args) -> Result<()> {
     let path = a.scenario.clone();
     // The file must be there to start; later it may come and go while an editor saves.
     crate::scenario::read_text(&path)?;
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_os_string());
-    let (tx, rx) = channel();
-    let cannot = |e: notify::Error| {
-        Error::Usage(format!(
-            "cannot watch {}: {e} (on Linux, raise fs.inotify.max_user_watches if it is full)",
-            folder.display()
-        ))
-    };
-    let mut watcher = notify::recommended_watcher(tx).map_err(cannot)?;
-    watcher
-        .watch(&folder, RecursiveMode::NonRecursive)
-        .map_err(cannot)?;
+    let mut saves = Saves::new(&path)?;
     say(&format!(
         "watching {}: {} games a version, seed {}; Ctrl-C stops\n",
         path.display(),
@@ -102,27 +87,101 @@ pub fn run(a: Args) -> Result<()> {
         last_text: None,
         versions: 0,
     };
-    let mut pending = Some(Instant::now() - SETTLE);
-    let mut watched = folder_id(&folder);
     while !crate::signal::stopped() && !CLOSED.load(Ordering::Relaxed) {
+        if !saves.settled()? {
+            continue;
+        }
+        match w.saved(&path) {
+            Ok(()) => {}
+            Err(Error::Interrupted) => break,
+            // Before any version loaded, an error the flags alone cause (the file loads
+            // without its `--set` and `--agent`) is no edit's to fix: stop, as any command
+            // stops on a bad flag.
+            Err(e) if w.baseline.is_none() && flags_at_fault(&path) => return Err(e),
+            Err(e) => still_watching(&e, w.baseline.as_ref()),
+        }
+    }
+    say(&format!("stopped watching {}\n", path.display()))?;
+    // Ctrl-C is how a watch ends (exit 0); SIGTERM ends it as it ends any command (143).
+    if crate::signal::stopped() && crate::signal::exit_code() == 143 {
+        return Err(Error::Interrupted);
+    }
+    Ok(())
+}
+
+/// Shows why a saved version did not load or play, and that the watch goes on.
+fn still_watching(e: &Error, baseline: Option<&Baseline>) {
+    let text = crate::diagnostic::render(e);
+    crate::diagnostic::say(text.trim_end_matches('\n'));
+    let kept = match baseline {
+        Some(b) => format!("version {} stays the baseline", b.version),
+        None => "no version has loaded yet".into(),
+    };
+    crate::diagnostic::say(&format!(
+        "still watching ({kept}): fix the file and save it again"
+    ));
+}
+
+/// The saves of one file, seen through a watch on its folder (so that an editor that saves
+/// by replacing the file is seen too), a burst of events settled into one save.
+struct Saves {
+    folder: PathBuf,
+    name: Option<std::ffi::OsString>,
+    watcher: notify::RecommendedWatcher,
+    rx: std::sync::mpsc::Receiver<notify::Result<notify::Event>>,
+    /// The folder watched (device and inode): a folder made again is another one.
+    watched: Option<(u64, u64)>,
+    /// When the last event of the file came, until it settles into a save; the first look
+    /// counts as a save, so that the file is played at once.
+    pending: Option<Instant>,
+}
+
+impl Saves {
+    /// Watches the folder of the file at `path`.
+    fn new(path: &Path) -> Result<Saves> {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let (tx, rx) = channel();
+        let watcher = notify::recommended_watcher(tx).map_err(|e| cannot_watch(&folder, e))?;
+        let mut saves = Saves {
+            name: path.file_name().map(|n| n.to_os_string()),
+            watched: folder_id(&folder),
+            folder,
+            watcher,
+            rx,
+            pending: Some(Instant::now() - SETTLE),
+        };
+        saves.watch()?;
+        Ok(saves)
+    }
+
+    /// Starts watching the folder.
+    fn watch(&mut self) -> Result<()> {
+        (self.watcher)
+            .watch(&self.folder, RecursiveMode::NonRecursive)
+            .map_err(|e| cannot_watch(&self.folder, e))
+    }
+
+    /// Waits up to a tick for an event; whether a save has settled since the last one.
+    fn settled(&mut self) -> Result<bool> {
         // A folder removed and made again is another folder: watch the new one (the old
         // watch went with the old folder), and look at the file in it.
-        let now = folder_id(&folder);
-        if now != watched {
+        let now = folder_id(&self.folder);
+        if now != self.watched {
             if now.is_some() {
-                let _ = watcher.unwatch(&folder);
-                watcher
-                    .watch(&folder, RecursiveMode::NonRecursive)
-                    .map_err(cannot)?;
-                pending = Some(Instant::now());
+                let _ = self.watcher.unwatch(&self.folder);
+                self.watch()?;
+                self.pending = Some(Instant::now());
             }
-            watched = now;
+            self.watched = now;
         }
-        match rx.recv_timeout(TICK) {
+        match self.rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
-                let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
+                let ours = (event.paths.iter()).any(|p| p.file_name() == self.name.as_deref());
                 if ours && !matches!(event.kind, EventKind::Access(_)) {
-                    pending = Some(Instant::now());
+                    self.pending = Some(Instant::now());
                 }
             }
             Ok(Err(e)) => {
@@ -132,39 +191,24 @@ pub fn run(a: Args) -> Result<()> {
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(Error::Usage(format!(
                     "the file watcher on {} stopped",
-                    folder.display()
+                    self.folder.display()
                 )));
             }
         }
-        if pending.is_some_and(|t| t.elapsed() >= SETTLE) {
-            pending = None;
-            match w.saved(&path) {
-                Ok(()) => {}
-                Err(Error::Interrupted) => break,
-                // Before any version loaded, an error the flags alone cause (the file loads
-                // without its `--set` and `--agent`) is no edit's to fix: stop, as any
-                // command stops on a bad flag.
-                Err(e) if w.baseline.is_none() && flags_at_fault(&path) => return Err(e),
-                Err(e) => {
-                    let text = crate::diagnostic::render(&e);
-                    crate::diagnostic::say(text.trim_end_matches('\n'));
-                    let kept = match &w.baseline {
-                        Some(b) => format!("version {} stays the baseline", b.version),
-                        None => "no version has loaded yet".into(),
-                    };
-                    crate::diagnostic::say(&format!(
-                        "still watching ({kept}): fix the file and save it again"
-                    ));
-                }
-            }
+        let settled = self.pending.is_some_and(|t| t.elapsed() >= SETTLE);
+        if settled {
+            self.pending = None;
         }
+        Ok(settled)
     }
-    say(&format!("stopped watching {}\n", path.display()))?;
-    // Ctrl-C is how a watch ends (exit 0); SIGTERM ends it as it ends any command (143).
-    if crate::signal::stopped() && crate::signal::exit_code() == 143 {
-        return Err(Error::Interrupted);
-    }
-    Ok(())
+}
+
+/// The watcher could not watch `folder`.
+fn cannot_watch(folder: &Path, e: notify::Error) -> Error {
+    Error::Usage(format!(
+        "cannot watch {}: {e} (on Linux, raise fs.inotify.max_user_watches if it is full)",
+        folder.display()
+    ))
 }
 
 /// Whether the file at `path` loads without the command's overrides: then an error loading
