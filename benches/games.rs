@@ -4,7 +4,9 @@
 //! plays the same games), the interpreter, and the native engine.
 //!
 //! Run: `cargo bench --bench games`. One thread; multiply by cores for `vpsim run`.
+#![allow(clippy::print_stderr, reason = "a bench prints what it measured")]
 
+#[allow(unreachable_pub, reason = "pub where the file is its own bench target")]
 mod ti4_reference;
 
 use divan::{Bencher, black_box, counter::ItemsCount};

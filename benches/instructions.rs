@@ -9,7 +9,9 @@
 //! Run: `cargo bench --bench instructions` (release build; needs valgrind: `apt-get install
 //! valgrind`; about five minutes). `cargo test --benches` only checks that the commands run.
 //! Timed benches are `cargo bench --bench games`.
+#![allow(clippy::print_stderr, reason = "a bench prints what it measured")]
 
+#[allow(unreachable_pub, reason = "pub where the file is its own bench target")]
 mod ti4_reference;
 
 use std::process::Command;

@@ -443,8 +443,8 @@ pub fn set_stage(stage: Option<String>) {
 /// Whether progress goes to the terminal: both stdout and stderr are terminals and not
 /// --quiet.
 fn shows_progress(quiet: bool) -> bool {
-    use std::io::IsTerminal;
-    !quiet && std::io::stderr().is_terminal() && std::io::stdout().is_terminal()
+    use crate::diagnostic::{stderr_is_terminal, stdout_is_terminal};
+    !quiet && stderr_is_terminal() && stdout_is_terminal()
 }
 
 /// A bar over `total` steps of a command's own (`factions searched`), only where progress
@@ -634,6 +634,10 @@ pub fn out(text: &str) -> Result<()> {
 }
 
 /// Writes to stdout and says whether it is still open: false once it is a closed pipe.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the one writer of stdout's text, made terminal-safe here"
+)]
 pub fn out_open(text: &str) -> Result<bool> {
     use std::io::Write;
     let text = crate::diagnostic::terminal_safe(text);

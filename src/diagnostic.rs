@@ -44,10 +44,26 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// Writes `text` and a newline to stderr, terminal-safe ([`terminal_safe`]). A stderr that
 /// cannot be written (a closed pipe, a full disk) loses the text, never the exit code: the
 /// standard `eprintln!` panics there.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the one writer of stderr's text, made terminal-safe here"
+)]
 pub fn say(text: &str) {
     use std::io::Write;
     let mut e = std::io::stderr().lock();
     let _ = writeln!(e, "{}", terminal_safe(text));
+}
+
+/// Whether stderr is a terminal, where a person may be watching (progress, notes).
+#[expect(clippy::disallowed_methods, reason = "asks, writes nothing")]
+pub fn stderr_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
+/// Whether stdout is a terminal (and so not a file or a pipe a program reads).
+#[expect(clippy::disallowed_methods, reason = "asks, writes nothing")]
+pub fn stdout_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
 }
 
 /// The largest file re-read to show a snippet (scenario files are far smaller).

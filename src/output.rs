@@ -196,6 +196,10 @@ pub fn check_file(path: &Path, flag: &str) -> Result<()> {
 /// Writes a single output file named by the user: `-` is standard output, a device or FIFO
 /// is written through (never replaced), a symlink is followed, and a regular file is
 /// replaced atomically.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "`-` names stdout as the file: its bytes are a file format (JSON, XML), written as they are"
+)]
 pub fn write_file(path: &Path, flag: &str, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     let fail = |source| Error::Write {

@@ -187,7 +187,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         threads: o.threads.map(|t| t as usize),
     };
     // Progress for a person watching: nothing on a redirected stderr but errors.
-    let watched = !o.quiet && !o.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let watched = !o.quiet && !o.json && crate::diagnostic::stderr_is_terminal();
     let done = |extra: &[Override]| {
         if watched {
             let point: Vec<String> = extra.iter().map(|e| e.to_string()).collect();

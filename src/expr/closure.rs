@@ -30,7 +30,7 @@ pub(crate) enum Fun {
 
 impl Fun {
     #[inline]
-    pub fn num(&self, e: &mut Env<'_>) -> Num {
+    pub(super) fn num(&self, e: &mut Env<'_>) -> Num {
         match self {
             Fun::Int(f) => Num::Int(f(e)),
             Fun::Real(f) => Num::Real(f(e)),

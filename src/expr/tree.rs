@@ -63,7 +63,7 @@ impl Node {
     /// How many random draws evaluating the node may make, counting each draw of the
     /// formula once, and any draw an aggregation repeats as two (so 1 means one draw, made
     /// once at most).
-    pub fn draw_sites(&self) -> u32 {
+    pub(crate) fn draw_sites(&self) -> u32 {
         let sum = |ns: &[Node]| ns.iter().map(Node::draw_sites).fold(0, u32::saturating_add);
         match self {
             Node::Int(_) | Node::Real(_) | Node::Load(..) => 0,
@@ -81,7 +81,7 @@ impl Node {
     }
 
     /// The static type of the node's value.
-    pub fn ty(&self) -> Ty {
+    pub(crate) fn ty(&self) -> Ty {
         match self {
             Node::Real(_) => Ty::Real,
             Node::Int(_) | Node::Load(..) | Node::LoadAt(..) | Node::Leaf(_) => Ty::Int,

@@ -11,7 +11,7 @@ use crate::expr::tree::{self, Num, Ty};
 use crate::expr::{BinOp, Env, FaultKind, Func, RandFn};
 
 /// Every binary operator, indexed by the code generated code passes.
-pub const BIN_OPS: [BinOp; 14] = [
+pub(super) const BIN_OPS: [BinOp; 14] = [
     BinOp::Add,
     BinOp::Sub,
     BinOp::Mul,
@@ -29,7 +29,7 @@ pub const BIN_OPS: [BinOp; 14] = [
 ];
 
 /// Every random function, indexed by code.
-pub const RAND_FNS: [RandFn; 9] = [
+pub(super) const RAND_FNS: [RandFn; 9] = [
     RandFn::Uniform,
     RandFn::Random,
     RandFn::Bernoulli,
@@ -42,10 +42,10 @@ pub const RAND_FNS: [RandFn; 9] = [
 ];
 
 /// The rounding functions, indexed by code.
-pub const ROUND_FNS: [Func; 3] = [Func::Floor, Func::Ceil, Func::Round];
+pub(super) const ROUND_FNS: [Func; 3] = [Func::Floor, Func::Ceil, Func::Round];
 
 /// The code of a value in one of the tables above.
-pub fn code_of<T: PartialEq>(table: &[T], v: T) -> u32 {
+pub(super) fn code_of<T: PartialEq>(table: &[T], v: T) -> u32 {
     table.iter().position(|x| *x == v).unwrap_or(0) as u32
 }
 
@@ -61,38 +61,38 @@ fn ok<T: Default>(env: &mut Env<'_>, r: Result<T, FaultKind>, loc: u32) -> T {
 
 /// `a op b` on integers through the reference operation (used for `//`, `%`, and for the
 /// overflow path of `+ - *`, where it records the fault).
-pub extern "C" fn int_bin(env: &mut Env<'_>, op: u32, a: i64, b: i64, loc: u32) -> i64 {
+pub(super) extern "C" fn int_bin(env: &mut Env<'_>, op: u32, a: i64, b: i64, loc: u32) -> i64 {
     let r = tree::int_bin(BIN_OPS[op as usize % BIN_OPS.len()], a, b);
     ok(env, r, loc)
 }
 
 /// `a op b` on reals for `/`, `//` and `%` (a zero divisor is a fault).
-pub extern "C" fn real_bin(env: &mut Env<'_>, op: u32, a: f64, b: f64, loc: u32) -> f64 {
+pub(super) extern "C" fn real_bin(env: &mut Env<'_>, op: u32, a: f64, b: f64, loc: u32) -> f64 {
     let r = tree::real_bin(BIN_OPS[op as usize % BIN_OPS.len()], a, b);
     ok(env, r, loc)
 }
 
 /// `floor`, `ceil` or `round` of a real, which must have a 64-bit integer value.
-pub extern "C" fn round(env: &mut Env<'_>, f: u32, x: f64, loc: u32) -> i64 {
+pub(super) extern "C" fn round(env: &mut Env<'_>, f: u32, x: f64, loc: u32) -> i64 {
     let r = tree::round_fn(ROUND_FNS[f as usize % ROUND_FNS.len()], x);
     ok(env, r, loc)
 }
 
 /// `abs` of an integer (`abs(-2^63)` overflows).
-pub extern "C" fn abs(env: &mut Env<'_>, a: i64, loc: u32) -> i64 {
+pub(super) extern "C" fn abs(env: &mut Env<'_>, a: i64, loc: u32) -> i64 {
     let r = tree::int_func(Func::Abs, &[a]);
     ok(env, r, loc)
 }
 
 /// Records the fault of a computed subscript `i` outside a set of `n` elements; yields 0.
-pub extern "C" fn subscript(env: &mut Env<'_>, i: i64, n: u32, loc: u32) -> i64 {
+pub(super) extern "C" fn subscript(env: &mut Env<'_>, i: i64, n: u32, loc: u32) -> i64 {
     env.fault_at(FaultKind::Subscript(i, n as u16), loc);
     0
 }
 
 /// A real to store in variable `var`, floored: it must have a 64-bit integer value (else the
 /// engine's store fault).
-pub extern "C" fn store_real(env: &mut Env<'_>, r: f64, var: u32, loc: u32) -> i64 {
+pub(super) extern "C" fn store_real(env: &mut Env<'_>, r: f64, var: u32, loc: u32) -> i64 {
     match tree::to_int(r.floor()) {
         Ok(k) => k,
         Err(_) => {
@@ -103,13 +103,13 @@ pub extern "C" fn store_real(env: &mut Env<'_>, r: f64, var: u32, loc: u32) -> i
 }
 
 /// Records the engine's overflow fault of `old += k` (`op` 0) or `old -= k` (`op` 1).
-pub extern "C" fn store_overflow(env: &mut Env<'_>, op: u32, old: i64, k: i64, loc: u32) {
+pub(super) extern "C" fn store_overflow(env: &mut Env<'_>, op: u32, old: i64, k: i64, loc: u32) {
     let op = if op == 0 { BinOp::Add } else { BinOp::Sub };
     env.fault_at(FaultKind::Overflow(op, old, k), loc);
 }
 
 /// `bernoulli(p)`: the reference's check of `p`, then the same single draw.
-pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
+pub(super) extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
     if (0.0..=1.0).contains(&p) {
         rand::RngExt::random_bool(&mut env.rng, p) as i64
     } else {
@@ -120,13 +120,13 @@ pub extern "C" fn bernoulli(env: &mut Env<'_>, p: f64, loc: u32) -> i64 {
 
 /// Each faction's hand as bits (`State::hands`): `for held` walks it in machine code. The
 /// buffer never changes length during a game.
-pub extern "C" fn hands(env: &mut Env<'_>) -> *const u64 {
+pub(super) extern "C" fn hands(env: &mut Env<'_>) -> *const u64 {
     env.st.hands.as_ptr()
 }
 
 /// Each card's owner code (`State::owner`): `has_completed` reads it in machine code. The
 /// buffer never changes length during a game.
-pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
+pub(super) extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
     env.st.owner.as_ptr()
 }
 
@@ -134,7 +134,7 @@ pub extern "C" fn owners(env: &mut Env<'_>) -> *const u8 {
 /// [`crate::state::owned_slot`]): `held(deck)` and `completed(deck)` read them in machine
 /// code. A game's state has a count for every deck and hand; any other state gets zero
 /// counts first, so that every slot machine code reads is in the buffer.
-pub extern "C" fn owned_counts(env: &mut Env<'_>) -> *const u32 {
+pub(super) extern "C" fn owned_counts(env: &mut Env<'_>) -> *const u32 {
     let need = env.t.deck_start.len() * 2 * crate::state::MAX_FACTIONS;
     if env.st.owned.len() < need {
         env.st.owned.resize(need, 0);
@@ -144,18 +144,18 @@ pub extern "C" fn owned_counts(env: &mut Env<'_>) -> *const u32 {
 
 /// The decks' pools (`State::pool`, a card index each): a take's test reads it in machine
 /// code. The buffer never changes length during a game.
-pub extern "C" fn pools(env: &mut Env<'_>) -> *const u16 {
+pub(super) extern "C" fn pools(env: &mut Env<'_>) -> *const u16 {
     env.st.pool.as_ptr()
 }
 
 /// A store tagged `as SOURCE` into faction `f`'s variable changed it from `old` to `new`:
 /// the change is credited to `f`'s points from source `src`.
-pub extern "C" fn credit(env: &mut Env<'_>, f: i64, src: u32, old: i64, new: i64) {
+pub(super) extern "C" fn credit(env: &mut Env<'_>, f: i64, src: u32, old: i64, new: i64) {
     env.credit(f as usize, src as u8, old, new);
 }
 
 /// `complete`: the bound faction completes the current card.
-pub extern "C" fn complete(env: &mut Env<'_>) {
+pub(super) extern "C" fn complete(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {
         env.st.complete_card(env.t, c as usize, env.cx.bound);
     }
@@ -164,7 +164,13 @@ pub extern "C" fn complete(env: &mut Env<'_>) {
 /// The end of a take with a condition ([`crate::runtime::hands::take_eligible`]): one of the
 /// `eligible` cards marked in `env.eligible` among the first `left` of deck `d`'s pool is
 /// taken for owner code `owner`.
-pub extern "C" fn take_eligible(env: &mut Env<'_>, d: u32, left: i64, eligible: i64, owner: u32) {
+pub(super) extern "C" fn take_eligible(
+    env: &mut Env<'_>,
+    d: u32,
+    left: i64,
+    eligible: i64,
+    owner: u32,
+) {
     crate::runtime::hands::take_eligible(
         env,
         d as usize,
@@ -176,13 +182,13 @@ pub extern "C" fn take_eligible(env: &mut Env<'_>, d: u32, left: i64, eligible: 
 
 /// A `draw` or `take` with no condition ([`crate::runtime::hands::take_any`]) from deck `d`
 /// for owner code `owner`.
-pub extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
+pub(super) extern "C" fn take_any(env: &mut Env<'_>, d: u32, owner: u32) {
     crate::runtime::hands::take_any(env, d as usize, owner as u8);
 }
 
 /// Sorts the first `k` completers of a race in `env.race`
 /// ([`crate::runtime::order::sort_completers`]); `real` says the keys are reals' bits.
-pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
+pub(super) extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
     crate::runtime::order::sort_completers(env, k as usize, real != 0);
 }
 
@@ -190,7 +196,7 @@ pub extern "C" fn sort_completers(env: &mut Env<'_>, k: i64, real: u32) {
 /// factions' metrics are in `env.race.keys` (reals' bits when `real` is not 0), the title's
 /// minimum is `min` (a real's bits when `min_real` is not 0), `holder` the faction holding
 /// it (-1: none). Returns the faction that holds it next (-1: none).
-pub extern "C" fn title(
+pub(super) extern "C" fn title(
     env: &mut Env<'_>,
     n: i64,
     real: u32,
@@ -222,7 +228,7 @@ pub extern "C" fn title(
 /// (`Env::final_turns`): one counted when they are. Returns -1 when one was counted and more
 /// are to come, the reason the game ends with when that was the last, and when none is under
 /// way -2, or -3 if the final round is (whose conditions are then not tested again).
-pub extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
+pub(super) extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
     match env.progress.final_turns {
         Some((reason, left)) => {
             env.progress.final_turns = (left > 1).then_some((reason, left - 1));
@@ -236,7 +242,7 @@ pub extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
 /// A final-turns condition (`turns` not 0) or a final-round one that held for a faction,
 /// with `reason`: every faction still in the game takes one more turn, or the round is the
 /// game's last.
-pub extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32) {
+pub(super) extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32) {
     if turns != 0 {
         env.progress.final_turns = Some((reason as u16, n - env.st.out.count_ones()));
     } else {
@@ -245,25 +251,25 @@ pub extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32
 }
 
 /// The reason a final round under way ends the game with at the round's end (-1: none).
-pub extern "C" fn final_round(env: &mut Env<'_>) -> i64 {
+pub(super) extern "C" fn final_round(env: &mut Env<'_>) -> i64 {
     env.progress.final_round.map_or(-1, |r| r as i64)
 }
 
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys
 /// ([`crate::runtime::order::sort_race_rows`]); bit `j` of `real` says key `j` is a real's bits.
-pub extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {
+pub(super) extern "C" fn sort_rows(env: &mut Env<'_>, n: i64, nk: i64, real: u32) {
     crate::runtime::order::sort_race_rows(env, n as usize, nk as usize, real);
 }
 
 /// The option buffer agents' turns write to (`Env::opts`): a round in machine code passes it
 /// to every turn. The buffer keeps its length for the whole game.
-pub extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::runtime::abi::Opt {
+pub(super) extern "C" fn opts(env: &mut Env<'_>) -> *mut crate::runtime::abi::Opt {
     env.opts.as_mut_ptr()
 }
 
 /// Settles the pending `win`/`lose` marks ([`Env::settle`]): the reason the game ends with
 /// when they end it, else `ended` (the reason already given, or none).
-pub extern "C" fn settle(env: &mut Env<'_>, ended: i64) -> i64 {
+pub(super) extern "C" fn settle(env: &mut Env<'_>, ended: i64) -> i64 {
     match env.settle() {
         Some(r) => r as i64,
         None => ended,
@@ -271,7 +277,7 @@ pub extern "C" fn settle(env: &mut Env<'_>, ended: i64) -> i64 {
 }
 
 /// Records that a decision went past the step budget `max`, at the phase's action count.
-pub extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
+pub(super) extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
     env.fault_at(FaultKind::StepBudget(max as u64), loc);
 }
 
@@ -279,7 +285,7 @@ pub extern "C" fn step_budget(env: &mut Env<'_>, max: i64, loc: u32) {
 /// `key`, `size` and `label`, over a grid of `shape` (rows << 16 | columns); SIZE is
 /// variable `vars & 0xffff`, LABEL `vars >> 16 & 0xffff`, and bit 32 of `vars` says
 /// whether a change is watched. Returns 1 when a watched SIZE or LABEL changed.
-pub extern "C" fn regions(
+pub(super) extern "C" fn regions(
     env: &mut Env<'_>,
     key: i64,
     size: i64,
@@ -303,12 +309,12 @@ pub extern "C" fn regions(
 }
 
 /// `pass DECK left` (`dir` 1) or `right` (-1), as the engine passes hands.
-pub extern "C" fn pass(env: &mut Env<'_>, deck: u32, dir: i32) {
+pub(super) extern "C" fn pass(env: &mut Env<'_>, deck: u32, dir: i32) {
     crate::runtime::hands::pass_hands(env, deck as u16, dir as i8);
 }
 
 /// `discard`: the current card goes back to its deck.
-pub extern "C" fn discard(env: &mut Env<'_>) {
+pub(super) extern "C" fn discard(env: &mut Env<'_>) {
     if let Some(c) = env.st.card() {
         env.st.return_card(env.t, c as usize);
     }
@@ -316,7 +322,7 @@ pub extern "C" fn discard(env: &mut Env<'_>) {
 
 /// `win` (`kind` 0) or `lose` (1) with `reason` for the bound faction: a mark the engine
 /// settles at the end of the statement list.
-pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
+pub(super) extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
     let kind = if kind == 0 {
         crate::expr::OutcomeKind::Win
     } else {
@@ -327,7 +333,7 @@ pub extern "C" fn mark(env: &mut Env<'_>, kind: u32, reason: u32) {
 }
 
 /// `uniform(a, b)` of two integers.
-pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
+pub(super) extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
     draw(
         env,
         RandFn::Uniform,
@@ -339,7 +345,14 @@ pub extern "C" fn uniform(env: &mut Env<'_>, a: i64, b: i64, loc: u32) -> i64 {
 
 /// Any random draw: its `n` arguments are in `env.args`, bit `i` of `reals` set when
 /// argument `i` is a real; `real` says the result's type. Returns the value's bits.
-pub extern "C" fn rand(env: &mut Env<'_>, f: u32, n: u32, reals: u64, real: u32, loc: u32) -> u64 {
+pub(super) extern "C" fn rand(
+    env: &mut Env<'_>,
+    f: u32,
+    n: u32,
+    reals: u64,
+    real: u32,
+    loc: u32,
+) -> u64 {
     let mut args = [Num::Int(0); crate::expr::STACK];
     let n = (n as usize).min(args.len());
     for (i, a) in args.iter_mut().enumerate().take(n) {
@@ -375,27 +388,27 @@ fn draw(env: &mut Env<'_>, f: RandFn, args: &[Num], ty: Ty, loc: u32) -> i64 {
 }
 
 /// `NdS` dice.
-pub extern "C" fn dice(env: &mut Env<'_>, n: u32, s: u32) -> i64 {
+pub(super) extern "C" fn dice(env: &mut Env<'_>, n: u32, s: u32) -> i64 {
     tree::dice(n, s, &mut env.rng)
 }
 
 /// A faction's side id.
-pub extern "C" fn side(env: &mut Env<'_>, f: i64) -> i64 {
+pub(super) extern "C" fn side(env: &mut Env<'_>, f: i64) -> i64 {
     env.t.side.get(f as usize).copied().unwrap_or(0)
 }
 
 /// Whether a faction is a player.
-pub extern "C" fn player(env: &mut Env<'_>, f: i64) -> i64 {
+pub(super) extern "C" fn player(env: &mut Env<'_>, f: i64) -> i64 {
     env.t.player.get(f as usize).copied().unwrap_or(0)
 }
 
 /// `drawn`: whether the last `draw` succeeded.
-pub extern "C" fn drawn(env: &mut Env<'_>) -> i64 {
+pub(super) extern "C" fn drawn(env: &mut Env<'_>) -> i64 {
     env.st.card().is_some() as i64
 }
 
 /// `card.ATTR` of the card most recently drawn (0 when none is).
-pub extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
+pub(super) extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
     match env.st.card() {
         Some(c) => env
             .t
@@ -408,19 +421,19 @@ pub extern "C" fn card_attr(env: &mut Env<'_>, a: u32) -> i64 {
 }
 
 /// `left(deck)`: the cards left in a deck's pool.
-pub extern "C" fn deck_left(env: &mut Env<'_>, d: u32) -> i64 {
+pub(super) extern "C" fn deck_left(env: &mut Env<'_>, d: u32) -> i64 {
     env.st.deck_left.get(d as usize).copied().unwrap_or(0) as i64
 }
 
 /// `has_completed(deck, id)` for the bound faction, over a deck machine code has no id
 /// table for (its ids repeat or spread too wide).
-pub extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
+pub(super) extern "C" fn has_completed(env: &mut Env<'_>, deck: u32, id: i64) -> i64 {
     tree::has_completed(env, deck as u16, id) as i64
 }
 
 /// Counts a decision of machine code's turn: `i` is `faction * actions + action` (see
 /// `Env::used`).
-pub extern "C" fn used(env: &mut Env<'_>, i: u64) {
+pub(super) extern "C" fn used(env: &mut Env<'_>, i: u64) {
     env.used(i as usize);
 }
 
@@ -428,7 +441,7 @@ pub extern "C" fn used(env: &mut Env<'_>, i: u64) {
 /// ([`crate::runtime::look::decide`]): weighted (`priority == 0`) or among the top
 /// priority, or a lookahead decision (the acting faction is bound).
 /// Returns the chosen option's index.
-pub extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
+pub(super) extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     let policy = if priority == 0 {
         crate::ir::Policy::Weighted
     } else {

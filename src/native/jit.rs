@@ -18,7 +18,7 @@ use crate::runtime::abi::{MenuFn, NativeFn};
 
 /// A model's machine code. It lives as long as any function made from it: every
 /// handle of [`crate::runtime::abi`] holds an `Arc` of it.
-pub struct Code {
+pub(super) struct Code {
     module: Option<JITModule>,
 }
 
@@ -66,7 +66,10 @@ impl Code {
     ///   helper's result, with its own type, into `Env::ret` of the first argument;
     /// - the code allocates nothing, keeps no pointer after it returns and cannot unwind
     ///   (helpers record faults instead of panicking).
-    pub fn finish(module: JITModule, ids: &[FuncId]) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
+    pub(super) fn finish(
+        module: JITModule,
+        ids: &[FuncId],
+    ) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
         Code::finish_as(module, ids, |p| {
             // SAFETY: `p` is the entry of a finished formula, statement-list or end-condition
             // function with the signature and behaviour stated above; `Code` keeps its memory
@@ -79,7 +82,7 @@ impl Code {
     /// `(ptr, ptr, ptr, i64) -> i64` called only through [`MenuFn`]; the third argument is a
     /// buffer of [`crate::runtime::abi::Opt`] that [`crate::runtime::abi::Menu::call`] checks holds the scan's capacity,
     /// and the code writes at most that many options into it, at `Opt`'s own field offsets.
-    pub fn finish_menus(
+    pub(super) fn finish_menus(
         module: JITModule,
         ids: &[FuncId],
     ) -> Result<(Arc<Code>, Vec<MenuFn>), String> {
@@ -98,7 +101,7 @@ impl Code {
     /// them, so they live as long as the round. The option buffer it passes to a scan is
     /// `Env::opts` (through a helper, once per call), which [`crate::runtime::abi::Round::call`] checks
     /// holds the largest of those scans' capacities and which no code resizes.
-    pub fn finish_round(
+    pub(super) fn finish_round(
         module: JITModule,
         ids: &[FuncId],
     ) -> Result<(Arc<Code>, Vec<NativeFn>), String> {
@@ -132,7 +135,7 @@ impl Code {
 
 impl Code {
     /// Where function `id` of this code begins (for a profiler's map of the code).
-    pub fn address(&self, id: FuncId) -> usize {
+    pub(super) fn address(&self, id: FuncId) -> usize {
         self.module
             .as_ref()
             .map_or(0, |m| m.get_finalized_function(id) as usize)
@@ -140,7 +143,7 @@ impl Code {
 
     /// The machine code of function `id`, its first `size` bytes (the size its compile
     /// reported), for a disassembler.
-    pub fn bytes(&self, id: FuncId, size: u32) -> &[u8] {
+    pub(super) fn bytes(&self, id: FuncId, size: u32) -> &[u8] {
         let Some(m) = &self.module else {
             return &[];
         };

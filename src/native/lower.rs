@@ -87,7 +87,7 @@ impl Off {
 /// [`crate::runtime::Pending`]): those that read each variable (after a store changes it),
 /// and those that read draws (after a `draw` or `take`).
 #[derive(Debug, Default)]
-pub struct Hooks {
+pub(super) struct Hooks {
     /// Per variable, the conditions that read it.
     pub by_var: Vec<Vec<u16>>,
     /// The conditions that read the current card or decks.
@@ -231,7 +231,7 @@ pub(super) use crate::runtime::abi::{CHOSE, DONE, FAULTED, HELD, PASS};
 
 impl<'a, 'f> Lower<'a, 'f> {
     /// Starts the body of a function `(env, vals) -> i64` in `b`.
-    pub fn new(
+    pub(super) fn new(
         mut b: FunctionBuilder<'f>,
         t: &'a Tables,
         slots: usize,
@@ -279,34 +279,38 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// Calls helpers on rare paths through the trampolines of `cold` (see [`trampoline`]).
-    pub fn with_cold(mut self, cold: Cold<'a>) -> Self {
+    pub(super) fn with_cold(mut self, cold: Cold<'a>) -> Self {
         self.cold = Some(cold);
         self
     }
 
     /// Notes the immediate end conditions `hooks` as pending after a store that changes
     /// their variable and after a draw (statement lists and agents' turns).
-    pub fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
+    pub(super) fn with_hooks(mut self, hooks: &'a Hooks) -> Self {
         self.hooks = Some(hooks);
         self
     }
 
     /// Counts each choice of an agent's turn among `actions` actions (see [`Lower::uses`]).
-    pub fn with_uses(mut self, actions: Option<u64>) -> Self {
+    pub(super) fn with_uses(mut self, actions: Option<u64>) -> Self {
         self.uses = actions;
         self
     }
 
     /// Reads card attributes and id tables from `attrs`, the model's card data imported
     /// into this function (see [`Lower::attrs`]), with its decks' id tables where `ids` says.
-    pub fn with_attrs(mut self, attrs: Option<GlobalValue>, ids: &[Option<IdTable>]) -> Self {
+    pub(super) fn with_attrs(
+        mut self,
+        attrs: Option<GlobalValue>,
+        ids: &[Option<IdTable>],
+    ) -> Self {
         self.attrs = attrs;
         self.ids = ids.to_vec();
         self
     }
 
     /// Lowers `n` as the function's value (a real is returned as its bits) and finishes.
-    pub fn finish(mut self, n: &Node) {
+    pub(super) fn finish(mut self, n: &Node) {
         self.know_entry();
         let v = self.node(n);
         let bits = match v.ty {
@@ -321,7 +325,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Lowers the statements of a statement-list function `(env, vals) -> i64` and
     /// finishes: it runs `stmts` and returns [`DONE`], [`FAULTED`], or [`HELD`] with the
     /// reason of an `end` it ran.
-    pub fn finish_stmts(mut self, stmts: &[Stmt]) {
+    pub(super) fn finish_stmts(mut self, stmts: &[Stmt]) {
         self.know_entry();
         self.stmts(stmts);
         let done = self.int(DONE as i64);
@@ -334,7 +338,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// (acting, bound and target, in the environment too), as the engine's `init_var` stores
     /// it (floored, clamped, a fault at the formula). Returns [`DONE`] or [`FAULTED`]; setup
     /// runs no end conditions.
-    pub fn finish_setup(mut self, inits: &[(u8, Option<u64>, Stmt)]) {
+    pub(super) fn finish_setup(mut self, inits: &[(u8, Option<u64>, Stmt)]) {
         let mut bound = None;
         for (f, part, s) in inits {
             if let Some(id) = part {

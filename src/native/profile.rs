@@ -30,13 +30,13 @@ fn settings() -> &'static Settings {
 }
 
 /// Whether functions are being named (the compile then keeps each one's disassembly).
-pub fn enabled() -> bool {
+pub(super) fn enabled() -> bool {
     let s = settings();
     s.map || s.dir.is_some()
 }
 
 /// One compiled function: its id, what it is, its size in bytes and disassembly.
-pub struct Named {
+pub(super) struct Named {
     pub id: FuncId,
     pub what: String,
     pub size: u32,
@@ -45,7 +45,7 @@ pub struct Named {
 
 /// Lists the functions of `code`. A profile that cannot be written is a developer's
 /// problem, not the run's: it is skipped (with a note on stderr), never an error.
-pub fn write(code: &Code, named: &[Named]) {
+pub(super) fn write(code: &Code, named: &[Named]) {
     static LOCK: Mutex<()> = Mutex::new(());
     let _held = LOCK.lock();
     let s = settings();

@@ -43,7 +43,7 @@ pub(super) struct Unit {
 impl Unit {
     /// A module for the host with the card data of `t`. A host that cannot be targeted
     /// fails here.
-    pub fn new(t: &Tables) -> Result<Unit, String> {
+    pub(super) fn new(t: &Tables) -> Result<Unit, String> {
         let mut module = new_module()?;
         let (data, ids) = card_data(&mut module, t)?;
         let ctx = module.make_context();
@@ -64,7 +64,7 @@ impl Unit {
 
     /// Makes the next function's signature that of a formula, statement run, set of end
     /// checks or round: `(env, vals) -> i64` (see [`super::jit::NativeFn`]).
-    pub fn env_vals(&mut self) {
+    pub(super) fn env_vals(&mut self) {
         let sig = &mut self.ctx.func.signature;
         sig.call_conv = self.cc;
         sig.params.push(AbiParam::new(self.ptr));
@@ -75,7 +75,7 @@ impl Unit {
     /// The lowering of the next function (its signature already set), over a state of
     /// `slots` variables and the tables `t`, faults located at `loc`; it reads the card
     /// data inline.
-    pub fn lower<'a>(&'a mut self, t: &'a Tables, slots: usize, loc: u32) -> Lower<'a, 'a> {
+    pub(super) fn lower<'a>(&'a mut self, t: &'a Tables, slots: usize, loc: u32) -> Lower<'a, 'a> {
         let gv = self
             .data
             .map(|d| self.module.declare_data_in_func(d, &mut self.ctx.func));
@@ -91,7 +91,7 @@ impl Unit {
 
     /// Defines the function just lowered, and the trampolines it declared, and clears the
     /// context for the next one; `what` names it in the error.
-    pub fn define(&mut self, what: &str) -> Result<FuncId, String> {
+    pub(super) fn define(&mut self, what: &str) -> Result<FuncId, String> {
         // Ctrl-C or SIGTERM stops a long compile between functions (the caller exits).
         if crate::signal::stopped() {
             return Err(INTERRUPTED.to_string());
@@ -132,7 +132,7 @@ impl Unit {
 impl Unit {
     /// Finalizes the module with `finish` (one of [`Code`]'s) and returns its functions
     /// `ids`, naming them for a profiler when asked to ([`super::profile`]).
-    pub fn finish<F>(
+    pub(super) fn finish<F>(
         self,
         ids: &[FuncId],
         finish: impl FnOnce(JITModule, &[FuncId]) -> Result<(Arc<Code>, Vec<F>), String>,

@@ -33,7 +33,7 @@ static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
 /// when another run holds it; `made` are the folders this run made for it, removed at
 /// release if the run wrote nothing there. Locking a folder this process already holds is
 /// a no-op.
-pub fn lock(dir: &Path, made: Vec<PathBuf>) -> Result<()> {
+pub(super) fn lock(dir: &Path, made: Vec<PathBuf>) -> Result<()> {
     let path = dir.join(LOCK);
     let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
     if held.iter().any(|h| h.path == path) {
@@ -157,7 +157,7 @@ fn same_file(path: &Path, _file: &File) -> bool {
 /// Releases every folder this process locked, removing the lock files while still holding
 /// them (a run that opened one meanwhile sees it gone and opens the new one), then the
 /// folders made for them that stayed empty.
-pub fn release_all() {
+pub(super) fn release_all() {
     let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
     for h in held.drain(..) {
         let _ = std::fs::remove_file(&h.path);

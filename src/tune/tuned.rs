@@ -18,7 +18,7 @@ pub struct Measured {
 
 /// How a tune measures: `play(values, first, games)` plays games `first..first + games` with
 /// the parameters at `values`.
-pub type Play<'a, E> = dyn FnMut(&[f64], u64, u64) -> Result<Measured, E> + 'a;
+pub(super) type Play<'a, E> = dyn FnMut(&[f64], u64, u64) -> Result<Measured, E> + 'a;
 
 /// How many games a tune plays: at most `evals` candidates of `games` games each, then
 /// `confirm` games for the refinement, the confirmation and a whole value beside it.

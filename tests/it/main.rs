@@ -8,6 +8,11 @@
 //!
 //! The tests share one process: a scratch path names its test (see [`util`]), and no test
 //! may change the process's environment, working folder or signal handlers.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test prints what it could not run and the fuzz table, for whoever reads its output"
+)]
 
 // The house: the architecture's invariants, and every documented example runs.
 mod architecture;

@@ -9,7 +9,7 @@ use super::*;
 /// far beyond any rule's formula (a 1,000-operator text is about 2,000), and bounded, so a
 /// chain of derived values that doubles at each step is refused at once instead of filling
 /// memory.
-pub const MAX_EXPANDED: usize = 100_000;
+pub(super) const MAX_EXPANDED: usize = 100_000;
 
 impl Compiler<'_> {
     /// A derived value read at `ast` (`total_vp`, `A.total_vp`): its formula compiled here.

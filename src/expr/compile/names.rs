@@ -21,7 +21,7 @@ pub const BUILTINS: [&str; 11] = [
 
 /// The builtins that are whole numbers, so that a set-indexed variable may take one as its
 /// position (`track[round]`, `track[table_seat]`): every numeric builtin, `rounds` included.
-pub const NUMBER_BUILTINS: [&str; 11] = [
+pub(super) const NUMBER_BUILTINS: [&str; 11] = [
     "round",
     "rounds",
     "age",

@@ -9,12 +9,12 @@ use crate::state::MAX_ORDER_KEYS;
 
 /// How deep templates nest: a `for_each` action and two `for ... in` inside it, or three
 /// `for ... in`.
-pub const MAX_TEMPLATE_DEPTH: usize = 3;
+pub(super) const MAX_TEMPLATE_DEPTH: usize = 3;
 
 /// The most copies of one statement the templates around it make (the product of their
 /// sets' sizes, a `for_each` action's included): a template over the largest grid, or
 /// nested ones over smaller sets, compile in bounded time.
-pub const MAX_TEMPLATE_COPIES: usize = 1 << 18;
+pub(super) const MAX_TEMPLATE_COPIES: usize = 1 << 18;
 
 impl Compiler<'_> {
     pub(super) fn stmt_ast(

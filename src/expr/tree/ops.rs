@@ -319,7 +319,7 @@ pub(crate) struct IntAgg {
 
 impl IntAgg {
     #[inline]
-    pub fn new(kind: Agg) -> IntAgg {
+    pub(crate) fn new(kind: Agg) -> IntAgg {
         IntAgg {
             kind,
             acc: 0,
@@ -329,7 +329,7 @@ impl IntAgg {
 
     /// Adds one value of the body (for `count`, its truth).
     #[inline]
-    pub fn step(&mut self, v: i64) -> Result<(), FaultKind> {
+    pub(crate) fn step(&mut self, v: i64) -> Result<(), FaultKind> {
         self.acc = match self.kind {
             Agg::Sum => {
                 self.acc
@@ -346,7 +346,7 @@ impl IntAgg {
     }
 
     #[inline]
-    pub fn finish(self) -> i64 {
+    pub(crate) fn finish(self) -> i64 {
         self.acc
     }
 }

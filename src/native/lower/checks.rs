@@ -12,7 +12,7 @@ impl Lower<'_, '_> {
     /// turn, unless `all`); a game-ending condition is skipped once one held. Returns the
     /// reason of the first game-ending condition that held plus one, 0 when none did, or
     /// [`FAULTED`].
-    pub fn finish_checks(mut self, checks: &[&Check]) {
+    pub(crate) fn finish_checks(mut self, checks: &[&Check]) {
         let given = [Off::ME, Off::BOUND, Off::TARGET].map(|o| self.env_load(types::I8, o));
         let known = given.map(|g| {
             let w = self.b.ins().uextend(I64, g);
@@ -28,7 +28,7 @@ impl Lower<'_, '_> {
     /// `pending_checks` runs them at the end of a statement list: those pending in the
     /// environment (bit `i` for `checks[i]`) are evaluated with nothing bound, as
     /// [`Lower::finish_checks`] does, and none is left pending. Returns what it returns.
-    pub fn finish_pending(mut self, checks: &[&Check]) {
+    pub(crate) fn finish_pending(mut self, checks: &[&Check]) {
         let words = checks.len().div_ceil(64);
         let zero = self.int(0);
         let pending: Vec<Value> = (0..words)

@@ -28,7 +28,7 @@ impl Lower<'_, '_> {
     /// `out` too and has [`h::pick`] choose (searching, walking a tree search's tree or
     /// picking by weight, [`crate::runtime::look::decide`]); a search can fault, so the
     /// fault flag is tested after it.
-    pub fn finish_menu(
+    pub(crate) fn finish_menu(
         mut self,
         n: u8,
         items: &[(u16, &Action)],

@@ -71,7 +71,7 @@ impl Lower<'_, '_> {
     /// Lowers one round as a function `(env, vals) -> i64` and finishes: it returns
     /// [`DONE`] when the round ended with the game going on, [`HELD`] with the reason when
     /// the game ended in it (an `end`, an end condition, settled marks), or [`FAULTED`].
-    pub fn finish_round(mut self, plan: &RoundPlan<'_>) {
+    pub(crate) fn finish_round(mut self, plan: &RoundPlan<'_>) {
         let ended = self.b.declare_var(I64);
         let going = self.int(GOING);
         self.b.def_var(ended, going);
