@@ -68,6 +68,14 @@ impl Bind {
             target: 0,
         }
     }
+    /// Faction `f` acting, against `target` (itself for an untargeted action).
+    fn acting(f: u8, target: u8) -> Bind {
+        Bind {
+            me: f,
+            bound: f,
+            target,
+        }
+    }
 }
 
 /// A game stopped by a fault. The fault itself waits in the evaluation context until

@@ -22,7 +22,7 @@ pub use crate::ir::{
 };
 pub use crate::runtime::{Ctx, Env, Fault, FaultKind, slot};
 pub(crate) use stmt::simple_assign;
-pub use stmt::{AssignAt, LValue, NativeRun, Race, Regions, Stmt, Title};
+pub use stmt::{AssignAt, Award, LValue, NativeRun, Race, Regions, Stmt, Title};
 
 /// A compiled expression: the stack program (shown by `validate`), its static type, and its
 /// closure form, which is what runs.

@@ -14,6 +14,15 @@ use crate::runtime::abi::Opt;
 use crate::runtime::look::decide;
 use rand_distr::{Distribution, StandardNormal};
 
+/// What a scan does with an option its weighted agent weighs at 0 or less.
+#[derive(Clone, Copy)]
+enum Unweighted {
+    /// Leave it out: an agent never picks what it weighs at nothing.
+    Left,
+    /// Keep it, scored 0: the rules take an option whatever the weights.
+    Kept,
+}
+
 impl<T: Tracer> Game<'_, T> {
     /// One agent decision for faction `f`.
     #[inline(never)]
@@ -52,39 +61,48 @@ impl<T: Tracer> Game<'_, T> {
         // The action taken draws from a part of its own, so that what the choice drew
         // does not shift its dice.
         self.env.rng.seek_part(crate::rng::part::ACT);
-        self.take(f, ai, t, false)
+        self.take(f, ai, t)
     }
 
-    /// Faction `f` takes action `ai` against `t`, chosen by its agent (`automatic` when the
-    /// rules made it claim one): counted, traced, its costs paid and its effects run.
-    pub(super) fn take(&mut self, f: u8, ai: u16, t: u8, automatic: bool) -> Step {
-        let m = self.m;
-        let i = f as usize * m.actions.len() + ai as usize;
+    /// Faction `f` takes action `ai` against `t`, chosen by its agent: counted, traced with
+    /// what a search found, its costs paid and its effects run.
+    pub(super) fn take(&mut self, f: u8, ai: u16, t: u8) -> Step {
+        self.count(f, ai);
+        if T::ON {
+            self.trace_take(f, ai, t, "");
+            self.trace_search(f);
+        }
+        self.act(ai as usize, Bind::acting(f, t))
+    }
+
+    /// Faction `f` takes action `ai` against `t` because the rules made it claim one (an
+    /// automatic action): counted, traced as automatic, its costs paid and its effects run.
+    pub(super) fn claim(&mut self, f: u8, ai: u16, t: u8) -> Step {
+        self.count(f, ai);
+        if T::ON {
+            self.trace_take(f, ai, t, " (automatic)");
+        }
+        self.act(ai as usize, Bind::acting(f, t))
+    }
+
+    /// Counts faction `f`'s taking of action `ai` (for the usage tables).
+    fn count(&mut self, f: u8, ai: u16) {
+        let i = f as usize * self.m.actions.len() + ai as usize;
         self.choices[i] += 1;
         self.env.used(i);
-        if T::ON {
-            let a = &m.actions[ai as usize];
-            let tgt = if a.targeted {
-                format!(" targeting {}", m.factions[t as usize].name)
-            } else {
-                String::new()
-            };
-            let who = self.seated(f);
-            let how = if automatic { " (automatic)" } else { "" };
-            self.tracer
-                .line(format_args!("  {who}: {}{tgt}{how}", a.name));
-            if !automatic {
-                self.trace_search(f);
-            }
-        }
-        self.act(
-            ai as usize,
-            Bind {
-                me: f,
-                bound: f,
-                target: t,
-            },
-        )
+    }
+
+    /// The trace's line of faction `f` taking action `ai` against `t`, `how` after it.
+    fn trace_take(&mut self, f: u8, ai: u16, t: u8, how: &str) {
+        let m = self.m;
+        let a = &m.actions[ai as usize];
+        let tgt = match a.targeted {
+            true => format!(" targeting {}", m.factions[t as usize].name),
+            false => String::new(),
+        };
+        let who = self.seated(f);
+        self.tracer
+            .line(format_args!("  {who}: {}{tgt}{how}", a.name));
     }
 
     /// Faction `f`'s turn in machine code (no trace): the scan, the choice and, when they
@@ -122,18 +140,30 @@ impl<T: Tracer> Game<'_, T> {
             self.menu_at[f as usize] as usize,
             self.menu_at[f as usize + 1] as usize,
         );
-        self.scan(f, noise, (lo, hi), false, opts)
+        self.scan(f, noise, (lo, hi), Unweighted::Left, opts)
     }
 
-    /// The options of the actions `menu[lo..hi]` for faction `f`, scored by its policy. An
-    /// option a weighted agent weighs at 0 or less is left out, unless the `rule` takes one
-    /// whatever the weights (an automatic action): then it is kept, scored 0.
-    pub(super) fn scan(
+    /// The options of the automatic actions `menu[lo..hi]` that faction `f` must claim one
+    /// of, scored by its policy: the rules take one whatever the weights, so an option its
+    /// weighted agent weighs at 0 or less is kept, scored 0.
+    pub(super) fn claimable(
+        &mut self,
+        f: u8,
+        noise: f64,
+        range: (usize, usize),
+        opts: &mut Vec<Opt>,
+    ) -> Step {
+        self.scan(f, noise, range, Unweighted::Kept, opts)
+    }
+
+    /// The options of the actions `menu[lo..hi]` for faction `f`, scored by its policy; an
+    /// option a weighted agent weighs at 0 or less is left out or kept as `unweighted` says.
+    fn scan(
         &mut self,
         f: u8,
         noise: f64,
         (lo, hi): (usize, usize),
-        rule: bool,
+        unweighted: Unweighted,
         opts: &mut Vec<Opt>,
     ) -> Step {
         let m = self.m;
@@ -171,10 +201,10 @@ impl<T: Tracer> Game<'_, T> {
                             Some(mix) => mix[ai as usize],
                             None => self.eval_bound(&a.weight)?,
                         };
-                        match w > 0.0 {
-                            true => w,
-                            false if rule => 0.0,
-                            false => continue,
+                        match (w > 0.0, unweighted) {
+                            (true, _) => w,
+                            (false, Unweighted::Kept) => 0.0,
+                            (false, Unweighted::Left) => continue,
                         }
                     }
                     Policy::Greedy => {

@@ -6,28 +6,25 @@
 //! the policy: split (sum the tied places, divide, round down), high, low, or zero.
 
 use super::{Bind, Game, Step, Tracer};
-use crate::expr::{AssignOp, Expr, LValue, Num, TiePolicy};
+use crate::expr::{AssignOp, Award, Num, TiePolicy};
 use crate::runtime::order::less;
 use crate::state::MAX_FACTIONS;
 use crate::state::MAX_ORDER_KEYS;
 
 impl<T: Tracer> Game<'_, T> {
     /// Rank awards: every faction's metric is read first, then awards are added together.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "an award's parts as the statement holds them; a payload struct is issue 62's"
-    )]
     #[inline(never)]
-    pub(super) fn award(
-        &mut self,
-        lv: &LValue,
-        (metric, min): (&Expr, Option<&Expr>),
-        scale: &[Expr],
-        ties: TiePolicy,
-        chain: &[Expr],
-        source: Option<u8>,
-        b: Bind,
-    ) -> Step {
+    pub(super) fn award(&mut self, a: &Award, b: Bind) -> Step {
+        let Award {
+            lv,
+            metric,
+            min,
+            scale,
+            ties,
+            chain,
+            source,
+        } = a;
+        let (ties, source) = (*ties, *source);
         let n = self.m.nfactions();
         // The scale as it reads now (`3 + round, round, round - 1`), each a whole number.
         let mut pay = [0i64; MAX_FACTIONS];

@@ -56,7 +56,7 @@ impl<T: Tracer> Game<'_, T> {
             };
             let mut opts = std::mem::take(&mut self.opts);
             opts.clear();
-            let scanned = self.scan(f, noise, (lo as usize, hi as usize), true, &mut opts);
+            let scanned = self.claimable(f, noise, (lo as usize, hi as usize), &mut opts);
             // The rules take an option whatever the weights: all weighed 0, it is a uniform
             // pick among them.
             if opts.iter().all(|o| o.score == 0.0) {
@@ -68,7 +68,7 @@ impl<T: Tracer> Game<'_, T> {
             });
             self.opts = opts;
             let Some(o) = chosen? else { continue };
-            self.take(f, o.action, o.target, true)?;
+            self.claim(f, o.action, o.target)?;
         }
         Ok(())
     }

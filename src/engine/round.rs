@@ -21,6 +21,13 @@ fn setup_part(vi: usize, f: usize) -> u64 {
     part::id(0, part::SETUP, f as u64, vi as u64, 0)
 }
 
+/// When a metric is taken: at the end of the game, or after every round.
+#[derive(Clone, Copy)]
+enum Taken {
+    AtEnd,
+    EachRound,
+}
+
 impl<T: Tracer> Game<'_, T> {
     /// Plays game `game` of master seed `seed`.
     pub fn play(&mut self, seed: u64, game: u64) -> std::result::Result<Outcome, Fault> {
@@ -130,7 +137,7 @@ impl<T: Tracer> Game<'_, T> {
         let mut out = self.rank(reason)?;
         out.rounds = round;
         if self.records && !m.metrics.is_empty() {
-            self.record_metrics(false)?;
+            self.record_end_metrics()?;
         }
         Ok(out)
     }
@@ -158,11 +165,22 @@ impl<T: Tracer> Game<'_, T> {
         ran
     }
 
-    /// Evaluates the metrics taken at the end (or, `per_round`, after a round) for each of
-    /// their owners and appends them to the game's record. A metric draws no random number,
-    /// so recording one never changes the game.
-    fn record_metrics(&mut self, per_round: bool) -> Step {
+    /// Records the metrics taken at the end of the game (traced).
+    fn record_end_metrics(&mut self) -> Step {
+        self.record_metrics(Taken::AtEnd)
+    }
+
+    /// Records the metrics taken after every round.
+    fn record_round_metrics(&mut self) -> Step {
+        self.record_metrics(Taken::EachRound)
+    }
+
+    /// Evaluates the metrics taken `when` for each of their owners and appends them to the
+    /// game's record. A metric draws no random number, so recording one never changes the
+    /// game.
+    fn record_metrics(&mut self, when: Taken) -> Step {
         let m = self.m;
+        let per_round = matches!(when, Taken::EachRound);
         for mt in m.metrics.iter().filter(|mt| mt.per_round == per_round) {
             let owners = if mt.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
@@ -193,7 +211,7 @@ impl<T: Tracer> Game<'_, T> {
             let leader = self.leader()?;
             self.leaders.push(leader);
             if self.round_metrics {
-                self.record_metrics(true)?;
+                self.record_round_metrics()?;
             }
         }
         Ok(())

@@ -263,15 +263,7 @@ impl<T: Tracer> Game<'_, T> {
                     self.after_change(lv.var)?;
                 }
             }
-            Stmt::Award {
-                lv,
-                metric,
-                min,
-                scale,
-                ties,
-                chain,
-                source,
-            } => self.award(lv, (metric, min.as_ref()), scale, *ties, chain, *source, b)?,
+            Stmt::Award(a) => self.award(a, b)?,
             Stmt::Block(body) => {
                 for s in body.iter() {
                     if self.ended.is_some() {

@@ -6,6 +6,28 @@
 use super::{AssignOp, Elem, Env, Expr, OutcomeKind, TiePolicy, Who, slot};
 use crate::runtime::abi::{Ran, Run};
 
+/// `award VAR by METRIC [min K] scale [...] [ties ...] [then ...] [as SOURCE]`: rank the
+/// factions by `metric` (highest first) and add `scale[place]` to `lv`.
+#[derive(Debug, Clone)]
+pub struct Award {
+    /// The faction variable receiving awards.
+    pub lv: LValue,
+    /// The metric.
+    pub metric: Expr,
+    /// `min K`: only factions whose metric is at least K are ranked; the others get nothing
+    /// and take no place.
+    pub min: Option<Expr>,
+    /// Award per place (0 beyond the end): formulas of the moment, evaluated when the award
+    /// runs (constants in most files, which the native engine lowers inline).
+    pub scale: Box<[Expr]>,
+    /// How ties share.
+    pub ties: TiePolicy,
+    /// Tie-break chain (higher first) before the policy.
+    pub chain: Box<[Expr]>,
+    /// Points-by-source tag.
+    pub source: Option<u8>,
+}
+
 /// `race done count if cond by key award lv scale`: factions not yet `done` for which
 /// `cond` holds complete now, in ascending `key` order; each gets `scale[count]` and the
 /// counter moves on.
@@ -125,25 +147,8 @@ pub enum Stmt {
     },
     /// `var[at] op value`: a write at a position computed while playing (see [`AssignAt`]).
     AssignAt(Box<AssignAt>),
-    /// Rank factions by `metric` (highest first) and add `scale[place]` to `lv`.
-    Award {
-        /// The faction variable receiving awards.
-        lv: LValue,
-        /// The metric.
-        metric: Expr,
-        /// `min K`: only factions whose metric is at least K are ranked; the others get
-        /// nothing and take no place.
-        min: Option<Expr>,
-        /// Award per place (0 beyond the end): formulas of the moment, evaluated when the
-        /// award runs (constants in most files, which the native engine lowers inline).
-        scale: Box<[Expr]>,
-        /// How ties share.
-        ties: TiePolicy,
-        /// Tie-break chain (higher first) before the policy.
-        chain: Box<[Expr]>,
-        /// Points-by-source tag.
-        source: Option<u8>,
-    },
+    /// Rank factions by a metric and award points by place (see [`Award`]).
+    Award(Box<Award>),
     /// A completion race (see [`Race`]).
     Race(Box<Race>),
     /// A title (`title VAR by METRIC min K [points P] [as SOURCE]`): held by one faction
@@ -250,17 +255,11 @@ impl Stmt {
                 f(&mut a.at);
                 f(&mut a.value);
             }
-            Stmt::Award {
-                metric,
-                min,
-                scale,
-                chain,
-                ..
-            } => {
-                f(metric);
-                min.iter_mut().for_each(&mut *f);
-                scale.iter_mut().for_each(&mut *f);
-                chain.iter_mut().for_each(&mut *f);
+            Stmt::Award(a) => {
+                f(&mut a.metric);
+                a.min.iter_mut().for_each(&mut *f);
+                a.scale.iter_mut().for_each(&mut *f);
+                a.chain.iter_mut().for_each(&mut *f);
             }
             Stmt::Race(r) => {
                 f(&mut r.cond);

@@ -164,7 +164,8 @@ impl Model {
 /// Whether statement `s` itself (not its nested statements) writes variable `v`.
 fn writes(s: &Stmt, v: u16) -> bool {
     match s {
-        Stmt::Assign { lv, .. } | Stmt::Award { lv, .. } | Stmt::Order { lv, .. } => lv.var == v,
+        Stmt::Assign { lv, .. } | Stmt::Order { lv, .. } => lv.var == v,
+        Stmt::Award(a) => a.lv.var == v,
         Stmt::AssignAt(a) => a.lv.var == v,
         Stmt::Race(r) => [r.lv.var, r.done.var, r.count.var].contains(&v),
         Stmt::Title(t) => t.lv.var == v,

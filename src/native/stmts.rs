@@ -34,9 +34,11 @@ fn lowerable(s: &Stmt) -> bool {
             .all(|l| !matches!(l.elem, Elem::Bound)),
         // The engine ranks a tie-break chain first and scales read at the moment; the other
         // awards (constant scales, no chain, with or without `min K`) are lowered.
-        Stmt::Award {
-            lv, chain, scale, ..
-        } => chain.is_empty() && const_scale(scale).is_some() && !matches!(lv.elem, Elem::Bound),
+        Stmt::Award(a) => {
+            a.chain.is_empty()
+                && const_scale(&a.scale).is_some()
+                && !matches!(a.lv.elem, Elem::Bound)
+        }
         Stmt::Title(t) => !matches!(t.lv.elem, Elem::Bound),
         // `win` and `lose` mark the bound faction; the engine settles the marks when the list
         // ends, as it does after an interpreted statement.

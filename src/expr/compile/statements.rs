@@ -5,6 +5,7 @@
 //! reasons, awards and races with their scales, draws and hands, `order`.
 
 use super::*;
+use crate::expr::Award;
 use crate::state::MAX_ORDER_KEYS;
 
 /// How deep templates nest: a `for_each` action and two `for ... in` inside it, or three
@@ -92,7 +93,7 @@ impl Compiler<'_> {
                     Some(k) => Some(Expr::new(self.code(k, ctx)?, loc)),
                     None => None,
                 };
-                Stmt::Award {
+                Stmt::Award(Box::new(Award {
                     lv,
                     metric,
                     min,
@@ -100,7 +101,7 @@ impl Compiler<'_> {
                     ties: *ties,
                     chain: chain.into_boxed_slice(),
                     source: self.source(source)?,
-                }
+                }))
             }
             StmtAst::Title {
                 var,

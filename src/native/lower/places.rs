@@ -2,7 +2,7 @@
 //! completion races and `order` (with the sort of factions by keys that turn order shares).
 
 use super::*;
-use crate::expr::{Race, TiePolicy, Title};
+use crate::expr::{Award, Race, TiePolicy, Title};
 
 impl Lower<'_, '_> {
     /// `award lv by metric scale ... ties policy` (no tie-break chain), as the engine's
@@ -17,15 +17,17 @@ impl Lower<'_, '_> {
     /// conditions are noted as pending if any value changed. With `min K` (read after the
     /// metrics, with the outer binding), only the factions whose metric is at least K take
     /// places, ranked among themselves; the others gain 0.
-    pub(super) fn award(
-        &mut self,
-        lv: &LValue,
-        (metric, min): (&Expr, Option<&Expr>),
-        scale: &[i64],
-        ties: TiePolicy,
-        source: Option<u8>,
-        next: Block,
-    ) {
+    /// `scale` is the award's scale, every entry a constant (the caller lowers no other).
+    pub(super) fn award(&mut self, a: &Award, scale: &[i64], next: Block) {
+        let Award {
+            lv,
+            metric,
+            min,
+            ties,
+            source,
+            ..
+        } = a;
+        let (min, ties, source) = (min.as_ref(), *ties, *source);
         let n = self.t.nfactions;
         let outer = self.env_load(types::I8, Off::BOUND);
         let known = self.known[BOUND];

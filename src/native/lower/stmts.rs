@@ -76,17 +76,11 @@ impl Lower<'_, '_> {
             }
             Stmt::Each { others, body } => self.each(*others, body, next),
             Stmt::Race(r) => self.race(r, next),
-            Stmt::Award {
-                lv,
-                metric,
-                min,
-                scale,
-                ties,
-                chain,
-                source,
-            } if chain.is_empty() && crate::native::stmts::const_scale(scale).is_some() => {
-                let scale = crate::native::stmts::const_scale(scale).unwrap_or_default();
-                self.award(lv, (metric, min.as_ref()), &scale, *ties, *source, next)
+            Stmt::Award(a)
+                if a.chain.is_empty() && crate::native::stmts::const_scale(&a.scale).is_some() =>
+            {
+                let scale = crate::native::stmts::const_scale(&a.scale).unwrap_or_default();
+                self.award(a, &scale, next)
             }
             Stmt::Title(t) => self.title(t, next),
             Stmt::Order { lv, keys } if keys.len() <= crate::state::MAX_ORDER_KEYS => {
