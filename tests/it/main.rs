@@ -58,12 +58,13 @@ mod peeking;
 mod search;
 mod skill;
 
-// Commands and their report folders.
+// Commands and their report folders; `snapshots` holds whole rendered outputs (insta).
 mod charts;
 mod cli;
 mod files;
 mod out_folder;
 mod reports;
+mod snapshots;
 mod staging;
 mod watch;
 mod workflows;
