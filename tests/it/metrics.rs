@@ -2,9 +2,7 @@
 //! any thread count and any shard split, games unchanged by recording them, and located
 //! errors for a metric that would draw or collide.
 
-use crate::util::{
-    fresh_temp_path, json_of, merged_shards, temp_scenario, vpsim_output, without_performance,
-};
+use crate::util::{fresh_temp_path, json_of, same_everywhere, temp_scenario, vpsim_output};
 
 const RACE: &str = include_str!("../../scenarios/race_to_three.toml");
 
@@ -141,25 +139,8 @@ fn recording_metrics_changes_no_game() {
 fn metrics_are_the_same_on_both_engines_any_threads_and_any_shard_split() {
     let p = temp_scenario("metrics-same", &with_metrics());
     let p = p.to_str().unwrap();
-    let base = [
-        "run", p, "--json", "--quiet", "--games", "5000", "--seed", "4",
-    ];
-    let one = |extra: &[&str]| {
-        let mut args = base.to_vec();
-        args.extend_from_slice(extra);
-        let out = vpsim_output(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        without_performance(&out.stdout)
-    };
-    let native = one(&["--threads", "2"]);
-    assert!(native["metrics"].as_array().is_some_and(|m| m.len() == 3));
-    assert_eq!(native, one(&["--engine", "interp", "--threads", "1"]));
-    let merged = merged_shards("metrics-shards", &[p, "--games", "5000", "--seed", "4"], 3);
-    assert_eq!(native["metrics"], merged["metrics"]);
+    let one = same_everywhere("metrics-shards", &[p, "--games", "5000", "--seed", "4"], 3);
+    assert!(one["metrics"].as_array().is_some_and(|m| m.len() == 3));
 }
 
 #[test]

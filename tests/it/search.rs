@@ -8,8 +8,7 @@
 //! searches; and what `validate` says a faction cannot see.
 
 use crate::util::{
-    SAFE_OR_RISKY, json_of, merged_shards, near, rate_of, temp_scenario, vpsim_output,
-    without_performance,
+    SAFE_OR_RISKY, json_of, near, rate_of, same_everywhere, temp_scenario, vpsim_output,
 };
 
 /// A face-down die: A guesses low (1-2) or high (3-6) without seeing it.
@@ -518,27 +517,9 @@ fn both_searches_give_identical_results_across_threads_shards_and_engines() {
     let path = temp_scenario("search-det", HELD_CARD);
     let p = path.to_str().unwrap();
     for agents in [["A=mcts:5", "B=lookahead:3"], ["A=lookahead:3", "B=mcts:4"]] {
-        let run = |extra: &[&str]| {
-            let mut args = vec!["run", p, "--agent", agents[0], "--agent", agents[1]];
-            // Shards' report folders count usage, so every run here does.
-            args.extend([
-                "--games", "60", "--seed", "9", "--usage", "--json", "--quiet",
-            ]);
-            args.extend_from_slice(extra);
-            let out = vpsim_output(&args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            without_performance(&out.stdout)
-        };
-        let one = run(&["--threads", "1"]);
-        assert_eq!(run(&["--threads", "2"]), one);
-        assert_eq!(run(&["--threads", "2", "--engine", "interp"]), one);
-        let shards = [p, "--agent", agents[0], "--agent", agents[1]];
-        let shards = [&shards[..], &["--games", "60", "--seed", "9"]].concat();
-        assert_eq!(merged_shards("search-shards", &shards, 2), one);
+        let args = [p, "--agent", agents[0], "--agent", agents[1]];
+        let args = [&args[..], &["--games", "60", "--seed", "9"]].concat();
+        same_everywhere("search-shards", &args, 2);
     }
 }
 

@@ -3,10 +3,7 @@
 //! finding a planted dominant action and never claiming more than the exact optimum, and
 //! `ladder`.
 
-use crate::util::{
-    SAFE_OR_RISKY, json_of, merged_shards, temp_scenario, vpsim_output, win_rate,
-    without_performance,
-};
+use crate::util::{SAFE_OR_RISKY, json_of, same_everywhere, temp_scenario, vpsim_output, win_rate};
 
 /// Rounds of the safe-or-risky race.
 const ROUNDS: usize = 3;
@@ -285,41 +282,11 @@ fn exploit_finds_a_planted_dominant_action_that_random_play_hides() {
 fn lookahead_results_are_identical_across_threads_shards_and_engines() {
     let path = temp_scenario("build-or-score-det", BUILD_OR_SCORE);
     let p = path.to_str().unwrap();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            p,
-            "--agent",
-            "lookahead:3",
-            "--agent",
-            "B=weighted",
-            "--games",
-            "90",
-            "--seed",
-            "5",
-            // Shards' report folders count usage, so every run here does.
-            "--usage",
-            "--json",
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let out = vpsim_output(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        without_performance(&out.stdout)
-    };
-    let one = run(&["--threads", "1"]);
-    assert_eq!(one["factions"][0]["agent"], "lookahead(3)");
-    assert_eq!(one["factions"][1]["agent"], "weighted");
-    assert_eq!(run(&["--threads", "2"]), one);
-    assert_eq!(run(&["--threads", "7"]), one);
-    assert_eq!(run(&["--threads", "2", "--engine", "interp"]), one);
     let args = [p, "--agent", "lookahead:3", "--agent", "B=weighted"];
     let args = [&args[..], &["--games", "90", "--seed", "5"]].concat();
-    assert_eq!(merged_shards("lookahead-shards", &args, 3), one);
+    let one = same_everywhere("lookahead-shards", &args, 3);
+    assert_eq!(one["factions"][0]["agent"], "lookahead(3)");
+    assert_eq!(one["factions"][1]["agent"], "weighted");
 }
 
 #[test]

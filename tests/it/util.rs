@@ -66,6 +66,34 @@ pub fn merged_shards(name: &str, args: &[&str], shards: u32) -> serde_json::Valu
     without_performance(&merged.stdout)
 }
 
+/// Reproducibility, whole: `vpsim run` with `args` (the scenario and its options, without
+/// `--json`, threads, engine or shard) gives one `--json` report, apart from its
+/// `performance` part, on one thread and on two, on the interpreter, and as `shards` shards
+/// merged (their folders under a scratch path named `name`). Every run counts usage, as a
+/// shard's report folder does. Returns that report.
+pub fn same_everywhere(name: &str, args: &[&str], shards: u32) -> serde_json::Value {
+    let run = |extra: &[&str]| {
+        let all = [&["run"], args, &["--usage", "--json", "--quiet"], extra].concat();
+        let out = vpsim_output(&all);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        without_performance(&out.stdout)
+    };
+    let one = run(&["--threads", "1"]);
+    for other in [
+        &["--threads", "2"][..],
+        &["--threads", "2", "--engine", "interp"],
+    ] {
+        assert_eq!(run(other), one, "{args:?} with {other:?}");
+    }
+    let merged = merged_shards(name, args, shards);
+    assert_eq!(merged, one, "{args:?} as {shards} shards");
+    one
+}
+
 /// Faction `f`'s win rate and the number of games of a `run --json` report.
 pub fn win_rate(v: &serde_json::Value, f: usize) -> (f64, u64) {
     let w = &v["factions"][f]["win"];
