@@ -5,7 +5,8 @@
 //!   code (comments, doc comments and unit-test code are left out: a test may reach any
 //!   layer, the program does not).
 //! - `unsafe` appears only in `src/native/jit.rs`.
-//! - No source file is over 700 lines.
+//! - No source file holds over 600 lines of code (docs, comments and blank lines are not
+//!   counted, so that no doc is shortened to fit).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -255,15 +256,32 @@ fn unsafe_code_lives_only_in_the_jit() {
 }
 
 #[test]
-fn no_source_file_is_over_700_lines() {
+fn no_source_file_holds_over_600_lines_of_code() {
     let mut long = Vec::new();
     for dir in ["src", "tests", "benches"] {
         for file in rust_files(&root().join(dir)) {
-            let n = std::fs::read_to_string(&file).unwrap().lines().count();
-            if n > 700 {
-                long.push(format!("{} ({n} lines)", file.display()));
+            let text = std::fs::read_to_string(&file).unwrap();
+            let n = code_lines(&text);
+            if n > 600 {
+                long.push(format!("{} ({n} lines of code)", file.display()));
             }
         }
     }
-    assert!(long.is_empty(), "files over 700 lines: {long:?}");
+    assert!(long.is_empty(), "files over 600 lines of code: {long:?}");
+}
+
+/// The lines of `text` that are neither blank nor only a comment (`//`, `///`, `//!`).
+fn code_lines(text: &str) -> usize {
+    (text.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+#[test]
+fn comments_and_blank_lines_are_not_code() {
+    assert_eq!(
+        code_lines("//! a file\n\n/// a doc\nfn f() {\n    // why\n    g();\n}\n"),
+        3
+    );
 }

@@ -61,6 +61,8 @@ mod skill;
 // Commands and their report folders; `snapshots` holds whole rendered outputs (insta).
 mod charts;
 mod cli;
+mod compare;
+mod failures;
 mod files;
 mod out_folder;
 mod reports;

@@ -162,7 +162,10 @@ fn rotated_runs_are_the_same_on_both_engines_any_threads_and_any_shard_split() {
     let p = path.to_str().unwrap();
     let args = [p, "--games", "5000", "--seed", "9", "--rotate-seats"];
     let one = same_everywhere("seats-shards", &args, 3);
-    assert!(one["seats"].as_array().is_some_and(|s| !s.is_empty()), "{one}");
+    assert!(
+        one["seats"].as_array().is_some_and(|s| !s.is_empty()),
+        "{one}"
+    );
 }
 
 #[test]
