@@ -268,11 +268,24 @@ impl Tree {
     /// One decision of the walker among `opts` (at least one) at the node the walk is at:
     /// the options already in the tree count as available; if some option is not in the
     /// tree yet, one of those (uniformly, from `rng`) is added and taken, and the walk
-    /// leaves the tree; else UCT picks among the available children (ties at random).
+    /// leaves the tree ([`Tree::expand`]); else UCT picks among the available children
+    /// ([`Tree::select`]). The reward is backed up after the playout ([`Tree::back_up`]).
     pub fn step(&mut self, rng: &mut crate::rng::Rng, opts: &[Opt]) -> usize {
         let at = *self.path.last().unwrap_or(&0);
-        // Each option's child, found once (a walk through the siblings per option).
         let mut kids = std::mem::take(&mut self.kids);
+        let fresh = self.children(at, opts, &mut kids);
+        let i = match fresh {
+            0 => self.select(rng, opts, &kids),
+            _ => self.expand(rng, at, opts, &kids, fresh),
+        };
+        self.kids = kids;
+        i
+    }
+
+    /// Each option's child of node `at` into `kids` (`NONE` for an option not in the tree
+    /// yet), found once, a walk through the siblings per option; each child found counts
+    /// one more availability. Returns how many options are not in the tree.
+    fn children(&mut self, at: u32, opts: &[Opt], kids: &mut Vec<u32>) -> usize {
         kids.clear();
         let mut fresh = 0;
         for o in opts {
@@ -283,41 +296,54 @@ impl Tree {
             }
             kids.push(c.unwrap_or(NONE));
         }
-        let i = if fresh > 0 {
-            let k = if fresh > 1 {
-                rng.random_range(0..fresh)
-            } else {
-                0
-            };
-            let i = (0..opts.len())
-                .filter(|&i| kids[i] == NONE)
-                .nth(k)
-                .unwrap_or(0);
-            let new = self.nodes.len() as u32;
-            let mut node = Node::new(key(&opts[i]));
-            node.avail = 1;
-            node.sibling = self.nodes[at as usize].child;
-            self.nodes.push(node);
-            self.nodes[at as usize].child = new;
-            self.path.push(new);
-            self.walker = None;
-            i
+        fresh
+    }
+
+    /// Expansion: one of the `fresh` options not in the tree (uniformly, from `rng`) becomes
+    /// a child of node `at` and is taken; the walk leaves the tree.
+    fn expand(
+        &mut self,
+        rng: &mut crate::rng::Rng,
+        at: u32,
+        opts: &[Opt],
+        kids: &[u32],
+        fresh: usize,
+    ) -> usize {
+        let k = if fresh > 1 {
+            rng.random_range(0..fresh)
         } else {
-            // Each option's UCB value, computed once (the pick reads each up to three times),
-            // in the rollout's scratch vector.
-            let mut ucbs = std::mem::take(&mut self.weights);
-            ucbs.clear();
-            ucbs.extend(kids.iter().map(|&k| {
-                let n = &self.nodes[k as usize];
-                let explore = (f64::from(n.avail.max(1)).ln() / f64::from(n.visits.max(1))).sqrt();
-                self.scaled(n) + self.c * explore
-            }));
-            let i = super::choice::best(rng, opts.len(), |i| ucbs[i]);
-            self.weights = ucbs;
-            self.path.push(kids[i]);
-            i
+            0
         };
-        self.kids = kids;
+        let i = (0..opts.len())
+            .filter(|&i| kids[i] == NONE)
+            .nth(k)
+            .unwrap_or(0);
+        let new = self.nodes.len() as u32;
+        let mut node = Node::new(key(&opts[i]));
+        node.avail = 1;
+        node.sibling = self.nodes[at as usize].child;
+        self.nodes.push(node);
+        self.nodes[at as usize].child = new;
+        self.path.push(new);
+        self.walker = None;
+        i
+    }
+
+    /// Selection: UCT among the children `kids` of every option (each in the tree), ties at
+    /// random; the walk goes on from the chosen child.
+    fn select(&mut self, rng: &mut crate::rng::Rng, opts: &[Opt], kids: &[u32]) -> usize {
+        // Each option's UCB value, computed once (the pick reads each up to three times), in
+        // the rollout's scratch vector.
+        let mut ucbs = std::mem::take(&mut self.weights);
+        ucbs.clear();
+        ucbs.extend(kids.iter().map(|&k| {
+            let n = &self.nodes[k as usize];
+            let explore = (f64::from(n.avail.max(1)).ln() / f64::from(n.visits.max(1))).sqrt();
+            self.scaled(n) + self.c * explore
+        }));
+        let i = super::choice::best(rng, opts.len(), |i| ucbs[i]);
+        self.weights = ucbs;
+        self.path.push(kids[i]);
         i
     }
 
