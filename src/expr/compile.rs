@@ -20,7 +20,7 @@ mod statements;
 
 use super::{Agg, Elem, Expr, Func, LValue, Num, Op, RandFn, STACK, Stmt, Who};
 use names::FUNCTIONS;
-pub use names::{BUILTINS, KEYWORDS, edit_distance, suggest};
+pub use names::{BUILTIN_TABLE, Builtin, KEYWORDS, edit_distance, is_builtin, suggest};
 
 /// A variable as expressions see it.
 #[derive(Debug, Clone)]

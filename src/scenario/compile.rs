@@ -26,7 +26,7 @@ mod warnings;
 
 use super::raw::{Formula, RawScenario};
 use crate::error::{Error, Location, Result};
-use crate::expr::compile::{BUILTINS, Compiler, Ctx, KEYWORDS};
+use crate::expr::compile::{Compiler, Ctx, KEYWORDS, is_builtin};
 use crate::expr::parse::ParseError;
 use crate::expr::{Expr, Num, Stmt};
 use crate::model::*;
@@ -266,7 +266,7 @@ fn check_ident(src: &Source, n: &str, pos: usize) -> Result<()> {
         ));
     }
     let dice = n.len() > 1 && n.starts_with('d') && n[1..].bytes().all(|b| b.is_ascii_digit());
-    if KEYWORDS.contains(&n) || BUILTINS.contains(&n) || RESERVED.contains(&n) || dice {
+    if KEYWORDS.contains(&n) || is_builtin(n) || RESERVED.contains(&n) || dice {
         return Err(src.fail(
             pos,
             format!("`{n}` is a reserved word; choose another name"),

@@ -98,10 +98,6 @@ fn reads_others(ast: &Ast, syms: &Symbols) -> bool {
     }
 }
 
-/// The builtins that read a faction (`seat`, `B.seat`): in a faction's derived value, the
-/// faction it is read for.
-const FACTION_BUILTINS: [&str; 5] = ["seat", "table_seat", "side", "player", "eliminated"];
-
 /// The functions that count the cards of the faction in scope, and take no owner.
 const FACTION_CALLS: [&str; 3] = ["held", "completed", "has_completed"];
 
@@ -115,7 +111,7 @@ fn with_owner(ast: &Ast, owner: &(String, usize), syms: &Symbols) -> Ast {
     let faction_name = |n: &str| {
         syms.vars.get(n).is_some_and(|v| v.faction)
             || syms.derived.get(n).is_some_and(|d| d.faction)
-            || (FACTION_BUILTINS.contains(&n)
+            || (super::names::is_faction_builtin(n)
                 && !syms.vars.contains_key(n)
                 && !syms.derived.contains_key(n))
     };

@@ -96,7 +96,7 @@ impl Compiler<'_> {
             (s.sides.contains_key(name), "a side"),
             (s.sets.contains_key(name), "a set"),
             (s.decks.contains_key(name), "a deck"),
-            (names::BUILTINS.contains(&name), "a builtin"),
+            (names::is_builtin(name), "a builtin"),
             (names::KEYWORDS.contains(&name), "a reserved word"),
         ]
         .into_iter()

@@ -193,7 +193,7 @@ impl Compiler<'_> {
             || self.syms.vars.contains_key(word)
             || self.syms.derived.contains_key(word)
             || self.syms.faction_settings.contains_key(word)
-            || super::names::NUMBER_BUILTINS.contains(&&**word);
+            || super::names::is_number_builtin(word);
         // Only a value is looked up among the elements (a scan of the set: an element
         // subscript of a template over a whole grid must not pay it).
         let element = !is_value

@@ -37,7 +37,7 @@ impl Compiler<'_> {
                     index: None,
                     pos,
                 } = target
-                    && (self.syms.settings.contains_key(name) || BUILTINS.contains(&name.as_str()))
+                    && (self.syms.settings.contains_key(name) || super::names::is_builtin(name))
                 {
                     return err(
                         *pos,
