@@ -162,58 +162,8 @@ pub fn describe(m: &Model) -> String {
         m.rounds,
         m.age_of_round.iter().skip(1).max().copied().unwrap_or(1)
     );
-    let _ = writeln!(s, "factions ({}):", m.nfactions());
-    for (f, a) in m.factions.iter().zip(&m.agents) {
-        let policy = match a.policy {
-            Policy::Weighted => "weighted",
-            Policy::Greedy => "greedy",
-            Policy::Priority => "priority",
-        };
-        let side = f
-            .side
-            .as_deref()
-            .map(|x| format!(", side {x}"))
-            .unwrap_or_default();
-        let player = if f.player { "" } else { ", non-player" };
-        // The label only when the file gives one that differs from the name.
-        let label = if f.label == f.name {
-            String::new()
-        } else {
-            format!("label {}", f.label)
-        };
-        let about = format!("{label}{side}{player}");
-        let about = about.trim_start_matches(", ");
-        let about = if about.is_empty() {
-            String::new()
-        } else {
-            format!(" ({about})")
-        };
-        let _ = writeln!(s, "  {}{about}, agent {policy}", f.name);
-    }
-    let _ = writeln!(
-        s,
-        "state: {} in {}",
-        count(m.vars.len() as u64, "variable"),
-        count(m.slots as u64, "slot")
-    );
-    for (vi, v) in m.vars.iter().enumerate() {
-        let scope = if v.faction { "faction" } else { "global" };
-        let over = v
-            .set
-            .map(|i| format!(" over {}", m.sets[i as usize].0))
-            .unwrap_or_default();
-        let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
-        let bounds = match (lo, hi) {
-            (i64::MIN, i64::MAX) => String::new(),
-            (i64::MIN, h) => format!(", max {h}"),
-            (l, i64::MAX) => format!(", min {l}"),
-            (l, h) => format!(", {l}..={h}"),
-        };
-        let _ = writeln!(s, "  {} ({scope}{over}{bounds})", v.name);
-    }
-    for (d, cards) in &m.decks {
-        let _ = writeln!(s, "deck {d}: {} cards", cards.len());
-    }
+    faction_lines(m, &mut s);
+    state_lines(m, &mut s);
     hidden_lines(m, &mut s);
     let phases: Vec<String> = m
         .phases
@@ -239,42 +189,7 @@ pub fn describe(m: &Model) -> String {
     statement_lines(m, &mut s);
     let events: Vec<String> = m.events.iter().map(|e| e.name.clone()).collect();
     let _ = writeln!(s, "events{}", listed(&events));
-    let _ = writeln!(s, "end reasons:");
-    for (i, r) in m.reasons.iter().enumerate() {
-        let when: Vec<&str> = m
-            .checks
-            .iter()
-            .filter(|c| c.reason as usize == i)
-            .map(|c| match c.timing {
-                Timing::At(Moment::Immediate) => "checked immediately",
-                Timing::At(Moment::TurnStart) => "checked at turn start",
-                Timing::At(Moment::RoundStart) => "checked at round start",
-                Timing::At(Moment::RoundEnd) => "checked at round end",
-                Timing::Then(Schedule::FinalTurns) => {
-                    "checked at turn end, then one final turn each"
-                }
-                Timing::Then(Schedule::FinalRound) => {
-                    "checked at turn end, then the round is finished"
-                }
-            })
-            .collect();
-        let how = if when.is_empty() {
-            // The last round, or `end NAME` statements: as run's end-reason table names it.
-            r.mechanism.clone()
-        } else {
-            when.join(", ")
-        };
-        let _ = writeln!(
-            s,
-            "  {} ({how}{})",
-            r.name,
-            match r.result {
-                crate::model::ReasonResult::Rank => "",
-                crate::model::ReasonResult::Draw => "; a draw",
-                crate::model::ReasonResult::Nobody => "; nobody wins",
-            }
-        );
-    }
+    reason_lines(m, &mut s);
     let chain: Vec<String> = (0..m.ranking.tiebreak.len())
         .map(|k| m.ranking.link_name(k))
         .collect();
@@ -288,6 +203,95 @@ pub fn describe(m: &Model) -> String {
     let _ = writeln!(s, "ranking: by score{then}{shared}");
     let _ = writeln!(s, "seats: {}", seat_words(&m.seat_uses()));
     s
+}
+
+/// Each faction with its label, side, whether it plays, and its agent.
+fn faction_lines(m: &Model, s: &mut String) {
+    let _ = writeln!(s, "factions ({}):", m.nfactions());
+    for (f, a) in m.factions.iter().zip(&m.agents) {
+        let policy = match a.policy {
+            Policy::Weighted => "weighted",
+            Policy::Greedy => "greedy",
+            Policy::Priority => "priority",
+        };
+        let side = (f.side.as_deref())
+            .map(|x| format!(", side {x}"))
+            .unwrap_or_default();
+        let player = if f.player { "" } else { ", non-player" };
+        // The label only when the file gives one that differs from the name.
+        let label = match f.label == f.name {
+            true => String::new(),
+            false => format!("label {}", f.label),
+        };
+        let about = format!("{label}{side}{player}");
+        let about = about.trim_start_matches(", ");
+        let about = match about.is_empty() {
+            true => String::new(),
+            false => format!(" ({about})"),
+        };
+        let _ = writeln!(s, "  {}{about}, agent {policy}", f.name);
+    }
+}
+
+/// The state: each variable with its scope, set and bounds, and each deck's cards.
+fn state_lines(m: &Model, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "state: {} in {}",
+        count(m.vars.len() as u64, "variable"),
+        count(m.slots as u64, "slot")
+    );
+    for (vi, v) in m.vars.iter().enumerate() {
+        let scope = if v.faction { "faction" } else { "global" };
+        let over = (v.set)
+            .map(|i| format!(" over {}", m.sets[i as usize].0))
+            .unwrap_or_default();
+        let (lo, hi) = (m.tables.var_min[vi], m.tables.var_max[vi]);
+        let bounds = match (lo, hi) {
+            (i64::MIN, i64::MAX) => String::new(),
+            (i64::MIN, h) => format!(", max {h}"),
+            (l, i64::MAX) => format!(", min {l}"),
+            (l, h) => format!(", {l}..={h}"),
+        };
+        let _ = writeln!(s, "  {} ({scope}{over}{bounds})", v.name);
+    }
+    for (d, cards) in &m.decks {
+        let _ = writeln!(s, "deck {d}: {} cards", cards.len());
+    }
+}
+
+/// Each end reason: when it is checked (or what ends the game by it) and its result.
+fn reason_lines(m: &Model, s: &mut String) {
+    let _ = writeln!(s, "end reasons:");
+    for (i, r) in m.reasons.iter().enumerate() {
+        let when: Vec<&str> = (m.checks.iter())
+            .filter(|c| c.reason as usize == i)
+            .map(|c| timing_words(c.timing))
+            .collect();
+        let how = match when.is_empty() {
+            // The last round, or `end NAME` statements: as run's end-reason table names it.
+            true => r.mechanism.clone(),
+            false => when.join(", "),
+        };
+        let result = match r.result {
+            crate::model::ReasonResult::Rank => "",
+            crate::model::ReasonResult::Draw => "; a draw",
+            crate::model::ReasonResult::Nobody => "; nobody wins",
+        };
+        let _ = writeln!(s, "  {} ({how}{result})", r.name);
+    }
+}
+
+/// When an end condition is checked, in words.
+fn timing_words(t: Timing) -> &'static str {
+    match t {
+        Timing::At(Moment::Immediate) => "checked immediately",
+        Timing::At(Moment::TurnStart) => "checked at turn start",
+        Timing::At(Moment::RoundStart) => "checked at round start",
+        Timing::At(Moment::RoundEnd) => "checked at round end",
+        Timing::Then(Schedule::FinalTurns) => "checked at turn end, then one final turn each",
+        Timing::Then(Schedule::FinalRound) => "checked at turn end, then the round is finished",
+    }
 }
 
 /// What `--rotate-seats` can move: `rotating them changes no game (...)`, or where the
