@@ -268,8 +268,8 @@ impl Tree {
     /// One decision of the walker among `opts` (at least one) at the node the walk is at:
     /// the options already in the tree count as available; if some option is not in the
     /// tree yet, one of those (uniformly, from `rng`) is added and taken, and the walk
-    /// leaves the tree ([`Tree::expand`]); else UCT picks among the available children
-    /// ([`Tree::select`]). The reward is backed up after the playout ([`Tree::back_up`]).
+    /// leaves the tree (`expand`); else UCT picks among the available children
+    /// (`select`). The reward is backed up after the playout ([`Tree::back_up`]).
     pub fn step(&mut self, rng: &mut crate::rng::Rng, opts: &[Opt]) -> usize {
         let at = *self.path.last().unwrap_or(&0);
         let mut kids = std::mem::take(&mut self.kids);
