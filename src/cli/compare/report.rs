@@ -40,6 +40,19 @@ fn variant_cell(v: &Variant) -> String {
 
 /// report.md's text.
 fn markdown(cmp: &Comparison, page: &Page<'_>) -> String {
+    let mut m = header(cmp, page);
+    m.push_str(&factions(cmp, page));
+    m.push_str(&changed_and_pairing(cmp));
+    let _ = writeln!(
+        m,
+        "## Each variant\n\nEach variant's full report: [A](a/report.html) \
+         ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md))."
+    );
+    m
+}
+
+/// The title, how to reproduce it, and the table of what was compared.
+fn header(cmp: &Comparison, page: &Page<'_>) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# Compare: {}\n", md_text(page.title));
     let command = super::super::reproduce_line();
@@ -80,6 +93,12 @@ fn markdown(cmp: &Comparison, page: &Page<'_>) -> String {
         "| intervals | paired {}, Holm-adjusted p-values over the factions |\n",
         page.level
     );
+    m
+}
+
+/// The verdict, each faction's row, and the notes under them.
+fn factions(cmp: &Comparison, page: &Page<'_>) -> String {
+    let mut m = String::new();
     let _ = writeln!(m, "## Verdict\n\n{}\n", md_text(&cmp.sentence));
     let _ = writeln!(
         m,
@@ -113,6 +132,12 @@ fn markdown(cmp: &Comparison, page: &Page<'_>) -> String {
     if !notes.is_empty() {
         let _ = writeln!(m, "\n{}", md_text(notes));
     }
+    m
+}
+
+/// The games whose winner changed, and what the pairing was worth.
+fn changed_and_pairing(cmp: &Comparison) -> String {
+    let mut m = String::new();
     let w = &cmp.winner_changed;
     let _ = writeln!(
         m,
@@ -136,11 +161,6 @@ fn markdown(cmp: &Comparison, page: &Page<'_>) -> String {
             crate::report::thousands(n)
         );
     }
-    let _ = writeln!(
-        m,
-        "## Each variant\n\nEach variant's full report: [A](a/report.html) \
-         ([Markdown](a/report.md)), [B](b/report.html) ([Markdown](b/report.md))."
-    );
     m
 }
 
