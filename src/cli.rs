@@ -493,11 +493,16 @@ pub fn progress_bar(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
+/// `v` as pretty JSON, the form every command prints and writes.
+pub(crate) fn pretty_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<String> {
+    serde_json::to_string_pretty(v)
+        .map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
+}
+
 /// Prints a summary as JSON or as the table.
 pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()> {
     if json {
-        let mut text = serde_json::to_string_pretty(summary)
-            .map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))?;
+        let mut text = pretty_json(summary)?;
         text.push('\n');
         out(&text)
     } else {

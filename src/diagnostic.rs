@@ -23,16 +23,16 @@ pub fn not_one_line(text: &str) -> Option<char> {
 /// output stays valid JSON (serde escapes C0 controls itself, and the escape is JSON's own
 /// form for the others); vpsim writes no escape sequence of its own.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
+    let drives_terminal = |c: char| {
         (c.is_control() && c != '\n' && c != '\t')
             || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
-    if !text.chars().any(unsafe_char) {
+    if !text.chars().any(drives_terminal) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if unsafe_char(c) {
+        if drives_terminal(c) {
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);

@@ -2,7 +2,7 @@
 #![warn(missing_docs)]
 // An item is `pub` only where the crate's users (its binary, tests and benches) can reach
 // it. The lints that hold the other invariants (nothing printed raw, every `allow` with its
-// reason, every `unsafe` block with its SAFETY) are in Cargo.toml's `[lints]`.
+// reason, every block of unchecked code with its SAFETY comment) are in Cargo.toml's `[lints]`.
 #![warn(unreachable_pub)]
 
 pub mod check;

@@ -121,8 +121,7 @@ pub fn run(a: Args) -> Result<()> {
         Variant::of(&mb, super::agents_line(&mb)),
     );
     let cmp = Comparison::new(&ma, variants, &plan, &played);
-    let json = serde_json::to_string_pretty(&cmp)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    let json = super::pretty_json(&cmp)?;
     let labels: Vec<String> = ma.factions.iter().map(|f| f.label.clone()).collect();
     let seats_unmoved = ma.seats_unmoved && mb.seats_unmoved;
     let notes = table::notes(&cmp, &labels, seats_unmoved);

@@ -525,8 +525,7 @@ pub fn run(a: Args) -> Result<()> {
         margin: a.margin,
         seats_unmoved: base_model.seats_unmoved,
     };
-    let json = serde_json::to_string_pretty(&s)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    let json = super::pretty_json(&s)?;
     if let Some(dir) = &out {
         crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;

@@ -215,8 +215,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
         let note = format!("Seats: {}", crate::report::seats::unmoved_words());
         pairing = Some(pairing.map_or(note.clone(), |p| format!("{p}\n{note}")));
     }
-    let json = serde_json::to_string_pretty(&sweep)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    let json = super::pretty_json(&sweep)?;
     if let Some(dir) = &out {
         crate::output::begin_report(dir)?;
         crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;

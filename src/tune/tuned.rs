@@ -138,11 +138,9 @@ pub fn tune<E>(
     };
     // The value's interval needs the same slope the refinement stepped along; a
     // whole-number parameter has its whole values instead.
-    let interval = (refined.as_ref())
-        .filter(|_| sides.is_none())
-        .and(goal.target())
-        .zip(s.slope)
-        .map(|(value, slope)| value_interval(s.best[0], &confirmed, value, slope));
+    let interval = line(params, goal, &s)
+        .filter(|_| refined.is_some() && sides.is_none())
+        .map(|(_, value, slope)| value_interval(s.best[0], &confirmed, value, slope));
     let noise = within_noise(&s, goal);
     Ok(Tuned {
         s,
@@ -157,6 +155,16 @@ pub fn tune<E>(
     })
 }
 
+/// For one parameter and a target `EXPR = VALUE`, once the search measured the local slope:
+/// the parameter, VALUE and the slope (the line the refinement, the sides and the value's
+/// interval all use).
+fn line<'p>(params: &'p [Param], goal: &Goal, s: &Search) -> Option<(&'p Param, f64, f64)> {
+    match (params, goal.target(), s.slope) {
+        ([p], Some(value), Some(slope)) => Some((p, value, slope)),
+        _ => None,
+    }
+}
+
 /// One parameter with a target: one secant step from the search's root, measured on fresh
 /// games (`first..first + games`), removes most of the search's own noise from the chosen
 /// value. Moves `s.best` there.
@@ -168,12 +176,9 @@ fn refine<E>(
     games: u64,
     play: &mut Play<'_, E>,
 ) -> Result<Option<Refined>, E> {
-    let (Some(value), Some(slope), [p]) = (goal.target(), s.slope, params) else {
+    let Some((p, value, slope)) = line(params, goal, s).filter(|_| s.bracketed) else {
         return Ok(None);
     };
-    if !s.bracketed {
-        return Ok(None);
-    }
     let at = s.best[0];
     let metric = play(&[at], first, games)?.metric;
     s.best[0] = p.snap(at - (metric.est - value) / slope);
@@ -192,12 +197,9 @@ fn sides<E>(
     games: u64,
     play: &mut Play<'_, E>,
 ) -> Result<Option<Sides>, E> {
-    let (Some(value), Some(slope), [p]) = (goal.target(), s.slope, params) else {
+    let Some((p, value, slope)) = line(params, goal, s).filter(|(p, ..)| p.integer) else {
         return Ok(None);
     };
-    if !p.integer {
-        return Ok(None);
-    }
     let crossing = s.best[0] - (confirmed.est - value) / slope;
     let mut values = Vec::new();
     for x in whole_sides(p, crossing) {

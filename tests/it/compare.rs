@@ -3,21 +3,10 @@
 
 use serde_json::Value;
 
-use crate::util::{TI4, vpsim, vpsim_output};
+use crate::util::{TI4, json_of, vpsim, vpsim_output};
 
 fn compare_json(args: &[&str]) -> Value {
-    let out = vpsim()
-        .arg("compare")
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_of(&[&["compare"], args, &["--json"]].concat())
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::{Args, Rung, matchup_readings};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ladder::Matchup;
 use crate::overrides::Override;
 
@@ -21,8 +21,7 @@ pub(super) fn write_page(
 ) -> Result<()> {
     let o = &a.opts;
     crate::output::begin_report(dir)?;
-    let json = serde_json::to_string_pretty(doc)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    let json = super::super::pretty_json(doc)?;
     crate::output::write_atomic(&dir.join("ladder.json"), json.as_bytes())?;
     charts(a, m, dir, rungs, matchups)?;
     let title = format!("Ladder: {}", m.title);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::Args;
 use super::answer::chosen;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::report::charts::{TuneMap, TunePanel};
 use crate::tune::Tuned;
 
@@ -22,8 +22,7 @@ pub(super) fn write_page(
 ) -> Result<()> {
     let o = &a.opts;
     crate::output::begin_report(dir)?;
-    let json = serde_json::to_string_pretty(doc)
-        .map_err(|e| Error::Usage(format!("cannot encode JSON: {e}")))?;
+    let json = super::super::pretty_json(doc)?;
     crate::output::write_atomic(&dir.join("tune.json"), json.as_bytes())?;
     chart(a, dir, r)?;
     let title = format!("Tune: {}", model.title);
