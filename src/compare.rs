@@ -199,7 +199,7 @@ impl PairTally {
             }
         }
         if !self.ends.is_empty() {
-            self.ends[a.reason as usize * self.reasons_b + b.reason as usize] += 1;
+            self.ends[a.reason.index() * self.reasons_b + b.reason.index()] += 1;
         }
         self.rounds.add(a.rounds as i128, b.rounds as i128);
         self.changed += (a.result != b.result) as u64;

@@ -38,6 +38,7 @@ pub mod trace;
 
 use crate::expr::compile::{ALL_LOST, LAST_STANDING, LAST_TEAM};
 use crate::expr::{Env, Expr, Fault, FaultKind, Num};
+use crate::ids::{ActionId, FactionId, Grid, ReasonId};
 use crate::model::Model;
 use crate::rng::game_rng;
 use crate::runtime::abi::Opt;
@@ -48,13 +49,13 @@ pub use trace::{NoTrace, TextTrace, Tracer};
 
 #[derive(Clone, Copy)]
 struct Bind {
-    me: u8,
-    bound: u8,
-    target: u8,
+    me: FactionId,
+    bound: FactionId,
+    target: FactionId,
 }
 
 impl Bind {
-    fn faction(f: u8) -> Bind {
+    fn faction(f: FactionId) -> Bind {
         Bind {
             me: f,
             bound: f,
@@ -62,14 +63,10 @@ impl Bind {
         }
     }
     fn global() -> Bind {
-        Bind {
-            me: 0,
-            bound: 0,
-            target: 0,
-        }
+        Bind::faction(FactionId(0))
     }
     /// Faction `f` acting, against `target` (itself for an untargeted action).
-    fn acting(f: u8, target: u8) -> Bind {
+    fn acting(f: FactionId, target: FactionId) -> Bind {
         Bind {
             me: f,
             bound: f,
@@ -95,12 +92,12 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// The actions each faction's agent considers, in model order:
     /// `menu[menu_at[f]..menu_at[f + 1]]` (actions it may not take, or that its priority
     /// list leaves out, are not on it).
-    menu: Vec<u16>,
+    menu: Vec<ActionId>,
     menu_at: Vec<u32>,
     /// The automatic actions (`auto = true`): for each faction, each group its agent may
     /// claim from, in file order, as `(faction, lo, hi)` over `menu` (after the menus).
     claims: Vec<(u8, u32, u32)>,
-    ended: Option<u16>,
+    ended: Option<ReasonId>,
     /// While the game-end phases run: no end condition is checked (the game has ended).
     closing: bool,
     /// Whether the model has game-end phases (`at = "game_end"`), known once.
@@ -129,7 +126,7 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     /// Decisions this player made by faction and action, `faction * actions + action`,
     /// over every game it played (only those the engine makes: a machine-code turn does not
     /// count; see [`crate::model::Agent::counted`]).
-    choices: Vec<u64>,
+    choices: Grid<FactionId, ActionId, u64>,
     /// Whether it records what the reports read besides the outcome (each round's leader);
     /// a searcher's playouts do not.
     records: bool,
@@ -157,7 +154,7 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// searching factions play their rollout policy, or walk the tree of a tree search).
     fn build(m: &'m Model, tracer: T, searches: bool) -> Self {
         let (mut menu, mut menu_at) = (Vec::new(), vec![0u32]);
-        for f in 0..m.nfactions() {
+        for f in m.factions.ids() {
             menu.extend(m.menu(f));
             menu_at.push(menu.len() as u32);
         }
@@ -203,7 +200,7 @@ impl<'m, T: Tracer> Game<'m, T> {
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.metric_values(true),
             ),
             init: crate::model::InitPlan::new(m),
-            choices: vec![0; m.nfactions() * m.actions.len()],
+            choices: Grid::new(m.nfactions(), m.actions.len(), 0),
             records: searches,
             records_rounds: searches
                 && (m.record_rounds || m.metrics.iter().any(|mt| mt.per_round)),
@@ -217,9 +214,9 @@ impl<'m, T: Tracer> Game<'m, T> {
         self.env.rng.position()
     }
 
-    /// Decisions made by faction and action over every game played so far,
-    /// `faction * actions + action` (see [`crate::model::Agent::counted`]).
-    pub fn choices(&self) -> &[u64] {
+    /// Decisions made by faction and action over every game played so far (see
+    /// [`crate::model::Agent::counted`]).
+    pub fn choices(&self) -> &Grid<FactionId, ActionId, u64> {
         &self.choices
     }
 
@@ -309,9 +306,9 @@ impl<'m, T: Tracer> Game<'m, T> {
     /// Binds the factions formulas see as "this", the bound one and the target.
     #[inline]
     fn bind(&mut self, b: Bind) {
-        self.env.cx.me = b.me;
-        self.env.cx.bound = b.bound;
-        self.env.cx.target = b.target;
+        self.env.cx.me = b.me.0;
+        self.env.cx.bound = b.bound.0;
+        self.env.cx.target = b.target.0;
     }
 
     /// Evaluates `e` as a real with the factions already bound.

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod exploit;
 pub mod expr;
+pub mod ids;
 pub mod ir;
 pub mod ladder;
 pub mod model;

@@ -6,6 +6,7 @@
 
 use crate::error::Location;
 use crate::expr::{Expr, Stmt};
+use crate::ids::{ActionId, FactionId, IdVec, ReasonId, VarId};
 use crate::state::Tables;
 
 mod action;
@@ -202,7 +203,7 @@ pub enum Schedule {
 #[derive(Debug, Clone)]
 pub struct Check {
     /// End reason id.
-    pub reason: u16,
+    pub reason: ReasonId,
     /// Condition.
     pub when: Expr,
     /// When it is checked.
@@ -253,7 +254,7 @@ pub struct Reason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExpectedResult {
     /// `win NAME`.
-    Win(u8),
+    Win(FactionId),
     /// `shared NAME NAME ...`.
     Shared(u32),
     /// `draw`.
@@ -268,13 +269,9 @@ impl ExpectedResult {
     /// As written in a scenario.
     pub fn describe(&self, m: &Model) -> String {
         match self {
-            ExpectedResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
+            ExpectedResult::Win(f) => format!("win {}", m.factions[*f].name),
             ExpectedResult::Shared(mask) => {
-                let names: Vec<&str> = (0..m.nfactions())
-                    .filter(|f| mask & (1 << f) != 0)
-                    .map(|f| m.factions[f].name.as_str())
-                    .collect();
-                format!("shared {}", names.join(" "))
+                format!("shared {}", m.names_in(*mask).join(" "))
             }
             ExpectedResult::Draw => "draw".into(),
             ExpectedResult::Nobody => "nobody".into(),
@@ -302,11 +299,11 @@ pub struct Example {
     /// Statements to run instead of a phase.
     pub effects: Vec<Stmt>,
     /// The faction the effects or the action run for.
-    pub actor: Option<u8>,
+    pub actor: Option<FactionId>,
     /// An action to take (as `actor`, against `target`).
-    pub action: Option<usize>,
+    pub action: Option<ActionId>,
     /// The action's target.
-    pub target: Option<u8>,
+    pub target: Option<FactionId>,
     /// Run the round-end step (events, then checks) afterwards.
     pub round_end: bool,
     /// Then end the game with the last-round reason if it has not ended.
@@ -318,7 +315,7 @@ pub struct Example {
     /// Expected result.
     pub result: Option<ExpectedResult>,
     /// Expected end reason.
-    pub reason: Option<u16>,
+    pub reason: Option<ReasonId>,
     /// Expected final order, first places first: each place the factions that share it.
     pub order: Vec<Vec<u8>>,
     /// `available`: whether `action` must be available to `actor` (true, the default: an
@@ -358,9 +355,9 @@ pub struct Model {
     /// FNV-1a 64-bit hash of the file's bytes, hex.
     pub hash: String,
     /// Factions, in seat order.
-    pub factions: Vec<Faction>,
+    pub factions: IdVec<FactionId, Faction>,
     /// Variables.
-    pub vars: Vec<Var>,
+    pub vars: IdVec<VarId, Var>,
     /// Total slots.
     pub slots: usize,
     /// Static tables for expressions.
@@ -420,9 +417,9 @@ pub struct Model {
     /// Phases.
     pub phases: Vec<Phase>,
     /// Actions.
-    pub actions: Vec<Action>,
+    pub actions: IdVec<ActionId, Action>,
     /// Agent of each faction.
-    pub agents: Vec<Agent>,
+    pub agents: IdVec<FactionId, Agent>,
     /// Each faction's option scan in machine code (empty on the interpreter, `None` for a
     /// faction whose policy the native engine leaves to the interpreter).
     pub menus: Vec<Option<crate::runtime::abi::Menu>>,
@@ -449,9 +446,9 @@ pub struct Model {
     /// The immediate checks (their bits) a draw triggers.
     pub immediate_on_draw: Vec<u16>,
     /// End reasons.
-    pub reasons: Vec<Reason>,
+    pub reasons: IdVec<ReasonId, Reason>,
     /// Reason used when the last round finishes.
-    pub last_round_reason: u16,
+    pub last_round_reason: ReasonId,
     /// Final ranking.
     pub ranking: Ranking,
     /// Source locations of formulas.
@@ -490,23 +487,34 @@ impl Model {
             .flatten()
     }
 
+    /// The names of the factions of `mask` (bit `f` for faction `f`), in faction order.
+    pub fn names_in(&self, mask: u32) -> Vec<&str> {
+        (self.factions.iter_ids())
+            .filter(|(f, _)| mask >> f.0 & 1 != 0)
+            .map(|(_, x)| x.name.as_str())
+            .collect()
+    }
+
     /// The actions faction `f` may choose among, in menu order: those allowed to it (and,
     /// under the priority policy, those its priority list names).
-    pub fn menu(&self, f: usize) -> impl Iterator<Item = u16> + '_ {
+    pub fn menu(&self, f: FactionId) -> impl Iterator<Item = ActionId> + '_ {
         let agent = &self.agents[f];
-        (0..self.actions.len()).filter_map(move |ai| {
-            let allowed =
-                self.actions[ai].allowed & (1 << f) != 0 && self.actions[ai].auto.is_none();
-            let listed = agent.policy != Policy::Priority || agent.priority[ai] != u16::MAX;
-            (allowed && listed).then_some(ai as u16)
+        self.actions.iter_ids().filter_map(move |(ai, a)| {
+            let allowed = a.allowed & (1 << f.0) != 0 && a.auto.is_none();
+            let listed = agent.policy != Policy::Priority || agent.priority[ai.index()] != u16::MAX;
+            (allowed && listed).then_some(ai)
         })
     }
 
     /// `Faction.var` or `var` for a slot write, for traces.
     pub fn slot_name(&self, var: u16, faction: Option<usize>, elem: Option<usize>) -> String {
-        let v = &self.vars[var as usize];
+        let v = &self.vars[VarId(var)];
         let mut s = match faction {
-            Some(f) if v.faction => format!("{}.{}", self.factions[f].name, v.name),
+            Some(f) if v.faction => format!(
+                "{}.{}",
+                self.factions[FactionId::from_index(f)].name,
+                v.name
+            ),
             _ => v.name.clone(),
         };
         if let (Some(set), Some(e)) = (v.set, elem) {

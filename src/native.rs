@@ -39,6 +39,7 @@ mod profile;
 mod stmts;
 mod unit;
 
+use crate::ids::{ActionId, FactionId};
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, types};
@@ -173,7 +174,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
     let mut ids = Vec::new();
     let mut of_faction = vec![None; n];
     for (f, slot) in of_faction.iter_mut().enumerate() {
-        let agent = &m.agents[f];
+        let agent = &m.agents[FactionId::from_index(f)];
         let priority = match agent.policy {
             // A mix's weights and a counted faction's choices stay with the engine.
             _ if agent.mix.is_some() || agent.counted => continue,
@@ -182,14 +183,14 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
             Policy::Greedy => continue,
         };
         let searched = agent.look.is_some();
-        let menu: Vec<u16> = m.menu(f).collect();
+        let menu: Vec<u16> = m.menu(FactionId::from_index(f)).map(|a| a.0).collect();
         // A menu of thousands of options stays with the engine's scan: one function that
         // long costs Cranelift's optimiser time and memory that grow faster than its size,
         // for a turn whose scan is as long either way.
         let options: usize = menu
             .iter()
             .map(|&ai| {
-                if m.actions[ai as usize].targeted {
+                if m.actions[ActionId(ai)].targeted {
                     n - 1
                 } else {
                     1
@@ -208,7 +209,7 @@ fn compile_menus(m: &mut Model) -> Result<usize, String> {
         }
         let items: Vec<(u16, &crate::model::Action)> = menu
             .iter()
-            .map(|&ai| (ai, &m.actions[ai as usize]))
+            .map(|&ai| (ai, &m.actions[ActionId(ai)]))
             .collect();
         let cap = items
             .iter()
@@ -485,9 +486,12 @@ fn shared_turn(m: &Model) -> Option<lower::InlineTurn<'_>> {
     if !shared || first.code_size() > INLINE_TURN_BYTES {
         return None;
     }
-    let a = &m.agents[0];
+    let a = &m.agents[FactionId(0)];
     Some(lower::InlineTurn {
-        items: m.menu(0).map(|ai| (ai, &m.actions[ai as usize])).collect(),
+        items: m
+            .menu(FactionId(0))
+            .map(|ai| (ai.0, &m.actions[ai]))
+            .collect(),
         priority: (a.policy == Policy::Priority).then_some(&a.priority[..]),
         searched: a.look.is_some(),
     })

@@ -168,7 +168,7 @@ impl Tally {
             *a += p;
         }
         self.lengths.add(o.rounds as i64);
-        self.reasons[o.reason as usize] += 1;
+        self.reasons[o.reason.index()] += 1;
         let nl = self.decided.len() - 3;
         for (f, ft) in self.factions.iter_mut().enumerate() {
             ft.ranks[o.ranks[f] as usize - 1] += 1;
@@ -350,7 +350,7 @@ mod tests {
             use crate::runtime::{Decider, Outcome, Result as GameResult};
             let nf = 3;
             let o = Outcome {
-                reason: 0,
+                reason: crate::ids::ReasonId(0),
                 rounds: (scores.len() / nf) as u32,
                 scores: [0; crate::state::MAX_FACTIONS],
                 ranks: [1; crate::state::MAX_FACTIONS],

@@ -8,6 +8,7 @@
 //! so the chance that any printed line is noise is at most alpha.
 
 use crate::compare::{PairTally, holm, mcnemar, rate_shift};
+use crate::ids::FactionId;
 use crate::model::Model;
 use crate::report::Summary;
 use crate::stats::z_for;
@@ -119,7 +120,7 @@ pub fn changes(a: &Model, b: &Model, t: &PairTally, alpha: f64) -> Vec<Change> {
     if same_factions(a, b) {
         for (f, pf) in t.factions.iter().enumerate() {
             out.push(Change {
-                what: format!("win rate {}", b.factions[f].label),
+                what: format!("win rate {}", b.factions[FactionId::from_index(f)].label),
                 before: pct(pf.wins_a as f64 / n as f64),
                 after: pct(pf.wins_b as f64 / n as f64),
                 shift: points(rate_shift(pf.only_a, pf.only_b, n, z)),

@@ -1,5 +1,6 @@
 //! `vpsim ladder`: every faction's win rate at each skill level.
 
+use crate::ids::FactionId;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -147,7 +148,7 @@ fn readings(m: &crate::Model, rungs: &[Rung], margin: f64) -> Vec<String> {
     (0..m.nfactions())
         .map(|f| {
             crate::ladder::reading(
-                &m.factions[f].label,
+                &m.factions[FactionId::from_index(f)].label,
                 (
                     &first.summary.factions[f].win,
                     &last.summary.factions[f].win,
@@ -192,7 +193,7 @@ fn to_json(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> Value 
                 &last.summary.factions[f].win,
                 crate::ladder::z_joint(m.nfactions()),
             );
-            json!({"name": m.factions[f].name, "est": c.est, "low": c.low, "high": c.high})
+            json!({"name": m.factions[FactionId::from_index(f)].name, "est": c.est, "low": c.low, "high": c.high})
         })
         .collect();
     json!({
@@ -250,7 +251,9 @@ fn table(m: &crate::Model, o: &RunOpts, rungs: &[Rung], margin: f64) -> String {
         let _ = writeln!(s, "{line}");
     };
     for f in 0..m.nfactions() {
-        row(&m.factions[f].label, &|r| r.summary.factions[f].win);
+        row(&m.factions[FactionId::from_index(f)].label, &|r| {
+            r.summary.factions[f].win
+        });
     }
     for seat in 0..rungs[0].summary.seats.len() {
         row(&format!("seat {}", seat + 1), &|r| {

@@ -1,5 +1,6 @@
 //! `vpsim validate`: check a scenario and summarise the compiled model.
 
+use crate::ids::VarId;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -113,7 +114,7 @@ fn hidden_lines(m: &Model, s: &mut String) {
     for (f, faction) in m.factions.iter().enumerate() {
         let mut parts: Vec<String> = Vec::new();
         for &vi in &m.hidden {
-            let v = &m.vars[vi as usize];
+            let v = &m.vars[VarId(vi)];
             match v.visible {
                 crate::model::Visible::None => {
                     parts.push(format!("{} ({})", v.name, prior(v)));
@@ -265,7 +266,7 @@ fn reason_lines(m: &Model, s: &mut String) {
     let _ = writeln!(s, "end reasons:");
     for (i, r) in m.reasons.iter().enumerate() {
         let when: Vec<&str> = (m.checks.iter())
-            .filter(|c| c.reason as usize == i)
+            .filter(|c| c.reason.index() == i)
             .map(|c| timing_words(c.timing))
             .collect();
         let how = match when.is_empty() {
@@ -326,7 +327,7 @@ fn count(n: u64, what: &str) -> String {
 /// against its set when it runs).
 fn statement_lines(m: &Model, s: &mut String) {
     let (mut regions, mut computed, mut passed) = (Vec::new(), 0usize, Vec::new());
-    let name = |v: u16| m.vars[v as usize].name.as_str();
+    let name = |v: u16| m.vars[VarId(v)].name.as_str();
     for st in m.statements() {
         st.visit(&mut |st| match st {
             Stmt::Regions(r) => {

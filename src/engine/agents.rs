@@ -9,6 +9,7 @@
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::{AssignOp, Num};
+use crate::ids::{ActionId, FactionId};
 use crate::model::{Policy, Search};
 use crate::runtime::abi::Opt;
 use crate::runtime::look::decide;
@@ -26,14 +27,14 @@ enum Unweighted {
 impl<T: Tracer> Game<'_, T> {
     /// One agent decision for faction `f`.
     #[inline(never)]
-    pub(super) fn decide(&mut self, f: u8) -> Step {
+    pub(super) fn decide(&mut self, f: FactionId) -> Step {
         let m = self.m;
         if !T::ON
-            && let Some(Some(turn)) = m.menus.get(f as usize)
+            && let Some(Some(turn)) = m.menus.get(f.index())
         {
             return self.turn(turn, f);
         }
-        let agent = &m.agents[f as usize];
+        let agent = &m.agents[f];
         let noise = if agent.policy == Policy::Greedy {
             self.eval(&agent.noise, Bind::faction(f))?
         } else {
@@ -66,38 +67,37 @@ impl<T: Tracer> Game<'_, T> {
 
     /// Faction `f` takes action `ai` against `t`, chosen by its agent: counted, traced with
     /// what a search found, its costs paid and its effects run.
-    pub(super) fn take(&mut self, f: u8, ai: u16, t: u8) -> Step {
+    pub(super) fn take(&mut self, f: FactionId, ai: ActionId, t: FactionId) -> Step {
         self.count(f, ai);
         if T::ON {
             self.trace_take(f, ai, t, "");
             self.trace_search(f);
         }
-        self.act(ai as usize, Bind::acting(f, t))
+        self.act(ai, Bind::acting(f, t))
     }
 
     /// Faction `f` takes action `ai` against `t` because the rules made it claim one (an
     /// automatic action): counted, traced as automatic, its costs paid and its effects run.
-    pub(super) fn claim(&mut self, f: u8, ai: u16, t: u8) -> Step {
+    pub(super) fn claim(&mut self, f: FactionId, ai: ActionId, t: FactionId) -> Step {
         self.count(f, ai);
         if T::ON {
             self.trace_take(f, ai, t, " (automatic)");
         }
-        self.act(ai as usize, Bind::acting(f, t))
+        self.act(ai, Bind::acting(f, t))
     }
 
     /// Counts faction `f`'s taking of action `ai` (for the usage tables).
-    fn count(&mut self, f: u8, ai: u16) {
-        let i = f as usize * self.m.actions.len() + ai as usize;
-        self.choices[i] += 1;
-        self.env.used(i);
+    fn count(&mut self, f: FactionId, ai: ActionId) {
+        self.choices[(f, ai)] += 1;
+        self.env.used(self.choices.cell(f, ai));
     }
 
     /// The trace's line of faction `f` taking action `ai` against `t`, `how` after it.
-    fn trace_take(&mut self, f: u8, ai: u16, t: u8, how: &str) {
+    fn trace_take(&mut self, f: FactionId, ai: ActionId, t: FactionId, how: &str) {
         let m = self.m;
-        let a = &m.actions[ai as usize];
+        let a = &m.actions[ai];
         let tgt = match a.targeted {
-            true => format!(" targeting {}", m.factions[t as usize].name),
+            true => format!(" targeting {}", m.factions[t].name),
             false => String::new(),
         };
         let who = self.seated(f);
@@ -108,21 +108,14 @@ impl<T: Tracer> Game<'_, T> {
     /// Faction `f`'s turn in machine code (no trace): the scan, the choice and, when they
     /// are lowered, the chosen action's effects; the engine takes over where the code
     /// returns.
-    fn turn(&mut self, turn: &crate::runtime::abi::Menu, f: u8) -> Step {
+    fn turn(&mut self, turn: &crate::runtime::abi::Menu, f: FactionId) -> Step {
         use crate::runtime::abi::Turn;
         match turn.call(&mut self.env) {
             Turn::Pass => Ok(()),
             // The chosen action ran in machine code: the end of its moment.
             Turn::Done => self.moment_end(),
             Turn::Faulted => Err(Halt),
-            Turn::Chose { action, target } => self.act(
-                action as usize,
-                Bind {
-                    me: f,
-                    bound: f,
-                    target,
-                },
-            ),
+            Turn::Chose { action, target } => self.act(action, Bind::acting(f, target)),
             // The chosen action's effects ended the game (`end`).
             Turn::Held(r) => {
                 self.end(r);
@@ -135,10 +128,10 @@ impl<T: Tracer> Game<'_, T> {
     /// weight, noisy value or priority. The acting faction is bound once for the whole list
     /// and only the target changes, so each formula runs without rebinding.
     #[inline]
-    pub(super) fn options(&mut self, f: u8, noise: f64, opts: &mut Vec<Opt>) -> Step {
+    pub(super) fn options(&mut self, f: FactionId, noise: f64, opts: &mut Vec<Opt>) -> Step {
         let (lo, hi) = (
-            self.menu_at[f as usize] as usize,
-            self.menu_at[f as usize + 1] as usize,
+            self.menu_at[f.index()] as usize,
+            self.menu_at[f.index() + 1] as usize,
         );
         self.scan(f, noise, (lo, hi), Unweighted::Left, opts)
     }
@@ -148,7 +141,7 @@ impl<T: Tracer> Game<'_, T> {
     /// weighted agent weighs at 0 or less is kept, scored 0.
     pub(super) fn claimable(
         &mut self,
-        f: u8,
+        f: FactionId,
         noise: f64,
         range: (usize, usize),
         opts: &mut Vec<Opt>,
@@ -160,32 +153,32 @@ impl<T: Tracer> Game<'_, T> {
     /// option a weighted agent weighs at 0 or less is left out or kept as `unweighted` says.
     fn scan(
         &mut self,
-        f: u8,
+        f: FactionId,
         noise: f64,
         (lo, hi): (usize, usize),
         unweighted: Unweighted,
         opts: &mut Vec<Opt>,
     ) -> Step {
         let m = self.m;
-        let agent = &m.agents[f as usize];
+        let agent = &m.agents[f];
         let n = m.nfactions() as u8;
         self.bind(Bind::faction(f));
         for i in lo..hi {
             let ai = self.menu[i];
-            let a = &m.actions[ai as usize];
+            let a = &m.actions[ai];
             // `when` cannot name the target, so it is evaluated once per action.
             if let Some(w) = &a.when
                 && !self.test_bound(w)?
             {
                 continue;
             }
-            let targets = if a.targeted { 0..n } else { f..f + 1 };
-            for t in targets {
+            let targets = if a.targeted { 0..n } else { f.0..f.0 + 1 };
+            for t in targets.map(FactionId) {
                 if a.targeted {
                     if t == f {
                         continue;
                     }
-                    self.env.cx.target = t;
+                    self.env.cx.target = t.0;
                     if let Some(w) = &a.target_when
                         && !self.test_bound(w)?
                     {
@@ -198,7 +191,7 @@ impl<T: Tracer> Game<'_, T> {
                 let score = match agent.policy {
                     Policy::Weighted => {
                         let w = match &agent.mix {
-                            Some(mix) => mix[ai as usize],
+                            Some(mix) => mix[ai.index()],
                             None => self.eval_bound(&a.weight)?,
                         };
                         match (w > 0.0, unweighted) {
@@ -216,7 +209,7 @@ impl<T: Tracer> Game<'_, T> {
                             v
                         }
                     }
-                    Policy::Priority => -(agent.priority[ai as usize] as f64),
+                    Policy::Priority => -(agent.priority[ai.index()] as f64),
                 };
                 opts.push(Opt {
                     score,
@@ -224,20 +217,16 @@ impl<T: Tracer> Game<'_, T> {
                     target: t,
                 });
             }
-            self.env.cx.target = f;
+            self.env.cx.target = f.0;
         }
         Ok(())
     }
 
     /// Whether `f` can pay every cost of action `ai` against `t`.
     #[inline(never)]
-    pub(super) fn affordable(&mut self, ai: u16, f: u8, t: u8) -> Step<bool> {
-        let a = &self.m.actions[ai as usize];
-        let b = Bind {
-            me: f,
-            bound: f,
-            target: t,
-        };
+    pub(super) fn affordable(&mut self, ai: ActionId, f: FactionId, t: FactionId) -> Step<bool> {
+        let a = &self.m.actions[ai];
+        let b = Bind::acting(f, t);
         for (lv, amount) in &a.cost {
             let need = self.num(amount, b)?;
             let slot = self.slot(lv, b);
@@ -249,7 +238,7 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     /// Takes action `ai` as `b.me` against `b.target`: pays its cost, runs its effects.
-    pub(super) fn act(&mut self, ai: usize, b: Bind) -> Step {
+    pub(super) fn act(&mut self, ai: ActionId, b: Bind) -> Step {
         let a = &self.m.actions[ai];
         for (lv, amount) in &a.cost {
             let x = self.num(amount, b)?;
@@ -262,16 +251,21 @@ impl<T: Tracer> Game<'_, T> {
 
     /// Faction `f`'s choice among `opts` ([`decide`]: by its policy, or searched, or in a
     /// tree search's playout walked down the tree).
-    pub(super) fn choose(&mut self, policy: Policy, f: u8, opts: &[Opt]) -> Option<(u16, u8)> {
-        let i = decide(&mut self.env, policy, f, opts)?;
+    pub(super) fn choose(
+        &mut self,
+        policy: Policy,
+        f: FactionId,
+        opts: &[Opt],
+    ) -> Option<(ActionId, FactionId)> {
+        let i = decide(&mut self.env, policy, f.0, opts)?;
         Some((opts[i].action, opts[i].target))
     }
 
     /// Traces what the search of a decision just made found, best first: each option's
     /// mean objective, and for a tree search its visits at the root.
-    fn trace_search(&mut self, f: u8) {
+    fn trace_search(&mut self, f: FactionId) {
         let seen = &self.env.look.seen;
-        if seen.scores.is_empty() || self.env.look.lookers >> f & 1 == 0 {
+        if seen.scores.is_empty() || self.env.look.lookers >> f.0 & 1 == 0 {
             return;
         }
         let m = self.m;
@@ -282,14 +276,14 @@ impl<T: Tracer> Game<'_, T> {
                 .then(seen.scores[b].total_cmp(&seen.scores[a]))
                 .then(a.cmp(&b))
         });
-        let look = m.agents[f as usize].look.expect("a searching faction");
+        let look = m.agents[f].look.expect("a searching faction");
         let text: Vec<String> = rows
             .iter()
             .map(|&i| {
                 let o = self.opts[i];
-                let a = &m.actions[o.action as usize];
+                let a = &m.actions[o.action];
                 let tgt = if a.targeted {
-                    format!(" {}", m.factions[o.target as usize].name)
+                    format!(" {}", m.factions[o.target].name)
                 } else {
                     String::new()
                 };
@@ -320,10 +314,10 @@ impl<T: Tracer> Game<'_, T> {
     }
 
     /// A faction's name for the trace, with its seat when the seats rotate.
-    pub(super) fn seated(&self, f: u8) -> String {
-        let name = &self.m.factions[f as usize].name;
+    pub(super) fn seated(&self, f: FactionId) -> String {
+        let name = &self.m.factions[f].name;
         if self.m.tables.rotate_seats {
-            format!("{name} (seat {})", self.env.seating.of[f as usize] + 1)
+            format!("{name} (seat {})", self.env.seating.of[f.index()] + 1)
         } else {
             name.clone()
         }

@@ -7,6 +7,7 @@
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::{AssignOp, Award, Num, TiePolicy};
+use crate::ids::FactionId;
 use crate::runtime::order::less;
 use crate::state::MAX_FACTIONS;
 use crate::state::MAX_ORDER_KEYS;
@@ -44,7 +45,7 @@ impl<T: Tracer> Game<'_, T> {
             *k = self.num(
                 metric,
                 Bind {
-                    bound: f as u8,
+                    bound: FactionId(f as u8),
                     ..b
                 },
             )?;
@@ -60,7 +61,7 @@ impl<T: Tracer> Game<'_, T> {
                     keys[f][j + 1] = self.num(
                         e,
                         Bind {
-                            bound: f as u8,
+                            bound: FactionId(f as u8),
                             ..b
                         },
                     )?;
@@ -117,7 +118,7 @@ impl<T: Tracer> Game<'_, T> {
                 AssignOp::Add,
                 Num::Int(a),
                 Bind {
-                    bound: f as u8,
+                    bound: FactionId(f as u8),
                     ..b
                 },
                 metric.loc,

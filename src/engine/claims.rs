@@ -9,11 +9,13 @@
 //! decision.
 
 use super::{Bind, Game, Step, Tracer};
+use crate::ids::ActionId;
+use crate::ids::FactionId;
 use crate::model::Model;
 
 /// Appends every faction's automatic groups to `menu` (after the ordinary menus) and
 /// returns them as `(faction, lo, hi)` ranges, faction by faction, groups in file order.
-pub(super) fn groups(m: &Model, menu: &mut Vec<u16>) -> Vec<(u8, u32, u32)> {
+pub(super) fn groups(m: &Model, menu: &mut Vec<ActionId>) -> Vec<(u8, u32, u32)> {
     let mut out = Vec::new();
     for f in 0..m.nfactions() {
         let mut last = None;
@@ -26,7 +28,7 @@ pub(super) fn groups(m: &Model, menu: &mut Vec<u16>) -> Vec<(u8, u32, u32)> {
                 out.push((f as u8, menu.len() as u32, menu.len() as u32));
                 last = Some(g);
             }
-            menu.push(ai as u16);
+            menu.push(ActionId::from_index(ai));
             if let Some(r) = out.last_mut() {
                 r.2 = menu.len() as u32;
             }
@@ -43,20 +45,21 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(());
         }
         let m = self.m;
-        let agent = &m.agents[f as usize];
+        let agent = &m.agents[FactionId(f)];
         for gi in 0..self.claims.len() {
             let (g, lo, hi) = self.claims[gi];
             if g != f || self.ended.is_some() || (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
             let noise = if agent.policy == crate::model::Policy::Greedy {
-                self.eval(&agent.noise, Bind::faction(f))?
+                self.eval(&agent.noise, Bind::faction(FactionId(f)))?
             } else {
                 0.0
             };
             let mut opts = std::mem::take(&mut self.opts);
             opts.clear();
-            let scanned = self.claimable(f, noise, (lo as usize, hi as usize), &mut opts);
+            let scanned =
+                self.claimable(FactionId(f), noise, (lo as usize, hi as usize), &mut opts);
             // The rules take an option whatever the weights: all weighed 0, it is a uniform
             // pick among them.
             if opts.iter().all(|o| o.score == 0.0) {
@@ -68,7 +71,7 @@ impl<T: Tracer> Game<'_, T> {
             });
             self.opts = opts;
             let Some(o) = chosen? else { continue };
-            self.claim(f, o.action, o.target)?;
+            self.claim(FactionId(f), o.action, o.target)?;
         }
         Ok(())
     }

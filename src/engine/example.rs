@@ -6,6 +6,7 @@
 //! end reason and the final order. A failure explains itself with the values involved.
 
 use super::{Bind, Game, Result as GameResult, Tracer};
+use crate::ids::{ActionId, FactionId};
 use crate::model::{ExpectedResult, Model};
 
 /// The outcome of one example.
@@ -25,15 +26,9 @@ impl ExampleReport {
 }
 
 fn describe(m: &Model, r: &GameResult) -> String {
-    let names = |mask: u32| -> String {
-        (0..m.nfactions())
-            .filter(|f| mask & (1 << f) != 0)
-            .map(|f| m.factions[f].name.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let names = |mask: u32| -> String { m.names_in(mask).join(" ") };
     match r {
-        GameResult::Win(f) => format!("win {}", m.factions[*f as usize].name),
+        GameResult::Win(f) => format!("win {}", m.factions[FactionId(*f)].name),
         GameResult::Shared(mask) => format!("shared {}", names(*mask)),
         GameResult::Draw => "draw".into(),
         GameResult::Nobody => "nobody".into(),
@@ -116,7 +111,7 @@ impl<T: Tracer> Game<'_, T> {
             (Some(ExpectedResult::Running), None) => {}
             (Some(ExpectedResult::Running), Some(o)) => failures.push(format!(
                 "expected the game to go on, but it ended ({}: {})",
-                m.reasons[o.reason as usize].name,
+                m.reasons[o.reason].name,
                 describe(m, &o.result)
             )),
             (Some(want), None) => failures.push(format!(
@@ -136,12 +131,12 @@ impl<T: Tracer> Game<'_, T> {
         if let Some(r) = ex.reason {
             let got = outcome
                 .as_ref()
-                .map(|o| m.reasons[o.reason as usize].name.as_str())
+                .map(|o| m.reasons[o.reason].name.as_str())
                 .unwrap_or("(the game did not end)");
-            if got != m.reasons[r as usize].name {
+            if got != m.reasons[r].name {
                 failures.push(format!(
                     "expected end reason `{}`, got `{got}`",
-                    m.reasons[r as usize].name
+                    m.reasons[r].name
                 ));
             }
         }
@@ -181,12 +176,8 @@ impl<T: Tracer> Game<'_, T> {
             .and_then(|_| self.run(&ex.given, Bind::global()));
         self.env.quiet = false;
         set?;
-        let actor = ex.actor.unwrap_or(0);
-        let b = Bind {
-            me: actor,
-            bound: actor,
-            target: ex.target.unwrap_or(actor),
-        };
+        let actor = ex.actor.unwrap_or_default();
+        let b = Bind::acting(actor, ex.target.unwrap_or(actor));
         match (ex.phase, ex.action) {
             (Some(p), _) => self.phase(p)?,
             (None, Some(a)) => {
@@ -223,7 +214,7 @@ impl<T: Tracer> Game<'_, T> {
     /// would leave it out), or `None` when it is: its `when` is false, the target is the
     /// actor or fails `target_when`, or a cost cannot be paid. (An example of a targeted
     /// action names its target: the compiler requires it.)
-    fn unavailable(&mut self, ai: usize, b: Bind) -> super::Step<Option<String>> {
+    fn unavailable(&mut self, ai: ActionId, b: Bind) -> super::Step<Option<String>> {
         let m = self.m;
         let a = &m.actions[ai];
         if let Some(w) = &a.when
@@ -232,7 +223,7 @@ impl<T: Tracer> Game<'_, T> {
             return Ok(Some("its `when` is false".into()));
         }
         if a.targeted {
-            let who = &m.factions[b.target as usize].name;
+            let who = &m.factions[b.target].name;
             if b.target == b.me {
                 return Ok(Some(format!("{who} cannot target itself")));
             }
@@ -244,7 +235,7 @@ impl<T: Tracer> Game<'_, T> {
                 )));
             }
         }
-        if !a.cost.is_empty() && !self.affordable(ai as u16, b.me, b.target)? {
+        if !a.cost.is_empty() && !self.affordable(ai, b.me, b.target)? {
             return Ok(Some("its cost cannot be paid".into()));
         }
         Ok(None)
@@ -273,7 +264,7 @@ fn order_failure(m: &Model, order: &[Vec<u8>], ranks: &[u8]) -> Option<String> {
             .iter()
             .map(|p| {
                 p.iter()
-                    .map(|&f| m.factions[f as usize].name.as_str())
+                    .map(|&f| m.factions[FactionId(f)].name.as_str())
                     .collect::<Vec<_>>()
                     .join(" = ")
             })

@@ -75,7 +75,7 @@ impl<T: Tracer> Game<'_, T> {
                     let who = if owner == crate::state::REVEALED {
                         "draw:".to_string()
                     } else {
-                        format!("{} takes", self.m.factions[b.bound as usize].name)
+                        format!("{} takes", self.m.factions[b.bound].name)
                     };
                     self.tracer.line(format_args!(
                         "    {who} {} ({eligible} eligible, {} left)",
@@ -94,7 +94,7 @@ impl<T: Tracer> Game<'_, T> {
     /// `for held DECK: body`: the body runs once for each card of the deck the bound faction
     /// holds, each card looked at once, even if the body discards or completes it.
     pub(super) fn for_held(&mut self, deck: u16, body: &Stmt, b: Bind) -> Step {
-        let code = held_by(b.bound);
+        let code = held_by(b.bound.0);
         let mut from = 0;
         // `card` is the loop's own: after it (in an outer loop's body, say), `card` is
         // again what it was before.
@@ -143,11 +143,11 @@ impl<T: Tracer> Game<'_, T> {
         if let Some(c) = self.env.st.card() {
             self.env
                 .st
-                .complete_card(&self.m.tables, c as usize, b.bound);
+                .complete_card(&self.m.tables, c as usize, b.bound.0);
             if T::ON {
                 self.tracer.line(format_args!(
                     "    {} completes {}",
-                    self.m.factions[b.bound as usize].name,
+                    self.m.factions[b.bound].name,
                     self.card_name(c)
                 ));
             }

@@ -19,6 +19,7 @@
 //! [`crate::runtime::tree::Tree`] with the faction's later decisions. Ties between
 //! options are broken by a draw from the decision's own stream, never by their order.
 
+use crate::ids::{FactionId, VarId};
 use rand::RngExt;
 
 use super::{Bind, Game, Halt, NoTrace, Outcome, Step};
@@ -234,7 +235,7 @@ impl<'m> Searcher<'m> {
     fn menu_agrees(&mut self, f: u8, opts: &[Opt]) -> Result<bool, Fault> {
         let mut menu = std::mem::take(&mut self.menu);
         menu.clear();
-        let listed = self.game.options(f, 0.0, &mut menu);
+        let listed = self.game.options(FactionId(f), 0.0, &mut menu);
         let same = menu.len() == opts.len()
             && (menu.iter().zip(opts)).all(|(a, b)| a.action == b.action && a.target == b.target);
         self.menu = menu;
@@ -315,7 +316,7 @@ impl Scout for Searcher<'_> {
         opts: &[Opt],
         seen: &mut Seen,
     ) -> Result<usize, Fault> {
-        let look = self.game.m.agents[f as usize]
+        let look = self.game.m.agents[FactionId(f)]
             .look
             .expect("only a searching faction is searched");
         let key = crate::rng::playout_seed(env.look.seed, env.look.game, d);
@@ -351,7 +352,7 @@ impl Game<'_, NoTrace> {
     fn determinize_vars(&mut self, f: u8) -> Step {
         let m = self.m;
         for &vi in &m.hidden {
-            let v = &m.vars[vi as usize];
+            let v = &m.vars[VarId(vi)];
             let Some(prior) = &v.prior else { continue };
             let owners = if v.faction { m.nfactions() } else { 1 };
             for g in 0..owners {
@@ -359,7 +360,7 @@ impl Game<'_, NoTrace> {
                     continue;
                 }
                 for e in 0..v.width {
-                    let x = self.num(prior, Bind::faction(g as u8))?;
+                    let x = self.num(prior, Bind::faction(FactionId(g as u8)))?;
                     let slot = (v.base + g as u32 * v.fstride + e) as usize;
                     self.env.st.vals[slot] = self.store(vi, AssignOp::Set, 0, x, prior.loc)?;
                 }
@@ -408,7 +409,7 @@ mod tests {
 
     fn outcome(result: GameResult, scores: [i64; 3], ranks: [u8; 3]) -> Outcome {
         let mut o = Outcome {
-            reason: 0,
+            reason: crate::ids::ReasonId(0),
             rounds: 1,
             scores: [0; crate::state::MAX_FACTIONS],
             ranks: [0; crate::state::MAX_FACTIONS],

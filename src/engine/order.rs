@@ -3,6 +3,7 @@
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::tree::Ty;
 use crate::expr::{AssignOp, Expr, LValue, Num, Op, RandFn};
+use crate::ids::{FactionId, VarId};
 use crate::runtime::order::{sort_by_keys, sort_rows};
 use crate::state::MAX_FACTIONS;
 use crate::state::MAX_ORDER_KEYS;
@@ -34,7 +35,7 @@ impl<T: Tracer> Game<'_, T> {
                 // Any real (a key may be negative): compared as reals.
                 let mut k = [0.0f64; MAX_FACTIONS];
                 for (f, x) in k.iter_mut().enumerate().take(n) {
-                    *x = self.eval(key, Bind::faction(f as u8))?;
+                    *x = self.eval(key, Bind::faction(FactionId(f as u8)))?;
                 }
                 self.sort_seated(&mut k[..n], order);
                 return Ok(());
@@ -47,7 +48,7 @@ impl<T: Tracer> Game<'_, T> {
                 }
             } else {
                 for (f, x) in k.iter_mut().enumerate().take(n) {
-                    *x = match self.num(key, Bind::faction(f as u8))? {
+                    *x = match self.num(key, Bind::faction(FactionId(f as u8)))? {
                         Num::Int(i) => i,
                         Num::Real(r) => r as i64,
                     };
@@ -60,7 +61,7 @@ impl<T: Tracer> Game<'_, T> {
         let nk = keys.len().min(MAX_ORDER_KEYS);
         for (f, row) in k.iter_mut().enumerate().take(n) {
             for (j, e) in keys.iter().take(nk).enumerate() {
-                row[j] = self.num(e, Bind::faction(f as u8))?;
+                row[j] = self.num(e, Bind::faction(FactionId(f as u8)))?;
             }
         }
         sort_rows(&k, nk, order);
@@ -93,7 +94,10 @@ impl<T: Tracer> Game<'_, T> {
         let mut order = [0u8; MAX_FACTIONS];
         self.sorted_order(keys, &mut order[..n])?;
         for (pos, &f) in order[..n].iter().enumerate() {
-            let fb = Bind { bound: f, ..b };
+            let fb = Bind {
+                bound: FactionId(f),
+                ..b
+            };
             let slot = self.slot(lv, fb);
             let old = self.env.st.vals[slot];
             self.env.st.vals[slot] =
@@ -102,11 +106,11 @@ impl<T: Tracer> Game<'_, T> {
         if T::ON {
             let list: Vec<String> = order[..n]
                 .iter()
-                .map(|&f| self.m.factions[f as usize].name.clone())
+                .map(|&f| self.m.factions[FactionId(f)].name.clone())
                 .collect();
             self.tracer.line(format_args!(
                 "    order {}: {}",
-                self.m.vars[lv.var as usize].name,
+                self.m.vars[VarId(lv.var)].name,
                 list.join(", ")
             ));
         }

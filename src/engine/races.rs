@@ -5,6 +5,7 @@
 
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::{AssignOp, Num, Race};
+use crate::ids::FactionId;
 use crate::runtime::order::sort_completers;
 
 impl<T: Tracer> Game<'_, T> {
@@ -26,7 +27,10 @@ impl<T: Tracer> Game<'_, T> {
         let mut k = 0;
         let mut real = false;
         for f in 0..n as u8 {
-            let fb = Bind { bound: f, ..b };
+            let fb = Bind {
+                bound: FactionId(f),
+                ..b
+            };
             let slot = self.slot(done, fb);
             if self.env.st.vals[slot] != 0 || (self.env.st.out >> f) & 1 != 0 {
                 continue;
@@ -48,7 +52,10 @@ impl<T: Tracer> Game<'_, T> {
         sort_completers(&mut self.env, k, real);
         for i in 0..k {
             let f = self.env.race.order[i];
-            let fb = Bind { bound: f, ..b };
+            let fb = Bind {
+                bound: FactionId(f),
+                ..b
+            };
             let cslot = self.slot(count, fb);
             let place = self.env.st.vals[cslot];
             let reward = usize::try_from(place)

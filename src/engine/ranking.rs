@@ -7,6 +7,7 @@
 use super::{Bind, Decider, Game, NO_LEADER, Outcome, Result, Step, Tracer};
 use crate::expr::Num;
 use crate::expr::{Fault, FaultKind};
+use crate::ids::{FactionId, ReasonId};
 use crate::model::TieBreak;
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
@@ -22,7 +23,7 @@ impl<T: Tracer> Game<'_, T> {
                 self.env.st.vals[crate::expr::slot(f, base, fstride, 0)],
             ));
         }
-        self.num(score, Bind::faction(f as u8))
+        self.num(score, Bind::faction(FactionId(f as u8)))
     }
 
     /// The faction with the strictly highest ranking score now, if any. Records every
@@ -63,7 +64,7 @@ impl<T: Tracer> Game<'_, T> {
 
     /// Final ranking: factions that won by rule first (sharing first place), then score
     /// (higher first), then the tie-break chain.
-    pub(super) fn rank(&mut self, reason: u16) -> Step<Outcome> {
+    pub(super) fn rank(&mut self, reason: ReasonId) -> Step<Outcome> {
         use crate::model::ReasonResult;
         let m = self.m;
         self.seek(crate::rng::part::RANK, crate::rng::part::GLOBAL, 0, 0);
@@ -83,7 +84,7 @@ impl<T: Tracer> Game<'_, T> {
         let mut tiers = [0i64; MAX_FACTIONS];
         if let Some(tier) = &m.ranking.tier {
             for (f, t) in tiers.iter_mut().enumerate().take(n) {
-                let x = self.num(tier, Bind::faction(f as u8))?;
+                let x = self.num(tier, Bind::faction(FactionId(f as u8)))?;
                 *t = self.whole(x, tier.loc)?;
             }
         }
@@ -139,7 +140,7 @@ impl<T: Tracer> Game<'_, T> {
                 i as u8 + 1
             };
         }
-        let result = match (self.env.progress.forced, m.reasons[reason as usize].result) {
+        let result = match (self.env.progress.forced, m.reasons[reason].result) {
             (Some(r), _) => {
                 decided_by = if matches!(r, Result::Win(_) | Result::Shared(_)) {
                     Decider::Rule
@@ -171,7 +172,9 @@ impl<T: Tracer> Game<'_, T> {
                 .map(|&f| {
                     format!(
                         "{}. {} ({})",
-                        ranks[f as usize], m.factions[f as usize].name, scores[f as usize]
+                        ranks[f as usize],
+                        m.factions[FactionId(f)].name,
+                        scores[f as usize]
                     )
                 })
                 .collect();
@@ -191,12 +194,9 @@ impl<T: Tracer> Game<'_, T> {
             match result {
                 Result::Win(f) => self
                     .tracer
-                    .line(format_args!("winner: {}", m.factions[f as usize].name)),
+                    .line(format_args!("winner: {}", m.factions[FactionId(f)].name)),
                 Result::Shared(mask) => {
-                    let names: Vec<&str> = (0..n)
-                        .filter(|f| mask & (1 << f) != 0)
-                        .map(|f| m.factions[f].name.as_str())
-                        .collect();
+                    let names = m.names_in(mask);
                     self.tracer
                         .line(format_args!("shared win: {}", names.join(", ")))
                 }
@@ -237,7 +237,7 @@ impl<T: Tracer> Game<'_, T> {
         let mut key = [Num::Int(0); MAX_FACTIONS];
         for &f in &order[start..end] {
             key[f as usize] = match &m.ranking.tiebreak[k] {
-                TieBreak::Expr(e, _) => self.num(e, Bind::faction(f))?,
+                TieBreak::Expr(e, _) => self.num(e, Bind::faction(FactionId(f)))?,
                 TieBreak::Die => Num::Real(self.env.rng.random::<u64>() as f64),
             };
         }

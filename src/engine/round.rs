@@ -9,6 +9,7 @@
 
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num};
+use crate::ids::{FactionId, VarId};
 use crate::model::{EventAt, Moment, Schedule, Timing};
 use crate::rng::part;
 use crate::runtime::abi::Opt;
@@ -65,7 +66,11 @@ impl<T: Tracer> Game<'_, T> {
             let seats: Vec<String> = (0..self.m.nfactions())
                 .map(|s| {
                     let f = self.env.seating.at[s] as usize;
-                    format!("{} {}", s + 1, self.m.factions[f].name)
+                    format!(
+                        "{} {}",
+                        s + 1,
+                        self.m.factions[FactionId::from_index(f)].name
+                    )
                 })
                 .collect();
             self.tracer
@@ -123,7 +128,7 @@ impl<T: Tracer> Game<'_, T> {
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
         if T::ON {
-            let r = &m.reasons[reason as usize];
+            let r = &m.reasons[reason];
             self.tracer.line(format_args!(
                 "game ends in round {round}: {}{}",
                 r.name,
@@ -184,11 +189,11 @@ impl<T: Tracer> Game<'_, T> {
         for mt in m.metrics.iter().filter(|mt| mt.per_round == per_round) {
             let owners = if mt.faction { m.nfactions() } else { 1 };
             for f in 0..owners {
-                let x = self.num(&mt.formula, Bind::faction(f as u8))?;
+                let x = self.num(&mt.formula, Bind::faction(FactionId(f as u8)))?;
                 let v = self.whole(x, mt.formula.loc)?;
                 if T::ON && !per_round {
                     let who = match mt.faction {
-                        true => format!("{}.", m.factions[f].name),
+                        true => format!("{}.", m.factions[FactionId::from_index(f)].name),
                         false => String::new(),
                     };
                     self.tracer
@@ -275,9 +280,9 @@ impl<T: Tracer> Game<'_, T> {
     /// Sets variable `vi` of owner `f` (0 for a global) to its initial value.
     fn init_var(&mut self, vi: usize, f: usize) -> Step {
         let m = self.m;
-        let v = &m.vars[vi];
+        let v = &m.vars[VarId::from_index(vi)];
         let init = v.init_of(f);
-        let b = Bind::faction(f as u8);
+        let b = Bind::faction(FactionId(f as u8));
         for e in 0..v.width {
             let x = self.num(init, b)?;
             let slot = (v.base + f as u32 * v.fstride + e) as usize;
@@ -330,10 +335,10 @@ impl<T: Tracer> Game<'_, T> {
     /// the later phases and the round's end, exactly as [`Game::round`] plays them.
     pub(super) fn finish_round(&mut self, at: Pos, chosen: Opt) -> Step {
         let f = at.faction();
-        let b = Bind::faction(f);
+        let b = Bind::faction(FactionId(f));
         self.seek(at.phase as u64, f as u64, at.k as u64, part::ACT);
         self.act(
-            chosen.action as usize,
+            chosen.action,
             Bind {
                 target: chosen.target,
                 ..b
@@ -401,7 +406,7 @@ impl<T: Tracer> Game<'_, T> {
             if (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
-            let b = Bind::faction(f);
+            let b = Bind::faction(FactionId(f));
             let (begin, _) = self.turn_parts[pi];
             if begin {
                 self.seek(pi as u64, f as u64, 0, part::BEGIN);
@@ -452,11 +457,11 @@ impl<T: Tracer> Game<'_, T> {
     fn turn_end(&mut self, pi: usize, b: Bind) -> Step {
         let p = &self.m.phases[pi];
         if self.turn_parts[pi].1 {
-            self.seek(pi as u64, b.bound as u64, 0, part::END);
+            self.seek(pi as u64, u64::from(b.bound.0), 0, part::END);
         }
         self.turn_list(&p.effects, b)?;
         if p.actions.is_some() {
-            self.claims(b.bound)?;
+            self.claims(b.bound.0)?;
             self.turn_over(b)?;
         }
         Ok(())
@@ -495,7 +500,7 @@ impl<T: Tracer> Game<'_, T> {
                 if T::ON {
                     self.tracer.line(format_args!(
                         "  final round: {} holds for {}; the round is finished, then the game ends",
-                        m.reasons[c.reason as usize].name, m.factions[b.bound as usize].name
+                        m.reasons[c.reason].name, m.factions[b.bound].name
                     ));
                 }
                 break;
@@ -507,9 +512,9 @@ impl<T: Tracer> Game<'_, T> {
                     self.tracer.line(format_args!(
                         "  final turns: {} holds for {}; each faction still in takes one more \
                          turn, {} last",
-                        m.reasons[c.reason as usize].name,
-                        m.factions[b.bound as usize].name,
-                        m.factions[b.bound as usize].name
+                        m.reasons[c.reason].name,
+                        m.factions[b.bound].name,
+                        m.factions[b.bound].name
                     ));
                 }
                 break;
@@ -546,7 +551,7 @@ impl<T: Tracer> Game<'_, T> {
                 self.env.look.pos = at;
             }
             self.seek(at.phase as u64, f as u64, at.k as u64, part::PICK);
-            self.decide(f)?;
+            self.decide(FactionId(f))?;
             at.k += 1;
         }
         Ok(true)

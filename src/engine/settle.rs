@@ -9,6 +9,7 @@
 
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::OutcomeKind;
+use crate::ids::{FactionId, ReasonId};
 use crate::model::{Check, CheckKind, Moment, Timing};
 
 impl<T: Tracer> Game<'_, T> {
@@ -82,7 +83,7 @@ impl<T: Tracer> Game<'_, T> {
                 if T::ON && met {
                     self.tracer.line(format_args!(
                         "  end condition met: {}",
-                        m.reasons[c.reason as usize].name
+                        m.reasons[c.reason].name
                     ));
                 }
                 return Ok(met);
@@ -91,7 +92,7 @@ impl<T: Tracer> Game<'_, T> {
             CheckKind::Lose => OutcomeKind::Lose,
         };
         let (from, to) = if c.timing == Timing::At(Moment::TurnStart) && !c.all {
-            (b.me, b.me + 1)
+            (b.me.0, b.me.0 + 1)
         } else {
             (0, m.nfactions() as u8)
         };
@@ -99,7 +100,7 @@ impl<T: Tracer> Game<'_, T> {
             if (self.env.st.out >> f) & 1 != 0 {
                 continue;
             }
-            let fb = Bind::faction(f);
+            let fb = Bind::faction(FactionId(f));
             if self.test(&c.when, fb)? {
                 if T::ON {
                     self.tracer.line(format_args!(
@@ -109,8 +110,8 @@ impl<T: Tracer> Game<'_, T> {
                         } else {
                             "lose"
                         },
-                        m.factions[f as usize].name,
-                        m.reasons[c.reason as usize].name
+                        m.factions[FactionId(f)].name,
+                        m.reasons[c.reason].name
                     ));
                 }
                 self.mark(kind, c.reason, fb);
@@ -157,7 +158,7 @@ impl<T: Tracer> Game<'_, T> {
     /// the reason of the first game-ending one that held. Nothing is evaluated once the game
     /// has ended (an `end` in the list).
     #[inline(never)]
-    fn pending_checks(&mut self) -> Step<Option<u16>> {
+    fn pending_checks(&mut self) -> Step<Option<ReasonId>> {
         let m = self.m;
         if self.ended.is_some() {
             self.env.progress.pending = Default::default();
@@ -204,23 +205,20 @@ impl<T: Tracer> Game<'_, T> {
         let ended = self.env.settle();
         let lose = self.env.st.out & !before;
         if T::ON && lose != 0 {
-            let names: Vec<&str> = (0..self.m.nfactions())
-                .filter(|f| lose & (1 << f) != 0)
-                .map(|f| self.m.factions[f].name.as_str())
-                .collect();
+            let names = self.m.names_in(lose);
             self.tracer.line(format_args!(
                 "    lost and left the game: {}",
                 names.join(", ")
             ));
         }
         if ended.is_some() {
-            self.ended = ended;
+            self.ended = ended.map(ReasonId);
         }
     }
 
     /// `win` or `lose` for the bound faction: a mark settled at the end of the moment.
-    pub(super) fn mark(&mut self, kind: OutcomeKind, reason: u16, b: Bind) {
-        self.env.progress.marks.mark(kind, reason, b.bound);
+    pub(super) fn mark(&mut self, kind: OutcomeKind, reason: ReasonId, b: Bind) {
+        self.env.progress.marks.mark(kind, reason.0, b.bound.0);
         if T::ON {
             let verb = if kind == OutcomeKind::Win {
                 "wins"
@@ -229,19 +227,19 @@ impl<T: Tracer> Game<'_, T> {
             };
             self.tracer.line(format_args!(
                 "    {} {verb} ({})",
-                self.m.factions[b.bound as usize].name, self.m.reasons[reason as usize].name
+                self.m.factions[b.bound].name, self.m.reasons[reason].name
             ));
         }
     }
 
     /// `end NAME`, or an immediate condition that held in machine code: the game ends now
     /// with that reason (the first one given stands).
-    pub(super) fn end(&mut self, r: u16) {
+    pub(super) fn end(&mut self, r: ReasonId) {
         if self.ended.is_none() {
             self.ended = Some(r);
             if T::ON {
                 self.tracer
-                    .line(format_args!("  end: {}", self.m.reasons[r as usize].name));
+                    .line(format_args!("  end: {}", self.m.reasons[r].name));
             }
         }
     }

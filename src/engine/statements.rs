@@ -8,6 +8,8 @@
 use super::{Bind, Game, Halt, Step, Tracer};
 use crate::expr::tree::to_int;
 use crate::expr::{AssignOp, BinOp, Fault, FaultKind, LValue, Num, Stmt, simple_assign};
+use crate::ids::FactionId;
+use crate::ids::VarId;
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -30,9 +32,9 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn slot(&self, lv: &LValue, b: Bind) -> usize {
         let f = match lv.who {
             crate::expr::Who::None => 0,
-            crate::expr::Who::Bound => b.bound as usize,
-            crate::expr::Who::Me => b.me as usize,
-            crate::expr::Who::Target => b.target as usize,
+            crate::expr::Who::Bound => b.bound.index(),
+            crate::expr::Who::Me => b.me.index(),
+            crate::expr::Who::Target => b.target.index(),
             crate::expr::Who::Fixed(f) => f as usize,
         };
         let e = match lv.elem {
@@ -141,9 +143,9 @@ impl<T: Tracer> Game<'_, T> {
         if T::ON {
             let who = match lv.who {
                 crate::expr::Who::None => None,
-                crate::expr::Who::Bound => Some(b.bound as usize),
-                crate::expr::Who::Me => Some(b.me as usize),
-                crate::expr::Who::Target => Some(b.target as usize),
+                crate::expr::Who::Bound => Some(b.bound.index()),
+                crate::expr::Who::Me => Some(b.me.index()),
+                crate::expr::Who::Target => Some(b.target.index()),
                 crate::expr::Who::Fixed(f) => Some(f as usize),
             };
             let elem = match lv.elem {
@@ -175,7 +177,7 @@ impl<T: Tracer> Game<'_, T> {
             } else {
                 String::new()
             };
-            let flip = match self.m.vars[lv.var as usize].flip {
+            let flip = match self.m.vars[VarId(lv.var)].flip {
                 Some(f) if f > 0 && new >= f => format!(", shown as {} on the +{f} side", new % f),
                 _ => String::new(),
             };
@@ -286,7 +288,7 @@ impl<T: Tracer> Game<'_, T> {
             Stmt::End(r) => self.end(*r),
             Stmt::Draw(d, cond) => self.pick(*d, cond.as_ref(), b, crate::state::REVEALED)?,
             Stmt::Take { deck, cond } => {
-                self.pick(*deck, cond.as_ref(), b, crate::state::held_by(b.bound))?
+                self.pick(*deck, cond.as_ref(), b, crate::state::held_by(b.bound.0))?
             }
             Stmt::ForHeld { deck, body } => self.for_held(*deck, body, b)?,
             Stmt::Discard => self.discard(),
@@ -331,13 +333,19 @@ impl<T: Tracer> Game<'_, T> {
     #[inline(never)]
     pub(super) fn each(&mut self, others: bool, body: &Stmt, b: Bind) -> Step {
         let n = self.m.nfactions();
-        let outer = b.bound;
+        let outer = b.bound.0;
         let Some((lv, op, value, source)) = simple_assign(body) else {
             for f in 0..n as u8 {
                 if (others && f == outer) || self.ended.is_some() {
                     continue;
                 }
-                self.exec(body, Bind { bound: f, ..b })?;
+                self.exec(
+                    body,
+                    Bind {
+                        bound: FactionId(f),
+                        ..b
+                    },
+                )?;
             }
             return Ok(());
         };
@@ -346,13 +354,28 @@ impl<T: Tracer> Game<'_, T> {
             if others && f == outer {
                 continue;
             }
-            planned[f as usize] = self.plan(body, Bind { bound: f, ..b })?;
+            planned[f as usize] = self.plan(
+                body,
+                Bind {
+                    bound: FactionId(f),
+                    ..b
+                },
+            )?;
         }
         let mut changed = false;
         for f in 0..n as u8 {
             if let Some(x) = planned[f as usize] {
-                changed |=
-                    self.assign_from(lv, op, x, Bind { bound: f, ..b }, value.loc, source)?;
+                changed |= self.assign_from(
+                    lv,
+                    op,
+                    x,
+                    Bind {
+                        bound: FactionId(f),
+                        ..b
+                    },
+                    value.loc,
+                    source,
+                )?;
             }
         }
         if changed {
@@ -408,7 +431,7 @@ impl<T: Tracer> Game<'_, T> {
             }
         }
         if T::ON {
-            let name = |lv: &LValue| self.m.vars[lv.var as usize].name.clone();
+            let name = |lv: &LValue| self.m.vars[VarId(lv.var)].name.clone();
             self.tracer.line(format_args!(
                 "    regions of {} measured into {}{}",
                 name(&r.key),

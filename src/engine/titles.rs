@@ -6,6 +6,7 @@
 use super::{Bind, Game, Step, Tracer};
 use crate::expr::AssignOp;
 use crate::expr::Num;
+use crate::ids::FactionId;
 use crate::state::MAX_FACTIONS;
 
 impl<T: Tracer> Game<'_, T> {
@@ -16,7 +17,7 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn title(&mut self, t: &crate::expr::Title, b: Bind) -> Step {
         let n = self.m.nfactions();
         let at = |f: usize| Bind {
-            bound: f as u8,
+            bound: FactionId(f as u8),
             ..b
         };
         let mut key = [Num::Int(0); MAX_FACTIONS];

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use crate::ids::ReasonId;
+
 use super::parse::{Ast, BinOp, OutcomeKind, ParseError, StmtAst};
 mod calls;
 mod derived;
@@ -196,13 +198,13 @@ impl<'s> Compiler<'s> {
         self.templates.iter().rev().find(|t| t.word == word)
     }
 
-    fn reason(&mut self, r: &str, mechanism: &'static str) -> u16 {
+    fn reason(&mut self, r: &str, mechanism: &'static str) -> ReasonId {
         match self.reasons.iter().position(|x| x == r) {
-            Some(i) => i as u16,
+            Some(i) => ReasonId::from_index(i),
             None => {
                 self.reasons.push(r.to_string());
                 self.mechanisms.push(mechanism);
-                (self.reasons.len() - 1) as u16
+                ReasonId::from_index(self.reasons.len() - 1)
             }
         }
     }

@@ -4,6 +4,7 @@
 //! ([`Race`]); [`super::compile`] builds statements and the engine decides when they run.
 
 use super::{AssignOp, Elem, Env, Expr, OutcomeKind, TiePolicy, Who, slot};
+use crate::ids::ReasonId;
 use crate::runtime::abi::{Ran, Run};
 
 /// `award VAR by METRIC [min K] scale [...] [ties ...] [then ...] [as SOURCE]`: rank the
@@ -161,7 +162,7 @@ pub enum Stmt {
         /// Which.
         kind: OutcomeKind,
         /// End reason.
-        reason: u16,
+        reason: ReasonId,
     },
     /// Run `then` when `cond` holds, else `els` if there is one.
     If {
@@ -181,7 +182,7 @@ pub enum Stmt {
         body: Box<Stmt>,
     },
     /// End the game with this reason.
-    End(u16),
+    End(ReasonId),
     /// Draw a card face up from this deck into the card register: uniformly among the cards
     /// for which the condition holds, when there is one.
     Draw(u16, Option<Expr>),

@@ -13,6 +13,7 @@
 //! that starts as `seat` or is ordered, before any phase reads it as a key, by an `order`
 //! at the top of an earlier phase that always runs.
 
+use crate::ids::VarId;
 use std::collections::BTreeSet;
 
 use super::Model;
@@ -66,7 +67,7 @@ impl Model {
                 Stmt::Order { lv, keys }
                     if !self.keys_never_tie(keys, None, &mut BTreeSet::new()) =>
                 {
-                    let name = &self.vars[lv.var as usize].name;
+                    let name = &self.vars[VarId(lv.var)].name;
                     if seen.insert(format!("order {name}")) {
                         uses.push(SeatUse::OrderKeys(name.clone()));
                     }
@@ -78,7 +79,7 @@ impl Model {
                         &mut BTreeSet::new(),
                     ) =>
                 {
-                    let name = &self.vars[r.lv.var as usize].name;
+                    let name = &self.vars[VarId(r.lv.var)].name;
                     if seen.insert(format!("race {name}")) {
                         uses.push(SeatUse::RaceKey(name.clone()));
                     }
@@ -133,7 +134,7 @@ impl Model {
                 only_ordered &= ok;
             });
         }
-        let var = &self.vars[v as usize];
+        let var = &self.vars[VarId(v)];
         let starts_as_seat =
             matches!(var.init.code(), [Op::Seat(_)]) && var.init_for.iter().all(Option::is_none);
         let ordered_before = phase.is_some_and(|name| self.ordered_before(v, name));

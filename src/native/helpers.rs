@@ -9,6 +9,7 @@
 
 use crate::expr::tree::{self, Num, Ty};
 use crate::expr::{BinOp, Env, FaultKind, Func, RandFn};
+use crate::ids::ReasonId;
 
 /// Every binary operator, indexed by the code generated code passes.
 pub(super) const BIN_OPS: [BinOp; 14] = [
@@ -232,7 +233,7 @@ pub(super) extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
     match env.progress.final_turns {
         Some((reason, left)) => {
             env.progress.final_turns = (left > 1).then_some((reason, left - 1));
-            if left <= 1 { reason as i64 } else { -1 }
+            if left <= 1 { i64::from(reason.0) } else { -1 }
         }
         None if env.progress.final_round.is_some() => -3,
         None => -2,
@@ -244,15 +245,15 @@ pub(super) extern "C" fn final_turn(env: &mut Env<'_>) -> i64 {
 /// game's last.
 pub(super) extern "C" fn begin_final(env: &mut Env<'_>, reason: u32, turns: u32, n: u32) {
     if turns != 0 {
-        env.progress.final_turns = Some((reason as u16, n - env.st.out.count_ones()));
+        env.progress.final_turns = Some((ReasonId(reason as u16), n - env.st.out.count_ones()));
     } else {
-        env.progress.final_round = Some(reason as u16);
+        env.progress.final_round = Some(ReasonId(reason as u16));
     }
 }
 
 /// The reason a final round under way ends the game with at the round's end (-1: none).
 pub(super) extern "C" fn final_round(env: &mut Env<'_>) -> i64 {
-    env.progress.final_round.map_or(-1, |r| r as i64)
+    env.progress.final_round.map_or(-1, |r| i64::from(r.0))
 }
 
 /// Sorts the first `n` factions of `env.race` by their rows of `nk` keys

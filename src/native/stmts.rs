@@ -6,6 +6,7 @@
 use super::unit::Unit;
 use super::{hooks, jit};
 use crate::expr::{AssignOp, Elem, LValue, NativeRun, Stmt, Who};
+use crate::ids::VarId;
 use crate::model::Model;
 use crate::runtime::abi::Run;
 
@@ -179,7 +180,7 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     // One assignment per element and owner: past the size of one function, the engine sets
     // the values up (see MAX_FUNCTION_STMTS).
     let assignments: usize = (list.iter())
-        .map(|&(vi, _)| m.vars[vi as usize].width as usize)
+        .map(|&(vi, _)| m.vars[VarId(vi)].width as usize)
         .sum();
     if assignments > MAX_FUNCTION_STMTS {
         return Ok(0);
@@ -187,7 +188,7 @@ pub(super) fn compile_setup(m: &mut Model) -> Result<usize, String> {
     // Each element of each pair is assigned its own evaluation, as `init_var` does.
     let mut inits = Vec::new();
     for &(vi, f) in list {
-        let v = &m.vars[vi as usize];
+        let v = &m.vars[VarId(vi)];
         let init = v.init_of(f as usize);
         for e in 0..v.width {
             // Each owner's values draw from a part of their own, as the engine's setup.

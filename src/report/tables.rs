@@ -504,7 +504,7 @@ impl GamesWriter {
             Column::new(
                 "reason".into(),
                 rows.iter()
-                    .map(|r| self.reasons[r.outcome.reason as usize].clone())
+                    .map(|r| self.reasons[r.outcome.reason.index()].clone())
                     .collect::<Vec<String>>(),
             ),
             Column::new(

@@ -14,6 +14,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::Env;
+use crate::ids::{ActionId, FactionId, ReasonId};
 
 /// The owner of a handle's machine code, kept alive with it. Type-erased so that this layer
 /// never names the backend that made the code.
@@ -77,7 +78,7 @@ pub enum Ran {
     /// A fault was recorded in the environment.
     Faulted,
     /// An `end` with this reason ran: the game ends.
-    Held(u16),
+    Held(ReasonId),
 }
 
 impl Ran {
@@ -87,7 +88,7 @@ impl Ran {
         match r {
             DONE => Ran::Done,
             FAULTED => Ran::Faulted,
-            r => Ran::Held(r as u16),
+            r => Ran::Held(ReasonId(r as u16)),
         }
     }
 }
@@ -131,10 +132,10 @@ impl std::fmt::Debug for Run {
 pub struct Opt {
     /// The weight, value or negated priority.
     pub score: f64,
-    /// The action's index.
-    pub action: u16,
+    /// The action.
+    pub action: ActionId,
     /// The target faction (the acting faction for an untargeted action).
-    pub target: u8,
+    pub target: FactionId,
 }
 
 /// One faction's turn in machine code: binds the faction, then tests, costs and scores
@@ -161,13 +162,13 @@ pub enum Turn {
     /// The faction chose `action` against `target`; the engine takes it (pays its costs and
     /// runs its effects).
     Chose {
-        /// The action's index.
-        action: u16,
+        /// The action.
+        action: ActionId,
         /// The target (the acting faction for an untargeted action).
-        target: u8,
+        target: FactionId,
     },
     /// The chosen action's effects ended the game: an `end` with this reason ran.
-    Held(u16),
+    Held(ReasonId),
 }
 
 impl Menu {
@@ -211,10 +212,10 @@ impl Menu {
             FAULTED => Turn::Faulted,
             _ if r & PASS != 0 => Turn::Pass,
             _ if r & CHOSE != 0 => Turn::Chose {
-                action: (r >> 8) as u16,
-                target: r as u8,
+                action: ActionId((r >> 8) as u16),
+                target: FactionId(r as u8),
             },
-            _ => Turn::Held(r as u16),
+            _ => Turn::Held(ReasonId(r as u16)),
         }
     }
 }
@@ -240,7 +241,7 @@ pub enum Held {
     /// No game-ending condition held (`win` and `lose` marks may have been made).
     Nothing,
     /// The first game-ending condition that held has this reason.
-    End(u16),
+    End(ReasonId),
 }
 
 impl Checks {
@@ -261,7 +262,7 @@ impl Checks {
         match (self.f)(env, vals) {
             FAULTED => Held::Faulted,
             0 => Held::Nothing,
-            r => Held::End((r - 1) as u16),
+            r => Held::End(ReasonId((r - 1) as u16)),
         }
     }
 }

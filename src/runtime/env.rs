@@ -7,6 +7,7 @@
 
 use super::abi::Opt;
 use super::{Fault, FaultKind};
+use crate::ids::ReasonId;
 use crate::ir::{Elem, OutcomeKind, STACK, Who};
 use crate::rng::Rng;
 use crate::state::{State, Tables};
@@ -206,10 +207,10 @@ pub(crate) struct Progress {
     pub(crate) forced: Option<super::Result>,
     /// Final turns under way (`timing = "final_turns"`): the reason the game will end with,
     /// and the turns left, the triggering faction's own last.
-    pub(crate) final_turns: Option<(u16, u32)>,
+    pub(crate) final_turns: Option<(ReasonId, u32)>,
     /// The final round under way (`timing = "final_round"`): the reason the game ends with
     /// when the round is finished.
-    pub(crate) final_round: Option<u16>,
+    pub(crate) final_round: Option<ReasonId>,
 }
 
 impl<'a> Env<'a> {

@@ -3,6 +3,7 @@
 //! Owns the plain record of one game that the engine hands to the runner, the statistics
 //! and the reports, and that settling `win`/`lose` marks forces.
 
+use crate::ids::ReasonId;
 use crate::state::MAX_FACTIONS;
 
 /// How a game's winner was decided.
@@ -35,7 +36,7 @@ pub enum Result {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
     /// End reason id.
-    pub reason: u16,
+    pub reason: ReasonId,
     /// Rounds played (the round in which the game ended).
     pub rounds: u32,
     /// Final score of each faction.

@@ -74,7 +74,7 @@ impl Node {
 
 /// An option's key: its action and target.
 fn key(o: &Opt) -> u32 {
-    (o.action as u32) << 8 | o.target as u32
+    u32::from(o.action.0) << 8 | u32::from(o.target.0)
 }
 
 /// A search tree (see the module's doc).
@@ -214,7 +214,7 @@ impl Tree {
 
     /// The move statistics of option `o`, if it was played past the tree.
     fn find(&self, o: &Opt) -> Option<u32> {
-        let mut m = *self.heads.get(o.action as usize)?;
+        let mut m = *self.heads.get(o.action.index())?;
         while m != NONE {
             let x = &self.moves[m as usize];
             if x.key == key(o) {
@@ -227,7 +227,7 @@ impl Tree {
 
     /// Starts the statistics of option `o`'s move (weight 1 until a reward is backed up).
     fn add_move(&mut self, o: &Opt) -> u32 {
-        let a = o.action as usize;
+        let a = o.action.index();
         if self.heads.len() <= a {
             self.heads.resize(a + 1, NONE);
         }
@@ -412,12 +412,13 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{ActionId, FactionId};
 
     fn opt(action: u16) -> Opt {
         Opt {
             score: 1.0,
-            action,
-            target: 0,
+            action: ActionId(action),
+            target: FactionId(0),
         }
     }
 

@@ -220,7 +220,7 @@ mod tests {
 
     fn outcome(winner: Option<u8>) -> Outcome {
         Outcome {
-            reason: 0,
+            reason: crate::ids::ReasonId(0),
             rounds: 1,
             scores: [0; crate::state::MAX_FACTIONS],
             ranks: [1; crate::state::MAX_FACTIONS],

@@ -135,7 +135,7 @@ mod tests {
 
     fn win(f: u8) -> Outcome {
         Outcome {
-            reason: 0,
+            reason: crate::ids::ReasonId(0),
             rounds: 1,
             scores: [0; crate::state::MAX_FACTIONS],
             ranks: [1; crate::state::MAX_FACTIONS],

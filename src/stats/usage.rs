@@ -203,7 +203,7 @@ mod tests {
 
     fn outcome(result: GameResult) -> Outcome {
         Outcome {
-            reason: 0,
+            reason: crate::ids::ReasonId(0),
             rounds: 1,
             scores: [0; MAX_FACTIONS],
             ranks: [1; MAX_FACTIONS],

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// with the table in ARCHITECTURE.md.
 const TIERS: &[&[&str]] = &[
     // base
+    &["ids"],
     &["signal", "rng", "ir", "state"],
     &["error"],
     &["diagnostic", "output"],

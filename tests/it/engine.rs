@@ -20,7 +20,7 @@ fn a_traced_game_is_the_same_game() {
             "game {i} drew different randomness"
         );
         let winner = match a.result {
-            GameResult::Win(f) => m.factions[f as usize].name.clone(),
+            GameResult::Win(f) => m.factions[vpsim::ids::FactionId(f)].name.clone(),
             _ => unreachable!("TI4 has one winner"),
         };
         assert!(traced.tracer.text.contains(&format!("winner: {winner}")));

@@ -21,7 +21,7 @@ fn the_hand_written_ti4_program_plays_vpsims_games() {
             End::SpeakerCannotReveal => "speaker_cannot_reveal",
             End::RoundLimit => "round_limit",
         };
-        assert_eq!(m.reasons[o.reason as usize].name, reason, "game {i}");
+        assert_eq!(m.reasons[o.reason].name, reason, "game {i}");
         assert_eq!(o.rounds, r.rounds, "game {i}");
         assert_eq!(&o.scores[..6], &r.vp[..], "game {i}");
         assert_eq!(o.result, GameResult::Win(r.winner as u8), "game {i}");

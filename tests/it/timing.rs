@@ -124,7 +124,7 @@ fn a_game_plays_through_with_every_timing() {
         let o = g.play(7, game).unwrap();
         // The bell rings at the end of round 1 and ends the game then.
         assert_eq!(o.rounds, 1);
-        assert_eq!(m.reasons[o.reason as usize].name, "bell_rang");
+        assert_eq!(m.reasons[o.reason].name, "bell_rang");
         // Every score is tied at -1; the default chain's die picks one winner.
         assert!(matches!(o.result, GameResult::Win(_)));
         assert_eq!(o.scores[..3], [-1, -1, -1]);

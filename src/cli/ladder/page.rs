@@ -1,6 +1,7 @@
 //! A ladder's report folder: `ladder.json`, the chart of each faction's win rate at each
 //! level, with --matchups the head-to-head map, and report.md.
 
+use crate::ids::FactionId;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -64,7 +65,7 @@ fn charts(
     let series: Vec<(String, Vec<crate::stats::Rate>)> = (0..m.nfactions())
         .map(|f| {
             let rates = rungs.iter().map(|r| r.summary.factions[f].win).collect();
-            (m.factions[f].label.clone(), rates)
+            (m.factions[FactionId::from_index(f)].label.clone(), rates)
         })
         .collect();
     let sub = super::super::chart_subtitle(&a.scenario, o, "a level");

@@ -85,7 +85,7 @@ impl Lower<'_, '_> {
                     self.known = known;
                     let v = self.value(&c.when);
                     let held = self.truth(v);
-                    let reason = self.int(c.reason as i64 + 1);
+                    let reason = self.int(i64::from(c.reason.0) + 1);
                     let was = self.b.use_var(end);
                     let now = self.b.ins().select(held, reason, was);
                     self.b.def_var(end, now);

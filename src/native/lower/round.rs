@@ -514,7 +514,7 @@ impl Lower<'_, '_> {
             let env = self.env;
             let args = [
                 env,
-                self.i32c(c.reason as u32),
+                self.i32c(u32::from(c.reason.0)),
                 self.i32c(turns as u32),
                 self.i32c(self.t.nfactions as u32),
             ];

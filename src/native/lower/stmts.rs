@@ -90,13 +90,13 @@ impl Lower<'_, '_> {
             Stmt::Take { deck, cond } => self.take(*deck, cond.as_ref(), true, next),
             // The game ends here: nothing after this runs.
             Stmt::End(r) => {
-                let code = self.int((HELD | *r as u64) as i64);
+                let code = self.int((HELD | u64::from(r.0)) as i64);
                 self.leave(code);
             }
             Stmt::Outcome { kind, reason } => {
                 let env = self.env;
                 let kind = self.i32c(matches!(kind, OutcomeKind::Lose) as u32);
-                let reason = self.i32c(*reason as u32);
+                let reason = self.i32c(u32::from(reason.0));
                 self.call_quiet(
                     h::mark as *const () as usize,
                     &[self.ptr, I32, I32],

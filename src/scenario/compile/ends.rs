@@ -79,7 +79,7 @@ pub(super) fn checks(
                 ));
             }
             checks.push(Check {
-                reason: i as u16,
+                reason: crate::ids::ReasonId::from_index(i),
                 when: cx.expr(comp, w, ctx)?,
                 timing,
                 kind,

@@ -4,6 +4,7 @@
 //! round; settings that compile a variant of the scenario) and the expectations it checks
 //! (formulas, result, end reason, final order), each name resolved with a located error.
 
+use crate::ids::{ActionId, FactionId, ReasonId};
 use toml::Spanned;
 
 use super::{Cx, Source, compile_at};
@@ -108,12 +109,12 @@ pub(super) fn compile(
                     )
                 })
         };
-        let actor = ex.actor.as_ref().map(fac).transpose()?;
-        let target = ex.target.as_ref().map(fac).transpose()?;
+        let actor = ex.actor.as_ref().map(fac).transpose()?.map(FactionId);
+        let target = ex.target.as_ref().map(fac).transpose()?.map(FactionId);
         let action = match &ex.action {
             None => None,
             Some(a) => match actions.iter().position(|x| &x.name == a.get_ref()) {
-                Some(i) => Some(i),
+                Some(i) => Some(ActionId::from_index(i)),
                 None => {
                     let known = actions.iter().map(|x| x.name.as_str());
                     return Err(src.fail(
@@ -149,12 +150,12 @@ pub(super) fn compile(
             ));
         }
         if let Some(a) = action
-            && actions[a].targeted != target.is_some()
+            && actions[a.index()].targeted != target.is_some()
         {
             let at = ex.action.as_ref().map_or(0, |a| a.span().start);
             return Err(src.fail(
                 at,
-                if actions[a].targeted {
+                if actions[a.index()].targeted {
                     "this action needs a `target`"
                 } else {
                     "this action takes no `target`"
@@ -215,7 +216,9 @@ pub(super) fn compile(
                     })
                 };
                 Some(match words.as_slice() {
-                    ["win", f] => ExpectedResult::Win(fac(&Spanned::new(r.span(), f.to_string()))?),
+                    ["win", f] => {
+                        ExpectedResult::Win(FactionId(fac(&Spanned::new(r.span(), f.to_string()))?))
+                    }
                     ["shared", rest @ ..] if rest.len() >= 2 => {
                         ExpectedResult::Shared(named(rest)?)
                     }
@@ -234,7 +237,7 @@ pub(super) fn compile(
         let reason = match &ex.reason {
             None => None,
             Some(r) => match comp.reasons.iter().position(|x| x == r.get_ref()) {
-                Some(i) => Some(i as u16),
+                Some(i) => Some(ReasonId::from_index(i)),
                 None => {
                     return Err(src.fail(
                         r.span().start,

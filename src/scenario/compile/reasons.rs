@@ -7,6 +7,7 @@
 use super::{Cx, Source, check_ident};
 use crate::error::Result;
 use crate::expr::compile::{ALL_LOST, Compiler, LAST_STANDING, LAST_TEAM};
+use crate::ids::ReasonId;
 use crate::model::{Check, CheckKind, Reason, ReasonResult};
 use crate::scenario::raw::RawScenario;
 
@@ -17,7 +18,7 @@ pub(super) struct Declared {
     /// one of them is it.
     pub(super) meta: Vec<(String, &'static str, String)>,
     /// The id of the reason a game ends with when its last round has been played.
-    pub(super) last_round: u16,
+    pub(super) last_round: ReasonId,
 }
 
 impl Declared {
@@ -89,7 +90,8 @@ pub(super) fn declare(raw: &RawScenario, src: &Source, cx: &Cx) -> Result<Declar
             meta.push((last.clone(), "rank", "the last round was played".into()));
             meta.len() - 1
         }
-    } as u16;
+    };
+    let last_round = ReasonId::from_index(last_round);
     Ok(Declared { meta, last_round })
 }
 
@@ -135,10 +137,10 @@ pub(super) fn finish(declared: &Declared, comp: &Compiler, checks: &[Check]) -> 
 
 /// Which mechanism uses reason `i`, first interned by `mech`: the last round, a condition
 /// of `checks`, or `end NAME` statements.
-fn mechanism(i: usize, mech: &str, last_round: u16, checks: &[Check]) -> String {
-    if i == last_round as usize {
+fn mechanism(i: usize, mech: &str, last_round: ReasonId, checks: &[Check]) -> String {
+    if i == last_round.index() {
         "last round".into()
-    } else if let Some(c) = checks.iter().find(|c| c.reason as usize == i) {
+    } else if let Some(c) = checks.iter().find(|c| c.reason.index() == i) {
         match c.kind {
             CheckKind::Win => "win condition".into(),
             CheckKind::Lose => "lose condition".into(),

@@ -160,7 +160,7 @@ pub(super) fn never_rechecked(
             .get(c.when.loc as usize)
             .map(|l| format!("{l}: "))
             .unwrap_or_default();
-        let name = names.get(c.reason as usize).map_or("", String::as_str);
+        let name = names.get(c.reason.index()).map_or("", String::as_str);
         out.push(format!(
             "{at}the immediate end condition `{name}` reads no variable and no deck, so no \
              statement ever makes it checked (an immediate condition is checked after a \
