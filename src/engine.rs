@@ -11,7 +11,7 @@
 //! | [`settle`] | end conditions at their timings; win, lose and draw settled together |
 //! | [`statements`] | what a statement does; storing values, bounds, points by source |
 //! | [`agents`] | options, policies and weighted choice |
-//! | [`lookahead`] | the playouts of lookahead decisions and what a result is worth |
+//! | [`playouts`] | the playouts of searched decisions and what a result is worth |
 //! | [`awards`] | rank awards and their tie policies (where ties are split) |
 //! | [`titles`] | titles: who holds one, and the points it gives |
 //! | [`races`] | completion races |
@@ -26,8 +26,8 @@ pub mod awards;
 pub mod claims;
 pub mod example;
 pub mod hands;
-pub mod lookahead;
 pub mod order;
+pub mod playouts;
 pub mod races;
 pub mod ranking;
 pub mod round;
@@ -169,14 +169,14 @@ impl<'m, T: Tracer> Game<'m, T> {
                 .map(|n| m.reasons.iter().position(|r| r.name == n).map(|i| i as u16)),
             teams: m.teams,
         };
-        env.look.lookers = (m.agents.iter().enumerate())
+        env.search.searchers = (m.agents.iter().enumerate())
             .filter(|(_, a)| a.look.is_some())
             .fold(0, |mask, (f, _)| mask | 1 << f);
         if searches && m.count_uses {
             env.uses = vec![0; m.nfactions() * m.actions.len()];
         }
-        if searches && env.look.lookers != 0 {
-            env.look.scout = Some(Box::new(lookahead::Searcher::new(m)));
+        if searches && env.search.searchers != 0 {
+            env.search.searcher = Some(Box::new(playouts::Playouts::new(m)));
         }
         Game {
             m,

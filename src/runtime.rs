@@ -6,7 +6,7 @@
 //! [`Outcome`], the machine-code ABI ([`abi`]: function-pointer types, return codes and the
 //! handles that keep compiled code alive), and the mechanisms both backends call so that a
 //! rule has one definition: drawing cards ([`hands`]), sorting factions ([`order`]), who holds a title ([`titles`]) and the
-//! agents' choice ([`choice`], and [`look`] and [`tree`] for the decisions a searching agent
+//! agents' choice ([`choice`], and [`search`] and [`search_tree`] for the decisions a searching agent
 //! makes). It knows nothing of how a scenario is written or compiled:
 //! it imports only the base layer (`state`, `rng`, `ir`).
 
@@ -15,14 +15,14 @@ pub mod choice;
 mod env;
 mod fault;
 pub mod hands;
-pub mod look;
 pub mod order;
 mod outcome;
 pub mod regions;
+pub mod search;
+pub mod search_tree;
 pub mod seats;
 mod settle;
 pub mod titles;
-pub mod tree;
 
 pub(crate) use env::{Completers, Marks, Rules};
 pub use env::{Ctx, Env, MAX_IMMEDIATE, PENDING_WORDS, Pending, slot};

@@ -3,8 +3,8 @@
 //! Owns an agent decision: the options (every action the faction may take, with each
 //! eligible target, that it can afford), each scored by the faction's policy (weight, noisy
 //! value or priority), and the choice among them: weighted random, the best value, or a random
-//! pick among the top priority, or a search ([`crate::runtime::look`], the playouts
-//! played by [`super::lookahead`]). Then the chosen action's costs are paid and its
+//! pick among the top priority, or a search ([`crate::runtime::search`], the playouts
+//! played by [`super::playouts`]). Then the chosen action's costs are paid and its
 //! effects run.
 
 use super::{Bind, Game, Halt, Step, Tracer};
@@ -12,7 +12,7 @@ use crate::expr::{AssignOp, Num};
 use crate::ids::{ActionId, FactionId};
 use crate::model::{Policy, Search};
 use crate::runtime::abi::Opt;
-use crate::runtime::look::decide;
+use crate::runtime::search::decide;
 use rand_distr::{Distribution, StandardNormal};
 
 /// What a scan does with an option its weighted agent weighs at 0 or less.
@@ -264,16 +264,16 @@ impl<T: Tracer> Game<'_, T> {
     /// Traces what the search of a decision just made found, best first: each option's
     /// mean objective, and for a tree search its visits at the root.
     fn trace_search(&mut self, f: FactionId) {
-        let seen = &self.env.look.seen;
-        if seen.scores.is_empty() || self.env.look.lookers >> f.0 & 1 == 0 {
+        let findings = &self.env.search.findings;
+        if findings.scores.is_empty() || self.env.search.searchers >> f.0 & 1 == 0 {
             return;
         }
         let m = self.m;
-        let visits = |i: usize| seen.visits.get(i).copied().unwrap_or(0);
-        let mut rows: Vec<usize> = (0..seen.scores.len()).collect();
+        let visits = |i: usize| findings.visits.get(i).copied().unwrap_or(0);
+        let mut rows: Vec<usize> = (0..findings.scores.len()).collect();
         rows.sort_by(|&a, &b| {
             (visits(b).cmp(&visits(a)))
-                .then(seen.scores[b].total_cmp(&seen.scores[a]))
+                .then(findings.scores[b].total_cmp(&findings.scores[a]))
                 .then(a.cmp(&b))
         });
         let look = m.agents[f].look.expect("a searching faction");
@@ -287,7 +287,7 @@ impl<T: Tracer> Game<'_, T> {
                 } else {
                     String::new()
                 };
-                let v = seen.scores[i];
+                let v = findings.scores[i];
                 match look.search {
                     Search::Flat { .. } => format!("{}{tgt} {v:.3}", a.name),
                     Search::Tree { .. } => {
@@ -300,7 +300,7 @@ impl<T: Tracer> Game<'_, T> {
             Search::Flat { rollouts } => format!("lookahead ({rollouts} playouts an option"),
             Search::Tree { iterations, .. } => format!("mcts ({iterations} iterations"),
         };
-        let kept = match seen.kept_true {
+        let kept = match findings.kept_true {
             0 => String::new(),
             k => format!(", {k} kept the true hidden values: no redraw listed the options shown"),
         };
@@ -308,8 +308,8 @@ impl<T: Tracer> Game<'_, T> {
             "    {how}, {}): {} [{} playouts, {} rounds played{kept}]",
             look.objective.name(),
             text.join(", "),
-            seen.playouts,
-            seen.rounds
+            findings.playouts,
+            findings.rounds
         ));
     }
 

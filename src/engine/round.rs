@@ -13,7 +13,7 @@ use crate::ids::{FactionId, VarId};
 use crate::model::{EventAt, Moment, Schedule, Timing};
 use crate::rng::part;
 use crate::runtime::abi::Opt;
-use crate::runtime::look::Pos;
+use crate::runtime::search::Pos;
 use crate::state::MAX_FACTIONS;
 use rand::RngExt;
 
@@ -55,7 +55,7 @@ impl<T: Tracer> Game<'_, T> {
         self.round_scores.clear();
         self.metric_end.clear();
         self.metric_rounds.clear();
-        self.env.look.start(seed, game);
+        self.env.search.start(seed, game);
     }
 
     pub(super) fn play_steps(&mut self, seed: u64, game: u64) -> Step<Outcome> {
@@ -88,12 +88,12 @@ impl<T: Tracer> Game<'_, T> {
 
     /// Plays the rounds after round `round` until the game ends, then ranks it. A game
     /// with a searcher plays its rounds in the engine, which knows where each decision sits
-    /// in its round ([`crate::runtime::look::Pos`]); a playout resumed mid-round plays the
+    /// in its round ([`crate::runtime::search::Pos`]); a playout resumed mid-round plays the
     /// rest of that round in the engine and the later ones in machine code.
     pub(super) fn rounds_after(&mut self, mut round: u32) -> Step<Outcome> {
         let m = self.m;
         // A playout with a horizon stops after its last round (`look.stop`).
-        while round < m.rounds && round < self.env.look.stop && self.ended.is_none() {
+        while round < m.rounds && round < self.env.search.stop && self.ended.is_none() {
             // A game may run long (up to 100,000 rounds): Ctrl-C is honoured within a round.
             if crate::signal::stopped() {
                 self.env.cx.raise(Fault {
@@ -112,11 +112,13 @@ impl<T: Tracer> Game<'_, T> {
             }
             match &m.round_fn {
                 // The whole round in machine code (no trace to write, no search to place).
-                Some(r) if !T::ON && self.env.look.scout.is_none() => match r.call(&mut self.env) {
-                    crate::runtime::abi::Ran::Done => {}
-                    crate::runtime::abi::Ran::Faulted => return Err(Halt),
-                    crate::runtime::abi::Ran::Held(r) => self.ended = Some(r),
-                },
+                Some(r) if !T::ON && self.env.search.searcher.is_none() => {
+                    match r.call(&mut self.env) {
+                        crate::runtime::abi::Ran::Done => {}
+                        crate::runtime::abi::Ran::Faulted => return Err(Halt),
+                        crate::runtime::abi::Ran::Held(r) => self.ended = Some(r),
+                    }
+                }
                 _ => self.round()?,
             }
             self.after_round()?;
@@ -547,8 +549,8 @@ impl<T: Tracer> Game<'_, T> {
                     kind: FaultKind::StepBudget(self.m.max_steps),
                 }));
             }
-            if self.env.look.lookers != 0 {
-                self.env.look.pos = at;
+            if self.env.search.searchers != 0 {
+                self.env.search.pos = at;
             }
             self.seek(at.phase as u64, f as u64, at.k as u64, part::PICK);
             self.decide(FactionId(f))?;

@@ -439,7 +439,7 @@ pub(super) extern "C" fn used(env: &mut Env<'_>, i: u64) {
 }
 
 /// An agent's choice among the first `n` options of `env.opts`, as the engine makes it
-/// ([`crate::runtime::look::decide`]): weighted (`priority == 0`) or among the top
+/// ([`crate::runtime::search::decide`]): weighted (`priority == 0`) or among the top
 /// priority, or a lookahead decision (the acting faction is bound).
 /// Returns the chosen option's index.
 pub(super) extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
@@ -452,7 +452,7 @@ pub(super) extern "C" fn pick(env: &mut Env<'_>, n: u64, priority: u64) -> u64 {
     let opts = std::mem::take(&mut env.opts);
     let k = (n as usize).min(opts.len());
     let f = env.cx.me;
-    let i = crate::runtime::look::decide(env, policy, f, &opts[..k]).unwrap_or(0);
+    let i = crate::runtime::search::decide(env, policy, f, &opts[..k]).unwrap_or(0);
     env.opts = opts;
     i as u64
 }

@@ -87,7 +87,7 @@ pub struct Env<'a> {
     pub(crate) rules: Rules,
     /// Searched decisions: where the next one sits, a playout's horizon, the searcher, the
     /// tree a playout walks.
-    pub look: super::look::Look<'a>,
+    pub search: super::search::SearchState<'a>,
     /// This game's decisions by faction and action, `faction * actions + action`, when the
     /// model counts them ([`crate::model::Model::count_uses`]; empty otherwise, and in a
     /// searcher's playouts). Either engine adds to it as a choice is made.
@@ -230,7 +230,7 @@ impl<'a> Env<'a> {
             eligible: [0; crate::state::MAX_DECK_CARDS / 64],
             race: Completers::default(),
             rules: Rules::default(),
-            look: super::look::Look::default(),
+            search: super::search::SearchState::default(),
             uses: Vec::new(),
             seating: super::seats::Seating::identity(),
         }

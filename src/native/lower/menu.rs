@@ -26,7 +26,7 @@ impl Lower<'_, '_> {
     ///
     /// A faction that decides by lookahead (`searched`) writes its weighted options to
     /// `out` too and has [`h::pick`] choose (searching, walking a tree search's tree or
-    /// picking by weight, [`crate::runtime::look::decide`]); a search can fault, so the
+    /// picking by weight, [`crate::runtime::search::decide`]); a search can fault, so the
     /// fault flag is tested after it.
     pub(crate) fn finish_menu(
         mut self,

@@ -1,17 +1,17 @@
 //! Searched decisions, shared by both backends: which decisions a search makes, where in
 //! the round a decision sits, and the tree a tree search walks in its playouts.
 //!
-//! Owns [`Look`], the part of [`Env`] a searching agent needs, and `decide`, the one place
+//! Owns [`SearchState`], the part of [`Env`] a searching agent needs, and `decide`, the one place
 //! an agent's choice is made (machine-code turns call it too, through their `pick`
-//! helper). A searched decision hands the game's environment to the [`Scout`] (the
-//! engine's searcher), which copies it at the decision ([`Pos`] says where in the round
+//! helper). A searched decision hands the game's environment to the [`Searcher`] (the
+//! engine's playouts), which copies it at the decision ([`Pos`] says where in the round
 //! that is), redraws what the deciding faction cannot see, and plays the rest of the game
 //! from the copy on a stream of its own: the game's own stream never moves for a search.
-//! In a playout of a tree search, the searching faction's decisions walk the [`Tree`]
+//! In a playout of a tree search, the searching faction's decisions walk the [`SearchTree`]
 //! until it leaves it; every other decision is made by the faction's own policy.
 
 use super::abi::Opt;
-use super::tree::Tree;
+use super::search_tree::SearchTree;
 use super::{Env, Fault};
 use crate::ir::Policy;
 use crate::state::MAX_FACTIONS;
@@ -42,9 +42,9 @@ impl Pos {
 
 /// What searches a decision: the engine's searcher, which plays the playouts on a game
 /// player of its own.
-pub trait Scout {
+pub trait Searcher {
     /// Searches decision number `d` of the game `env` is playing, made by faction `f` among
-    /// `opts` at `env.look.pos`; writes what it found into `seen` and returns the index of
+    /// `opts` at `env.search.pos`; writes what it found into `findings` and returns the index of
     /// the option to take. A playout's fault is the game's fault.
     fn search(
         &mut self,
@@ -52,7 +52,7 @@ pub trait Scout {
         d: u64,
         f: u8,
         opts: &[Opt],
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> std::result::Result<usize, Fault>;
 
     /// A new game starts: nothing kept from the last one (a tree search keeps the subtree
@@ -63,7 +63,7 @@ pub trait Scout {
 /// What the last searched decision found, for the trace: each option's mean objective,
 /// and for a tree search each option's visits (empty for flat playouts).
 #[derive(Debug, Clone, Default)]
-pub struct Seen {
+pub struct Findings {
     /// Each option's mean objective, in option order (empty: the decision was not searched).
     pub scores: Vec<f64>,
     /// Each option's visits at the root of a tree search.
@@ -78,7 +78,7 @@ pub struct Seen {
     pub kept_true: u64,
 }
 
-impl Seen {
+impl Findings {
     /// Forgets the last decision.
     pub fn clear(&mut self) {
         self.scores.clear();
@@ -96,9 +96,9 @@ impl Seen {
 }
 
 /// A game's search state (see the module's doc).
-pub struct Look<'a> {
+pub struct SearchState<'a> {
     /// Bit `f` set when faction `f` decides by a search.
-    pub lookers: u32,
+    pub searchers: u32,
     /// The next searched decision's number in this game.
     pub at: u64,
     /// Where the decision being made sits (set by the engine before each decision of a
@@ -112,43 +112,43 @@ pub struct Look<'a> {
     pub game: u64,
     /// The searcher, in a game that searches (none in a playout: a playout's searching
     /// factions play their rollout policy).
-    pub scout: Option<Box<dyn Scout + Send + 'a>>,
+    pub searcher: Option<Box<dyn Searcher + Send + 'a>>,
     /// What the last searched decision found, for the trace.
-    pub seen: Seen,
+    pub findings: Findings,
     /// In a playout of a tree search: the tree, walked by its faction's decisions.
-    pub tree: Tree,
+    pub tree: SearchTree,
 }
 
-impl Default for Look<'_> {
+impl Default for SearchState<'_> {
     /// No searching faction, no limit on the rounds.
     fn default() -> Self {
-        Look {
-            lookers: 0,
+        SearchState {
+            searchers: 0,
             at: 0,
             pos: Pos::default(),
             stop: u32::MAX,
             seed: 0,
             game: 0,
-            scout: None,
-            seen: Seen::default(),
-            tree: Tree::default(),
+            searcher: None,
+            findings: Findings::default(),
+            tree: SearchTree::default(),
         }
     }
 }
 
-impl Look<'_> {
+impl SearchState<'_> {
     /// Starts game `game` of seed `seed`: no decision searched yet, no limit.
     pub fn start(&mut self, seed: u64, game: u64) {
         self.at = 0;
         self.stop = u32::MAX;
         self.seed = seed;
         self.game = game;
-        self.seen.clear();
+        self.findings.clear();
         // The game's own tree is never walked (playouts walk the searcher's): only the
         // searcher has something of the last game to forget.
         self.tree.walker = None;
-        if let Some(scout) = &mut self.scout {
-            scout.new_game();
+        if let Some(searcher) = &mut self.searcher {
+            searcher.new_game();
         }
     }
 }
@@ -160,15 +160,15 @@ impl Look<'_> {
 /// ([`super::choice::pick`]). A search that faults records the fault in `env` and returns
 /// the first option.
 pub(crate) fn decide(env: &mut Env<'_>, policy: Policy, f: u8, opts: &[Opt]) -> Option<usize> {
-    if env.look.lookers >> f & 1 == 0 || opts.is_empty() {
+    if env.search.searchers >> f & 1 == 0 || opts.is_empty() {
         return super::choice::pick(policy, &mut env.rng, opts);
     }
-    if env.look.tree.owner == Some(f) {
+    if env.search.tree.owner == Some(f) {
         // A tree search's playout, at its faction's decision: a forced move is not a node
         // (so the tree's levels are the decisions a search is made at), the tree is walked
         // while the walk is in it, and past it the rollout policy's moves are biased by
         // their mean reward so far (a weighted rollout policy; any other plays as it is).
-        let tree = &mut env.look.tree;
+        let tree = &mut env.search.tree;
         return if opts.len() == 1 {
             Some(0)
         } else if tree.walker == Some(f) {
@@ -179,20 +179,20 @@ pub(crate) fn decide(env: &mut Env<'_>, policy: Policy, f: u8, opts: &[Opt]) -> 
             super::choice::pick(policy, &mut env.rng, opts)
         };
     }
-    let Some(mut scout) = env.look.scout.take() else {
+    let Some(mut searcher) = env.search.searcher.take() else {
         return super::choice::pick(policy, &mut env.rng, opts);
     };
-    let d = env.look.at;
-    env.look.at += 1;
-    let mut seen = std::mem::take(&mut env.look.seen);
-    seen.clear();
+    let d = env.search.at;
+    env.search.at += 1;
+    let mut findings = std::mem::take(&mut env.search.findings);
+    findings.clear();
     let i = if opts.len() == 1 {
         Ok(0)
     } else {
-        scout.search(env, d, f, opts, &mut seen)
+        searcher.search(env, d, f, opts, &mut findings)
     };
-    env.look.seen = seen;
-    env.look.scout = Some(scout);
+    env.search.findings = findings;
+    env.search.searcher = Some(searcher);
     match i {
         Ok(i) => Some(i.min(opts.len() - 1)),
         Err(fault) => {

@@ -1,7 +1,7 @@
 //! The tree of an information-set Monte Carlo tree search (Cowling, Powley and Whitehouse,
 //! 2012), walked by one faction's decisions inside playouts, on either backend.
 //!
-//! Owns [`Tree`]: nodes keyed by the option (action and target) taken from their parent,
+//! Owns [`SearchTree`]: nodes keyed by the option (action and target) taken from their parent,
 //! each with its visits, the times it was available and its total reward; the step of one
 //! decision (expand an option not yet in the tree, else UCT over the options available in
 //! this determinization, using availability counts); backing a playout's reward up its
@@ -25,7 +25,7 @@ use rand::RngExt;
 
 use super::abi::Opt;
 
-/// No node (an index into [`Tree`]'s nodes).
+/// No node (an index into [`SearchTree`]'s nodes).
 const NONE: u32 = u32::MAX;
 
 /// The temperature of the rollout bias (on rewards scaled to 0..1): a move whose mean is
@@ -79,7 +79,7 @@ fn key(o: &Opt) -> u32 {
 
 /// A search tree (see the module's doc).
 #[derive(Debug, Clone, Default)]
-pub struct Tree {
+pub struct SearchTree {
     nodes: Vec<Node>,
     /// The nodes the current playout walked, from the root.
     path: Vec<u32>,
@@ -94,7 +94,7 @@ pub struct Tree {
     /// Whether the range is known in advance (else it is the rewards seen so far).
     fixed: bool,
     /// In a playout: the faction whose search it is, from the root until the reward is
-    /// backed up (its moves past the tree are biased by [`Tree::rollout`]).
+    /// backed up (its moves past the tree are biased by [`SearchTree::rollout`]).
     pub owner: Option<u8>,
     /// The searching faction's moves' statistics past the tree, this game so far, and
     /// each action's first move (`NONE`: never played).
@@ -109,7 +109,7 @@ pub struct Tree {
     weights: Vec<f64>,
 }
 
-impl Tree {
+impl SearchTree {
     /// A fresh tree (its root only) with exploration constant `c`, for rewards in
     /// `range` when it is known, else scaled by the rewards seen.
     pub fn reset(&mut self, c: f64, range: Option<(f64, f64)>) {
@@ -171,7 +171,7 @@ impl Tree {
         true
     }
 
-    /// Forgets every node: the next search starts a fresh tree ([`Tree::is_empty`]).
+    /// Forgets every node: the next search starts a fresh tree ([`SearchTree::is_empty`]).
     pub fn forget(&mut self) {
         self.nodes.clear();
     }
@@ -269,7 +269,7 @@ impl Tree {
     /// the options already in the tree count as available; if some option is not in the
     /// tree yet, one of those (uniformly, from `rng`) is added and taken, and the walk
     /// leaves the tree (`expand`); else UCT picks among the available children
-    /// (`select`). The reward is backed up after the playout ([`Tree::back_up`]).
+    /// (`select`). The reward is backed up after the playout ([`SearchTree::back_up`]).
     pub fn step(&mut self, rng: &mut crate::rng::Rng, opts: &[Opt]) -> usize {
         let at = *self.path.last().unwrap_or(&0);
         let mut kids = std::mem::take(&mut self.kids);
@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn every_option_is_tried_once_then_the_better_is_visited_most() {
-        let mut t = Tree::default();
+        let mut t = SearchTree::default();
         t.reset(std::f64::consts::SQRT_2, Some((0.0, 1.0)));
         let mut rng = crate::rng::game_rng(1, 0);
         let opts = [opt(0), opt(1), opt(2)];
@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn a_walk_descends_while_its_options_are_in_the_tree() {
-        let mut t = Tree::default();
+        let mut t = SearchTree::default();
         t.reset(1.0, None);
         let mut rng = crate::rng::game_rng(2, 0);
         let opts = [opt(4)];

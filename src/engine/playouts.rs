@@ -1,7 +1,7 @@
 //! The playouts of searched decisions.
 //!
-//! Owns the searcher a game that searches keeps (`Searcher`, the
-//! [`crate::runtime::look::Scout`] of its environment) and what a playout is:
+//! Owns the searcher a game that searches keeps (`Playouts`, the
+//! [`crate::runtime::search::Searcher`] of its environment) and what a playout is:
 //! - the game is copied at the decision onto the searcher's own game player (no replay:
 //!   the state, marks, points and step count, and where the decision sits in its round);
 //! - the copy is *determinized* for the deciding faction: every variable it cannot see is
@@ -16,7 +16,7 @@
 //! option (common random numbers: the same determinization, the same dice). Flat
 //! lookahead scores each option by its mean over `rollouts` playouts; the tree search
 //! (`mcts`) spends `iterations` playouts, each from a fresh determinization, walking
-//! [`crate::runtime::tree::Tree`] with the faction's later decisions. Ties between
+//! [`crate::runtime::search_tree::SearchTree`] with the faction's later decisions. Ties between
 //! options are broken by a draw from the decision's own stream, never by their order.
 
 use crate::ids::{FactionId, VarId};
@@ -28,8 +28,8 @@ use crate::model::{Lookahead, Model, Objective, Search, Visible};
 use crate::rng::Rng;
 use crate::runtime::abi::Opt;
 use crate::runtime::choice::best;
-use crate::runtime::look::{Scout, Seen};
-use crate::runtime::tree::Tree;
+use crate::runtime::search::{Findings, Searcher};
+use crate::runtime::search_tree::SearchTree;
 use crate::runtime::{Env, Fault, Result as GameResult};
 use crate::state::{IN_POOL, MAX_FACTIONS, held_by, owned_slot};
 
@@ -51,7 +51,7 @@ struct Decision<'e, 'a> {
 }
 
 /// Plays the playouts of a searching game's decisions.
-pub(super) struct Searcher<'m> {
+pub(super) struct Playouts<'m> {
     game: Game<'m, NoTrace>,
     /// The decision's own stream, for its ties.
     tie: Rng,
@@ -61,20 +61,20 @@ pub(super) struct Searcher<'m> {
     /// Each faction's search tree between its decisions (swapped into the playout game's
     /// environment while it searches): the subtree of its last decision of this game, or
     /// empty.
-    trees: Vec<Tree>,
+    trees: Vec<SearchTree>,
     /// Scratch: the options the deciding faction would see on a determinization.
     menu: Vec<Opt>,
 }
 
-impl<'m> Searcher<'m> {
+impl<'m> Playouts<'m> {
     /// A searcher over model `m`: a game player that does not search itself.
     pub(super) fn new(m: &'m Model) -> Self {
-        Searcher {
+        Playouts {
             game: Game::build(m, NoTrace, false),
             tie: crate::rng::game_rng(0, 0),
             cards: Vec::new(),
             holders: Vec::new(),
-            trees: vec![Tree::default(); m.nfactions()],
+            trees: vec![SearchTree::default(); m.nfactions()],
             menu: Vec::new(),
         }
     }
@@ -85,22 +85,22 @@ impl<'m> Searcher<'m> {
         d: &Decision<'_, '_>,
         look: Lookahead,
         rollouts: u32,
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> Result<usize, Fault> {
         let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         for &o in opts {
             let mut sum = 0.0;
             for j in 0..rollouts {
-                self.start(d, j as u64, look.horizon, seen)?;
+                self.start(d, j as u64, look.horizon, findings)?;
                 let out = self.game.resume_with(env, o)?;
-                seen.count(env.st.round, out.rounds);
+                findings.count(env.st.round, out.rounds);
                 sum += worth(&out, f, n, look.objective);
             }
-            seen.scores.push(sum / rollouts as f64);
+            findings.scores.push(sum / rollouts as f64);
         }
         self.tie.select(key, TIE_STREAM);
-        Ok(best(&mut self.tie, opts.len(), |i| seen.scores[i]))
+        Ok(best(&mut self.tie, opts.len(), |i| findings.scores[i]))
     }
 
     /// Information-set MCTS: `iterations` of them, each one walk of the tree from the
@@ -116,7 +116,7 @@ impl<'m> Searcher<'m> {
         d: &Decision<'_, '_>,
         look: Lookahead,
         (iterations, c): (u32, f64),
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> Result<usize, Fault> {
         let Decision { f, opts, .. } = *d;
         let n = self.game.m.nfactions();
@@ -126,41 +126,41 @@ impl<'m> Searcher<'m> {
             Objective::Margin => None,
         };
         // The faction's own tree (kept from its last decision of this game, or fresh).
-        std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
-        if self.game.env.look.tree.is_empty() {
-            self.game.env.look.tree.reset(c, range);
+        std::mem::swap(&mut self.game.env.search.tree, &mut self.trees[f as usize]);
+        if self.game.env.search.tree.is_empty() {
+            self.game.env.search.tree.reset(c, range);
         }
-        let found = self.iterate(d, look, iterations, seen);
-        let tree = &mut self.game.env.look.tree;
+        let found = self.iterate(d, look, iterations, findings);
+        let tree = &mut self.game.env.search.tree;
         if !matches!(found, Ok(i) if tree.keep(&opts[i])) {
             tree.forget();
         }
-        std::mem::swap(&mut self.game.env.look.tree, &mut self.trees[f as usize]);
+        std::mem::swap(&mut self.game.env.search.tree, &mut self.trees[f as usize]);
         found
     }
 
-    /// The iterations of a tree search (see [`Searcher::tree`]) and its choice.
+    /// The iterations of a tree search (see [`Playouts::tree`]) and its choice.
     fn iterate(
         &mut self,
         d: &Decision<'_, '_>,
         look: Lookahead,
         iterations: u32,
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> Result<usize, Fault> {
         let Decision { env, key, f, opts } = *d;
         let n = self.game.m.nfactions();
         self.tie.select(key, TIE_STREAM);
         for _ in 0..iterations {
-            let tree = &mut self.game.env.look.tree;
+            let tree = &mut self.game.env.search.tree;
             tree.enter(f);
             let i = tree.step(&mut self.tie, opts);
             let k = tree.visits_here();
-            if let Err(fault) = self.start(d, u64::from(k), look.horizon, seen) {
-                self.game.env.look.tree.abandon();
+            if let Err(fault) = self.start(d, u64::from(k), look.horizon, findings) {
+                self.game.env.search.tree.abandon();
                 return Err(fault);
             }
             let out = self.game.resume_with(env, opts[i]);
-            let tree = &mut self.game.env.look.tree;
+            let tree = &mut self.game.env.search.tree;
             let out = match out {
                 Ok(out) => out,
                 Err(fault) => {
@@ -168,13 +168,13 @@ impl<'m> Searcher<'m> {
                     return Err(fault);
                 }
             };
-            seen.count(env.st.round, out.rounds);
+            findings.count(env.st.round, out.rounds);
             tree.back_up(worth(&out, f, n, look.objective));
         }
-        let tree = &self.game.env.look.tree;
-        tree.root(opts, &mut seen.visits, &mut seen.scores);
-        let top = seen.visits.iter().copied().max().unwrap_or(0);
-        let (visits, means) = (&seen.visits, &seen.scores);
+        let tree = &self.game.env.search.tree;
+        tree.root(opts, &mut findings.visits, &mut findings.scores);
+        let top = findings.visits.iter().copied().max().unwrap_or(0);
+        let (visits, means) = (&findings.visits, &findings.scores);
         Ok(best(&mut self.tie, opts.len(), |i| {
             if visits[i] == top {
                 means[i]
@@ -189,13 +189,13 @@ impl<'m> Searcher<'m> {
     /// `horizon` rounds. Where the model's menus read a hidden value, the determinization
     /// must list the options the faction was shown (what a player knows from its own menu): one that does not is
     /// drawn again, up to [`MENU_REDRAWS`] times; if none does, the playout keeps the true
-    /// hidden values (the menu has all but shown them) and `seen` counts it.
+    /// hidden values (the menu has all but shown them) and `findings` counts it.
     fn start(
         &mut self,
         d: &Decision<'_, '_>,
         stream: u64,
         horizon: Option<u32>,
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> Result<(), Fault> {
         let Decision { env, key, f, opts } = *d;
         self.game.env.rng.select(key, stream);
@@ -217,7 +217,7 @@ impl<'m> Searcher<'m> {
             }
         }
         self.copy(env, horizon);
-        seen.kept_true += 1;
+        findings.kept_true += 1;
         Ok(())
     }
 
@@ -226,7 +226,7 @@ impl<'m> Searcher<'m> {
         self.game.load(env);
         if let Some(h) = horizon {
             let round = env.st.round.max(0) as u32;
-            self.game.env.look.stop = round.saturating_add(h.max(1) - 1);
+            self.game.env.search.stop = round.saturating_add(h.max(1) - 1);
         }
     }
 
@@ -307,28 +307,28 @@ impl<'m> Searcher<'m> {
     }
 }
 
-impl Scout for Searcher<'_> {
+impl Searcher for Playouts<'_> {
     fn search(
         &mut self,
         env: &Env<'_>,
         d: u64,
         f: u8,
         opts: &[Opt],
-        seen: &mut Seen,
+        findings: &mut Findings,
     ) -> Result<usize, Fault> {
         let look = self.game.m.agents[FactionId(f)]
             .look
             .expect("only a searching faction is searched");
-        let key = crate::rng::playout_seed(env.look.seed, env.look.game, d);
+        let key = crate::rng::playout_seed(env.search.seed, env.search.game, d);
         let d = Decision { env, key, f, opts };
         match look.search {
-            Search::Flat { rollouts } => self.flat(&d, look, rollouts, seen),
-            Search::Tree { iterations, c } => self.tree(&d, look, (iterations, c), seen),
+            Search::Flat { rollouts } => self.flat(&d, look, rollouts, findings),
+            Search::Tree { iterations, c } => self.tree(&d, look, (iterations, c), findings),
         }
     }
 
     fn new_game(&mut self) {
-        self.trees.iter_mut().for_each(Tree::forget);
+        self.trees.iter_mut().for_each(SearchTree::forget);
     }
 }
 
@@ -340,7 +340,7 @@ impl Game<'_, NoTrace> {
         self.env.st.copy_from(&env.st);
         self.env.progress = env.progress;
         self.env.points.copy_from_slice(&env.points);
-        self.env.look.stop = u32::MAX;
+        self.env.search.stop = u32::MAX;
         self.ended = None;
         self.leaders.clear();
         self.round_scores.clear();
@@ -373,7 +373,7 @@ impl Game<'_, NoTrace> {
     /// on this player's copy.
     fn resume_with(&mut self, env: &Env<'_>, chosen: Opt) -> Result<Outcome, Fault> {
         let round = env.st.round.max(0) as u32;
-        let out = self.finish_round(env.look.pos, chosen);
+        let out = self.finish_round(env.search.pos, chosen);
         let out = out.and_then(|()| self.rounds_after(round));
         out.map_err(|Halt| self.take_fault())
     }
