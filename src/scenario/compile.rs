@@ -10,6 +10,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 mod actions;
+mod agents;
 mod clock;
 mod decks;
 mod declare;
@@ -393,7 +394,7 @@ fn compile_with(
     if crate::signal::stopped() {
         return Err(crate::error::Error::Interrupted);
     }
-    let agents = actions::agents(raw, &mut cx, &comp, &actions)?;
+    let agents = agents::agents(raw, &mut cx, &comp, &actions)?;
     vars::priors_see_only_what_is_shown(raw, src, &vars)?;
     let hidden = vars::hidden(raw, src, &vars, &agents)?;
     let menu_reads_unseen = vars::menu_reads_unseen(&vars, &actions);
