@@ -499,6 +499,13 @@ pub(crate) fn pretty_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<String>
         .map_err(|e| crate::Error::Usage(format!("cannot encode JSON: {e}")))
 }
 
+/// Starts a command's report folder `dir` (see [`crate::output::begin_report`]) with its
+/// JSON document, `NAME.json`.
+pub(crate) fn begin_report_with(dir: &std::path::Path, name: &str, json: &str) -> Result<()> {
+    crate::output::begin_report(dir)?;
+    crate::output::write_atomic(&dir.join(format!("{name}.json")), json.as_bytes())
+}
+
 /// Prints a summary as JSON or as the table.
 pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()> {
     if json {

@@ -91,17 +91,6 @@ pub struct IdVec<K, V> {
 }
 
 impl<K: Id, V> IdVec<K, V> {
-    /// An empty vector.
-    pub fn new() -> Self {
-        Vec::new().into()
-    }
-
-    /// Appends `v` and returns its id.
-    pub fn push(&mut self, v: V) -> K {
-        self.items.push(v);
-        K::from_index(self.items.len() - 1)
-    }
-
     /// Every id, in order.
     pub fn ids(&self) -> impl Iterator<Item = K> + use<K, V> {
         (0..self.items.len()).map(K::from_index)
@@ -115,20 +104,9 @@ impl<K: Id, V> IdVec<K, V> {
             .map(|(i, v)| (K::from_index(i), v))
     }
 
-    /// The entry of `k`, or `None` past the end.
-    pub fn get_id(&self, k: K) -> Option<&V> {
-        self.items.get(k.index())
-    }
-
     /// The entries as a plain vector.
     pub fn into_vec(self) -> Vec<V> {
         self.items
-    }
-}
-
-impl<K: Id, V> Default for IdVec<K, V> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -147,24 +125,12 @@ impl<K, V: fmt::Debug> fmt::Debug for IdVec<K, V> {
     }
 }
 
-impl<K, V: PartialEq> PartialEq for IdVec<K, V> {
-    fn eq(&self, other: &Self) -> bool {
-        self.items == other.items
-    }
-}
-
 impl<K, V> From<Vec<V>> for IdVec<K, V> {
     fn from(items: Vec<V>) -> Self {
         IdVec {
             items,
             key: PhantomData,
         }
-    }
-}
-
-impl<K, V> FromIterator<V> for IdVec<K, V> {
-    fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Self {
-        Vec::from_iter(iter).into()
     }
 }
 
@@ -214,7 +180,7 @@ impl<K: Id, V> IndexMut<K> for IdVec<K, V> {
 
 /// A table with a row per id `R` and a column per id `C`, flattened row by row: a
 /// faction's count of each action, say.
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Grid<R, C, V> {
     cols: usize,
     cells: Vec<V>,
@@ -237,21 +203,6 @@ impl<R: Id, C: Id, V> Grid<R, C, V> {
     #[inline(always)]
     pub fn cell(&self, r: R, c: C) -> usize {
         r.index() * self.cols + c.index()
-    }
-
-    /// Columns a row.
-    pub fn cols(&self) -> usize {
-        self.cols
-    }
-
-    /// The cells, row by row.
-    pub fn cells(&self) -> &[V] {
-        &self.cells
-    }
-
-    /// The cells, row by row, to change in place.
-    pub fn cells_mut(&mut self) -> &mut [V] {
-        &mut self.cells
     }
 
     /// Row `r`.
@@ -292,10 +243,8 @@ mod tests {
 
     #[test]
     fn an_id_vec_is_indexed_by_its_id_and_lends_its_slice() {
-        let mut v: IdVec<FactionId, &str> = IdVec::new();
-        let a = v.push("a");
-        let b = v.push("b");
-        assert_eq!((a, b), (FactionId(0), FactionId(1)));
+        let v: IdVec<FactionId, &str> = vec!["a", "b"].into();
+        let (a, b) = (FactionId(0), FactionId(1));
         assert_eq!(v[b], "b");
         assert_eq!(v.len(), 2);
         assert_eq!(v.ids().collect::<Vec<_>>(), [a, b]);
@@ -303,7 +252,6 @@ mod tests {
             v.iter_ids().map(|(k, s)| (k.0, *s)).collect::<Vec<_>>(),
             [(0, "a"), (1, "b")]
         );
-        assert_eq!(v.get_id(FactionId(2)), None);
     }
 
     #[test]
@@ -311,7 +259,6 @@ mod tests {
         let mut g: Grid<FactionId, ActionId, u64> = Grid::new(3, 4, 0);
         g[(FactionId(2), ActionId(1))] += 5;
         assert_eq!(g.cell(FactionId(2), ActionId(1)), 9);
-        assert_eq!(g.cells()[9], 5);
         assert_eq!(g.row(FactionId(2)), [0, 5, 0, 0]);
     }
 

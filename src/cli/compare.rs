@@ -127,8 +127,7 @@ pub fn run(a: Args) -> Result<()> {
     let notes = table::notes(&cmp, &labels, seats_unmoved);
     let text = table::table(&cmp, &labels, &notes);
     if let Some(dir) = &out {
-        crate::output::begin_report(dir)?;
-        crate::output::write_atomic(&dir.join("compare.json"), json.as_bytes())?;
+        super::begin_report_with(dir, "compare", &json)?;
         // Each variant's own report beside the comparison.
         for (sub, m, t) in [("a", &ma, &played.tally.a), ("b", &mb, &played.tally.b)] {
             write_variant(&dir.join(sub), m, t, o)?;

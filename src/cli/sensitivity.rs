@@ -527,8 +527,7 @@ pub fn run(a: Args) -> Result<()> {
     };
     let json = super::pretty_json(&s)?;
     if let Some(dir) = &out {
-        crate::output::begin_report(dir)?;
-        crate::output::write_atomic(&dir.join("sensitivity.json"), json.as_bytes())?;
+        super::begin_report_with(dir, "sensitivity", &json)?;
         write_report(dir, &a, &s, &base_model)?;
     }
     if o.json {

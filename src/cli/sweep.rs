@@ -217,8 +217,7 @@ pub fn sweep(a: SweepArgs) -> Result<()> {
     }
     let json = super::pretty_json(&sweep)?;
     if let Some(dir) = &out {
-        crate::output::begin_report(dir)?;
-        crate::output::write_atomic(&dir.join("sweep.json"), json.as_bytes())?;
+        super::begin_report_with(dir, "sweep", &json)?;
         page::write_page(&a, &cells[0].1, dir, &sweep, pairing.as_deref())?;
     }
     if o.json {

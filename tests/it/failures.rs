@@ -169,12 +169,7 @@ fn likely_typos_get_warnings_and_suggestions() {
     );
     let path = dir.join("typo.toml");
     std::fs::write(&path, typo).unwrap();
-    let out = vpsim()
-        .args(["validate", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = validated(&path);
     assert!(
         err.contains("warning:") && err.contains("`end tenpoints`"),
         "{err}"
@@ -191,12 +186,7 @@ fn likely_typos_get_warnings_and_suggestions() {
     );
     let path = dir.join("cards.toml");
     std::fs::write(&path, cards).unwrap();
-    let out = vpsim()
-        .args(["validate", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = validated(&path);
     assert!(
         err.contains("warning:") && err.contains("card.ATTR"),
         "{err}"
@@ -211,6 +201,17 @@ fn likely_typos_get_warnings_and_suggestions() {
         "(did you mean `vp`?)",
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `vpsim validate` of the scenario at `path`, which must pass: what it wrote to stderr.
+fn validated(path: &std::path::Path) -> String {
+    let out = vpsim()
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    err
 }
 
 /// A sweep point's value that the scenario refuses is named by `--param`, the flag that gave

@@ -21,9 +21,7 @@ pub(super) fn write_page(
     text: &str,
 ) -> Result<()> {
     let o = &a.opts;
-    crate::output::begin_report(dir)?;
-    let json = super::super::pretty_json(doc)?;
-    crate::output::write_atomic(&dir.join("ladder.json"), json.as_bytes())?;
+    super::super::begin_report_with(dir, "ladder", &super::super::pretty_json(doc)?)?;
     charts(a, m, dir, rungs, matchups)?;
     let title = format!("Ladder: {}", m.title);
     let mut md = super::super::report_header(&title, m, o.seed, o.games, "a level");

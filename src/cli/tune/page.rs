@@ -21,9 +21,7 @@ pub(super) fn write_page(
     text: &str,
 ) -> Result<()> {
     let o = &a.opts;
-    crate::output::begin_report(dir)?;
-    let json = super::super::pretty_json(doc)?;
-    crate::output::write_atomic(&dir.join("tune.json"), json.as_bytes())?;
+    super::super::begin_report_with(dir, "tune", &super::super::pretty_json(doc)?)?;
     chart(a, dir, r)?;
     let title = format!("Tune: {}", model.title);
     let mut md =
