@@ -100,12 +100,10 @@ pub struct Game<'m, T: Tracer = NoTrace> {
     ended: Option<ReasonId>,
     /// While the game-end phases run: no end condition is checked (the game has ended).
     closing: bool,
-    /// Whether the model has game-end phases (`at = "game_end"`), known once.
-    end_phases: bool,
     /// Bit `t` set when some end condition has timing `t` (`Timing as u8`).
     timings: u8,
     /// Whether each phase's turns begin and end parts of the stream of their own
-    /// ([`Model::turn_parts`]), known once, not every turn.
+    /// ([`Model::turn_parts`]), by the phase's place, known once, not every turn.
     turn_parts: Vec<(bool, bool)>,
     /// The faction leading alone on the ranking score after each round (index round - 1),
     /// `NO_LEADER` when the lead is shared; kept for the first `LEADER_ROUNDS` rounds.
@@ -187,9 +185,14 @@ impl<'m, T: Tracer> Game<'m, T> {
             claims,
             ended: None,
             closing: false,
-            end_phases: m.phases.iter().any(|p| p.at_end),
             timings: m.checks.iter().fold(0, |a, c| a | c.timing.bit()),
-            turn_parts: (0..m.phases.len()).map(|pi| m.turn_parts(pi)).collect(),
+            turn_parts: {
+                let mut parts = vec![(false, false); m.phases.len() + m.end_phases.len()];
+                for p in m.phases.iter().chain(&m.end_phases) {
+                    parts[usize::from(p.place)] = m.turn_parts(p);
+                }
+                parts
+            },
             leaders: Vec::with_capacity((m.rounds as usize).min(LEADER_ROUNDS)),
             round_scores: Vec::with_capacity(
                 (m.rounds as usize).min(LEADER_ROUNDS) * m.nfactions(),

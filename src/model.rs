@@ -122,8 +122,19 @@ pub struct Phase {
     pub before: Vec<Stmt>,
     /// Statements.
     pub effects: Vec<Stmt>,
-    /// Runs once when the game ends, before the ranking (`at = "game_end"`), not every round.
-    pub at_end: bool,
+    /// Its place among the scenario's phases, in file order: what names its part of the
+    /// random stream ([`crate::rng::part`]), so that a phase draws the same dice whichever
+    /// list ([`Model::phases`] or [`Model::end_phases`]) it sits in.
+    pub place: u16,
+}
+
+/// A phase of a model: the `i`-th of the round's phases or of the game-end phases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseRef {
+    /// [`Model::phases`]`[i]`.
+    Round(usize),
+    /// [`Model::end_phases`]`[i]`.
+    End(usize),
 }
 
 /// When an event is rolled.
@@ -295,7 +306,7 @@ pub struct Example {
     /// Statements that set the state (no end checks fire).
     pub given: Vec<Stmt>,
     /// The phase to run once, if any.
-    pub phase: Option<usize>,
+    pub phase: Option<PhaseRef>,
     /// Statements to run instead of a phase.
     pub effects: Vec<Stmt>,
     /// The faction the effects or the action run for.
@@ -414,8 +425,11 @@ pub struct Model {
     /// some faction may not see, so a menu can reveal it: a search keeps only the
     /// determinizations that list the options its faction saw.
     pub menu_reads_unseen: bool,
-    /// Phases.
+    /// The round's phases, in file order.
     pub phases: Vec<Phase>,
+    /// The phases run once when the game has ended, before the ranking (`at = "game_end"`),
+    /// in file order.
+    pub end_phases: Vec<Phase>,
     /// Actions.
     pub actions: IdVec<ActionId, Action>,
     /// Agent of each faction.
@@ -480,11 +494,18 @@ impl Model {
     /// `effects`, actions' and events' effects); [`crate::expr::Stmt::visit`] reaches the
     /// nested ones.
     pub fn statements(&self) -> impl Iterator<Item = &crate::expr::Stmt> + '_ {
-        (self.phases.iter())
+        (self.phases.iter().chain(&self.end_phases))
             .flat_map(|p| [&p.before, &p.effects])
             .chain(self.actions.iter().map(|a| &a.effects))
             .chain(self.events.iter().map(|e| &e.effects))
             .flatten()
+    }
+
+    /// Every phase, the round's and the game-end ones, in the order the file lists them.
+    pub fn phases_in_file_order(&self) -> impl Iterator<Item = &Phase> + '_ {
+        let mut all: Vec<&Phase> = self.phases.iter().chain(&self.end_phases).collect();
+        all.sort_by_key(|p| p.place);
+        all.into_iter()
     }
 
     /// The names of the factions of `mask` (bit `f` for faction `f`), in faction order.
@@ -554,7 +575,7 @@ impl Model {
         for a in &mut self.agents {
             f(&mut a.noise);
         }
-        for p in &mut self.phases {
+        for p in self.phases.iter_mut().chain(&mut self.end_phases) {
             p.when.iter_mut().for_each(&mut *f);
             p.order.iter_mut().for_each(&mut *f);
             p.actions.iter_mut().for_each(&mut *f);

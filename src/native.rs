@@ -328,7 +328,7 @@ fn round_plan_parts(m: &Model) -> Result<(), Option<String>> {
     if let Some(a) = m.actions.iter().find(|a| a.auto.is_some()) {
         return no(format!("the automatic action {} follows a turn", a.name));
     }
-    for p in m.phases.iter().filter(|p| !p.at_end) {
+    for p in &m.phases {
         if run_of(&p.effects).is_none() || run_of(&p.before).is_none() {
             return no(format!(
                 "phase {}'s statements are not all machine code",
@@ -386,17 +386,17 @@ fn finish_compile_round(m: &mut Model) -> Result<usize, String> {
         })
     };
     let mut phases = Vec::new();
-    // The game-end phases are the engine's to run, once, when the game has ended.
-    for (index, p) in m.phases.iter().enumerate().filter(|(_, p)| !p.at_end) {
+    // The round's phases (the game-end ones, a list of their own, are the engine's to run,
+    // once, when the game has ended).
+    for p in &m.phases {
         let (Some(run), Some(before)) = (run_of(&p.effects), run_of(&p.before)) else {
             return Ok(0);
         };
         let before = keep(before);
         phases.push(lower::PhasePlan {
-            index,
             phase: p,
             runs: [before, keep(run)],
-            parts: m.turn_parts(index),
+            parts: m.turn_parts(p),
         });
     }
     let mut events = Vec::new();

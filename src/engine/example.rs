@@ -7,7 +7,7 @@
 
 use super::{Bind, Game, Result as GameResult, Tracer};
 use crate::ids::{ActionId, FactionId};
-use crate::model::{ExpectedResult, Model};
+use crate::model::{ExpectedResult, Model, PhaseRef};
 
 /// The outcome of one example.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,7 +179,8 @@ impl<T: Tracer> Game<'_, T> {
         let actor = ex.actor.unwrap_or_default();
         let b = Bind::acting(actor, ex.target.unwrap_or(actor));
         match (ex.phase, ex.action) {
-            (Some(p), _) => self.phase(p)?,
+            (Some(PhaseRef::Round(pi)), _) => self.phase(pi)?,
+            (Some(PhaseRef::End(i)), _) => self.end_phase(&self.m.end_phases[i])?,
             (None, Some(a)) => {
                 *unavailable = self.unavailable(a, b)?;
                 if unavailable.is_none() {

@@ -10,7 +10,7 @@
 use super::{Bind, Game, Halt, LEADER_ROUNDS, Outcome, Step, Tracer};
 use crate::expr::{AssignOp, Fault, FaultKind, Num};
 use crate::ids::{FactionId, VarId};
-use crate::model::{EventAt, Moment, Schedule, Timing};
+use crate::model::{EventAt, Moment, Phase, Schedule, Timing};
 use crate::rng::part;
 use crate::runtime::abi::Opt;
 use crate::runtime::search::Pos;
@@ -125,7 +125,7 @@ impl<T: Tracer> Game<'_, T> {
         }
         // The game-end phases, once the game has ended (not when a playout stops at its
         // horizon, which is no end of the game).
-        if self.end_phases && (self.ended.is_some() || round >= m.rounds) {
+        if !m.end_phases.is_empty() && (self.ended.is_some() || round >= m.rounds) {
             self.game_end()?;
         }
         let reason = self.ended.unwrap_or(m.last_round_reason);
@@ -156,13 +156,13 @@ impl<T: Tracer> Game<'_, T> {
         let reason = self.ended.take();
         self.closing = true;
         let mut ran = Ok(());
-        for (i, p) in m.phases.iter().enumerate().filter(|(_, p)| p.at_end) {
-            self.seek(i as u64, part::GLOBAL, 0, 0);
+        for p in &m.end_phases {
+            self.seek(u64::from(p.place), part::GLOBAL, 0, 0);
             ran = match &p.when {
                 Some(w) => self.test(w, Bind::global()),
                 None => Ok(true),
             }
-            .and_then(|on| if on { self.phase(i) } else { Ok(()) });
+            .and_then(|on| if on { self.end_phase(p) } else { Ok(()) });
             if ran.is_err() {
                 break;
             }
@@ -315,10 +315,7 @@ impl<T: Tracer> Game<'_, T> {
             if self.ended.is_some() {
                 return Ok(());
             }
-            if p.at_end {
-                continue;
-            }
-            self.seek(i as u64, part::GLOBAL, 0, 0);
+            self.seek(u64::from(p.place), part::GLOBAL, 0, 0);
             if let Some(w) = &p.when
                 && !self.test(w, Bind::global())?
             {
@@ -338,7 +335,9 @@ impl<T: Tracer> Game<'_, T> {
     pub(super) fn finish_round(&mut self, at: Pos, chosen: Opt) -> Step {
         let f = at.faction();
         let b = Bind::faction(FactionId(f));
-        self.seek(at.phase as u64, f as u64, at.k as u64, part::ACT);
+        let (pi, m) = (at.phase as usize, self.m);
+        let p = &m.phases[pi];
+        self.seek(u64::from(p.place), f as u64, at.k as u64, part::ACT);
         self.act(
             chosen.action,
             Bind {
@@ -350,9 +349,8 @@ impl<T: Tracer> Game<'_, T> {
         if !self.decisions(next)? {
             return Ok(());
         }
-        let pi = at.phase as usize;
-        self.turn_end(pi, b)?;
-        self.turns_from(pi, at.order, at.seat as usize + 1)?;
+        self.turn_end(p, b)?;
+        self.turns_from(p, Some(pi), at.order, at.seat as usize + 1)?;
         self.phases_from(pi + 1)
     }
 
@@ -381,26 +379,50 @@ impl<T: Tracer> Game<'_, T> {
         }
     }
 
-    /// Runs the `pi`-th phase: its effects once, or a turn for every faction still in the
-    /// game.
+    /// Runs the `pi`-th of the round's phases: its effects once, or a turn for every
+    /// faction still in the game.
     pub(super) fn phase(&mut self, pi: usize) -> Step {
-        let p = &self.m.phases[pi];
+        let m = self.m;
         if T::ON {
-            let when = if p.at_end { " (at the game's end)" } else { "" };
-            self.tracer.line(format_args!(" phase {}{when}", p.name));
+            self.tracer
+                .line(format_args!(" phase {}", m.phases[pi].name));
         }
+        self.phase_body(&m.phases[pi], Some(pi))
+    }
+
+    /// Runs a game-end phase as a round runs a phase.
+    pub(super) fn end_phase(&mut self, p: &Phase) -> Step {
+        if T::ON {
+            let name = &p.name;
+            self.tracer
+                .line(format_args!(" phase {name} (at the game's end)"));
+        }
+        self.phase_body(p, None)
+    }
+
+    /// Phase `p`'s effects once, or a turn for every faction still in the game; `pi` is its
+    /// index among the round's phases (`None` for a game-end phase, which takes no
+    /// decisions).
+    fn phase_body(&mut self, p: &Phase, pi: Option<usize>) -> Step {
         if !p.faction {
             return self.run(&p.effects, Bind::global());
         }
         let mut order = [0u8; MAX_FACTIONS];
         let n = self.m.nfactions();
         self.sorted_order(&p.order, &mut order[..n])?;
-        self.turns_from(pi, order, 0)
+        self.turns_from(p, pi, order, 0)
     }
 
-    /// The turns of faction phase `pi` in turn `order`, from the `from`-th seat on.
-    fn turns_from(&mut self, pi: usize, order: [u8; MAX_FACTIONS], from: usize) -> Step {
-        let p = &self.m.phases[pi];
+    /// The turns of faction phase `p` (the `pi`-th of the round's, `None` at the game's
+    /// end) in turn `order`, from the `from`-th seat on.
+    fn turns_from(
+        &mut self,
+        p: &Phase,
+        pi: Option<usize>,
+        order: [u8; MAX_FACTIONS],
+        from: usize,
+    ) -> Step {
+        let place = u64::from(p.place);
         for (seat, &f) in order[..self.m.nfactions()].iter().enumerate().skip(from) {
             if self.ended.is_some() {
                 return Ok(());
@@ -409,9 +431,9 @@ impl<T: Tracer> Game<'_, T> {
                 continue;
             }
             let b = Bind::faction(FactionId(f));
-            let (begin, _) = self.turn_parts[pi];
+            let (begin, _) = self.turn_parts[usize::from(p.place)];
             if begin {
-                self.seek(pi as u64, f as u64, 0, part::BEGIN);
+                self.seek(place, f as u64, 0, part::BEGIN);
             }
             if p.actions.is_some() {
                 self.checks(Moment::TurnStart, b)?;
@@ -432,7 +454,7 @@ impl<T: Tracer> Game<'_, T> {
                     continue;
                 }
             }
-            if let Some(k) = &p.actions {
+            if let (Some(k), Some(pi)) = (&p.actions, pi) {
                 let count = match self.num(k, b)? {
                     Num::Int(i) => i.clamp(0, u32::MAX as i64) as u32,
                     Num::Real(r) => r.max(0.0) as u32,
@@ -448,18 +470,17 @@ impl<T: Tracer> Game<'_, T> {
                     return Ok(());
                 }
             }
-            self.turn_end(pi, b)?;
+            self.turn_end(p, b)?;
         }
         Ok(())
     }
 
-    /// The end of faction `b.bound`'s turn in phase `pi`, in its own part of the stream
+    /// The end of faction `b.bound`'s turn in phase `p`, in its own part of the stream
     /// when it has one ([`crate::model::Model::turn_parts`]): the phase's effects, then in a
     /// phase with actions the automatic actions and the final-turn checks.
-    fn turn_end(&mut self, pi: usize, b: Bind) -> Step {
-        let p = &self.m.phases[pi];
-        if self.turn_parts[pi].1 {
-            self.seek(pi as u64, u64::from(b.bound.0), 0, part::END);
+    fn turn_end(&mut self, p: &Phase, b: Bind) -> Step {
+        if self.turn_parts[usize::from(p.place)].1 {
+            self.seek(u64::from(p.place), u64::from(b.bound.0), 0, part::END);
         }
         self.turn_list(&p.effects, b)?;
         if p.actions.is_some() {
@@ -529,10 +550,9 @@ impl<T: Tracer> Game<'_, T> {
     /// among them (the turn's effects and the rest of the round are skipped then).
     fn decisions(&mut self, mut at: Pos) -> Step<bool> {
         let f = at.faction();
-        let loc = self.m.phases[at.phase as usize]
-            .actions
-            .as_ref()
-            .map_or(0, |k| k.loc);
+        let p = &self.m.phases[at.phase as usize];
+        let place = u64::from(p.place);
+        let loc = p.actions.as_ref().map_or(0, |k| k.loc);
         while at.k < at.count {
             if self.ended.is_some() {
                 return Ok(false);
@@ -552,7 +572,7 @@ impl<T: Tracer> Game<'_, T> {
             if self.env.search.searchers != 0 {
                 self.env.search.pos = at;
             }
-            self.seek(at.phase as u64, f as u64, at.k as u64, part::PICK);
+            self.seek(place, f as u64, at.k as u64, part::PICK);
             self.decide(FactionId(f))?;
             at.k += 1;
         }

@@ -1,17 +1,15 @@
 //! Which parts of a game draw from substreams of their own ([`crate::rng::part`]), asked
 //! by both engines so that they begin the same parts.
 
-use super::{Model, Moment, Schedule, Timing};
+use super::{Model, Moment, Phase, Schedule, Timing};
 
 impl Model {
-    /// Whether turns of phase `pi` begin and end parts of the stream of their own
+    /// Whether turns of phase `p` begin and end parts of the stream of their own
     /// ([`crate::rng::part`]): a beginning when `before`, turn-start checks or a formula
     /// action count run there; an end when effects, automatic actions or final-turn checks
     /// do. Both engines ask this, so they begin the same parts.
-    pub fn turn_parts(&self, pi: usize) -> (bool, bool) {
-        let (p, any) = (&self.phases[pi], |t: &[Timing]| {
-            self.checks.iter().any(|c| t.contains(&c.timing))
-        });
+    pub fn turn_parts(&self, p: &Phase) -> (bool, bool) {
+        let any = |t: &[Timing]| self.checks.iter().any(|c| t.contains(&c.timing));
         let acts = p.actions.as_ref();
         let begin = !p.before.is_empty()
             || acts.is_some_and(|k| {

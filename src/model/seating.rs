@@ -54,7 +54,7 @@ impl Model {
     /// the seats changes no game). See the module's doc for what counts.
     pub fn seat_uses(&self) -> Vec<SeatUse> {
         let mut uses = Vec::new();
-        for p in self.phases.iter().filter(|p| p.faction) {
+        for p in self.phases_in_file_order().filter(|p| p.faction) {
             if p.order.is_empty() {
                 uses.push(SeatUse::SeatOrder(p.name.clone()));
             } else if !self.keys_never_tie(&p.order, Some(&p.name), &mut BTreeSet::new()) {
@@ -142,15 +142,14 @@ impl Model {
         only_ordered && (starts_as_seat || ordered_before)
     }
 
-    /// Whether an `order V by ...` at the top of a phase that always runs (no `when`, not
-    /// at the game's end) comes before phase `name` in every round.
+    /// Whether an `order V by ...` at the top of a round's phase that always runs (no `when`)
+    /// comes before phase `name` in every round.
     fn ordered_before(&self, v: u16, name: &str) -> bool {
-        let Some(at) = self.phases.iter().position(|p| p.name == name) else {
+        let Some(at) = self.phases_in_file_order().find(|p| p.name == name) else {
             return false;
         };
-        self.phases[..at].iter().any(|p| {
+        self.phases.iter().filter(|p| p.place < at.place).any(|p| {
             p.when.is_none()
-                && !p.at_end
                 && (p.before.iter().chain(&p.effects))
                     .flat_map(|s| match s {
                         // A machine-code run keeps its statements, in order.

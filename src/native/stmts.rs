@@ -119,8 +119,7 @@ fn group(list: &mut Vec<Stmt>) {
 
 /// The effect lists of phases, actions and events (examples run as written).
 fn effect_lists(m: &mut Model) -> impl Iterator<Item = &mut Vec<Stmt>> {
-    m.phases
-        .iter_mut()
+    (m.phases.iter_mut().chain(&mut m.end_phases))
         .flat_map(|p| [&mut p.before, &mut p.effects])
         .chain(m.actions.iter_mut().map(|a| &mut a.effects))
         .chain(m.events.iter_mut().map(|e| &mut e.effects))

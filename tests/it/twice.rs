@@ -3,7 +3,7 @@
 //! examples on both engines and play the same games; the rules are shorter with the
 //! features.
 
-use crate::util::{examples_pass_on_both, rule_lines, same_on_both, vpsim_output};
+use crate::util::{examples_pass_on_both, rule_lines, same_everywhere, same_on_both, vpsim_output};
 
 /// Each pair: both pass their examples on both engines, give the same results on both
 /// engines, play the same games as each other, and the file with the features is shorter.
@@ -132,6 +132,47 @@ fn a_game_end_phase_refuses_decisions_and_endings() {
             "{err}"
         );
     }
+}
+
+/// A game-end phase written before the round's phases runs once, last, and leaves the
+/// round's phases their parts of the random stream (each phase's is named by its place in
+/// the file): every engine, thread count and shard split plays the same games, searching
+/// factions included, and game 1 of seed 5 is the game it was when the game-end phases
+/// shared the round's list.
+#[test]
+fn a_game_end_phase_written_first_runs_last_and_keeps_the_streams() {
+    let path = "tests/data/end_phase_first.toml";
+    examples_pass_on_both(path);
+    same_everywhere(
+        "end-phase-first",
+        &[path, "--games", "400", "--seed", "5"],
+        3,
+    );
+    let look = [
+        path,
+        "--games",
+        "40",
+        "--seed",
+        "5",
+        "--agent",
+        "A=lookahead:3",
+    ];
+    same_everywhere("end-phase-first-look", &look, 2);
+    let out = vpsim_output(&["trace", path, "--seed", "5", "--game", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let phases: Vec<&str> = text.lines().filter(|l| l.starts_with(" phase ")).collect();
+    assert_eq!(
+        phases.last(),
+        Some(&" phase final_tally (at the game's end)")
+    );
+    assert_eq!(
+        phases.iter().filter(|l| l.contains("final_tally")).count(),
+        1
+    );
+    assert!(
+        text.contains("final ranking: 1. B (12), 2. A (10), 3. C (8)"),
+        "{text}"
+    );
 }
 
 /// Final turns, traced: once the condition holds at the end of a faction's turn, every

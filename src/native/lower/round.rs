@@ -50,8 +50,6 @@ pub(crate) struct InlineTurn<'m> {
 
 /// A phase of a [`RoundPlan`].
 pub(crate) struct PhasePlan<'m> {
-    /// Its index among the model's phases.
-    pub index: usize,
     /// The phase.
     pub phase: &'m Phase,
     /// The addresses of its `before` and its effects' statement runs.
@@ -87,7 +85,7 @@ impl Lower<'_, '_> {
             let (p, run) = (pp.phase, pp.runs[1]);
             self.unless_ended(ended, out);
             let next = self.b.create_block();
-            self.seek_to(pp.index as u64, Err(part::GLOBAL), Err(0), 0);
+            self.seek_to(u64::from(pp.phase.place), Err(part::GLOBAL), Err(0), 0);
             if let Some(w) = &p.when {
                 self.bind_all(None);
                 let c = self.value(w);
@@ -360,7 +358,7 @@ impl Lower<'_, '_> {
         ended: Variable,
         next: Block,
     ) {
-        let (p, [before, run], place) = (pp.phase, pp.runs, pp.index as u64);
+        let (p, [before, run], place) = (pp.phase, pp.runs, u64::from(pp.phase.place));
         let n = self.t.nfactions;
         let mem = MemFlagsData::trusted();
         // Sorted turn order, kept apart (the effects may sort factions again: a race,

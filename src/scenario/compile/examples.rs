@@ -7,10 +7,11 @@
 use crate::ids::{ActionId, FactionId, ReasonId};
 use toml::Spanned;
 
+use super::phases::Phases;
 use super::{Cx, Source, compile_at};
 use crate::error::Result;
 use crate::expr::compile::{Compiler, Ctx, Symbols, suggest};
-use crate::model::{Action, Example, ExpectedResult, Phase};
+use crate::model::{Action, Example, ExpectedResult};
 use crate::scenario::raw::RawScenario;
 
 /// Compiles every example of `raw`; `variants` is false inside a variant (one level only).
@@ -25,7 +26,7 @@ pub(super) fn compile(
     cx: &mut Cx,
     comp: &mut Compiler,
     syms: &Symbols,
-    phases: &[Phase],
+    phases: &Phases,
     actions: &[Action],
     rounds: i64,
     variants: bool,
@@ -170,10 +171,10 @@ pub(super) fn compile(
         let effects = cx.stmts(comp, &ex.effects, ectx)?;
         let phase = match &ex.phase {
             None => None,
-            Some(p) => match phases.iter().position(|x| &x.name == p.get_ref()) {
-                Some(i) => Some(i),
+            Some(p) => match phases.find(p.get_ref()) {
+                Some(at) => Some(at),
                 None => {
-                    let known = phases.iter().map(|x| x.name.as_str());
+                    let known = phases.all().map(|x| x.name.as_str());
                     return Err(src.fail(
                         p.span().start,
                         format!(

@@ -7,9 +7,32 @@
 use super::{Cx, Source};
 use crate::error::Result;
 use crate::expr::compile::{Compiler, Ctx};
-use crate::model::Phase;
+use crate::model::{Phase, PhaseRef};
 use crate::scenario::raw::RawScenario;
 use crate::state::MAX_ORDER_KEYS;
+
+/// The compiled phases, each list in file order.
+pub(super) struct Phases {
+    /// The round's phases.
+    pub(super) round: Vec<Phase>,
+    /// The phases run once when the game has ended (`at = "game_end"`).
+    pub(super) end: Vec<Phase>,
+}
+
+impl Phases {
+    /// Every phase: the round's, then the game-end ones.
+    pub(super) fn all(&self) -> impl Iterator<Item = &Phase> + '_ {
+        self.round.iter().chain(&self.end)
+    }
+
+    /// The phase named `name`.
+    pub(super) fn find(&self, name: &str) -> Option<PhaseRef> {
+        let at = |list: &[Phase]| list.iter().position(|p| p.name == name);
+        at(&self.round)
+            .map(PhaseRef::Round)
+            .or_else(|| at(&self.end).map(PhaseRef::End))
+    }
+}
 
 /// Phases: compiles `raw.phases` (none is needed: a scenario may be decided at setup).
 pub(super) fn compile(
@@ -17,9 +40,12 @@ pub(super) fn compile(
     src: &Source,
     cx: &mut Cx,
     comp: &mut Compiler,
-) -> Result<Vec<Phase>> {
-    let mut phases = Vec::new();
-    for p in &raw.phases {
+) -> Result<Phases> {
+    let mut phases = Phases {
+        round: Vec::new(),
+        end: Vec::new(),
+    };
+    for (place, p) in raw.phases.iter().enumerate() {
         let p = p.get_ref();
         let faction =
             cx.keyword(&p.each, &["global", "faction"], "global", "phase kind")? == "faction";
@@ -76,7 +102,12 @@ pub(super) fn compile(
                 ));
             }
         }
-        phases.push(Phase {
+        let list = if at_end {
+            &mut phases.end
+        } else {
+            &mut phases.round
+        };
+        list.push(Phase {
             name: p.name.0.clone(),
             faction,
             when: cx.opt(comp, &p.when, Ctx::global())?,
@@ -88,7 +119,7 @@ pub(super) fn compile(
             actions: cx.opt(comp, &p.actions, Ctx::faction())?,
             before,
             effects,
-            at_end,
+            place: place as u16,
         });
     }
     // A scenario decided at setup (its ranking reads only the starting values) needs no

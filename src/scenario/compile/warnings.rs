@@ -4,15 +4,16 @@
 //! not silently changed by flooring, that an `end NAME` statement does not invent an
 //! end reason by a typo, and that `card.ATTR` is not read with no card ever bound.
 
+use super::phases::Phases;
 use crate::error::Location;
 use crate::expr::{Expr, Num, Stmt};
-use crate::model::{Action, Event, Phase, Var};
+use crate::model::{Action, Event, Var};
 
 /// Warns where a real constant is stored into a variable and flooring changes it
 /// (`init = { chance = "p0" }` with `p0 = 0.30` stores 0): a variable holds whole numbers.
 pub(super) fn floored_constants(
     vars: &[Var],
-    phases: &[Phase],
+    phases: &Phases,
     actions: &[Action],
     events: &[Event],
     locs: &[Location],
@@ -66,7 +67,7 @@ pub(super) fn floored_constants(
         }
     }
     let lists = phases
-        .iter()
+        .all()
         .flat_map(|p| [&p.before, &p.effects])
         .chain(actions.iter().map(|a| &a.effects))
         .chain(events.iter().map(|e| &e.effects));
