@@ -299,50 +299,10 @@ fn judge_all(
         )?;
     }
     if o.json {
-        let checks: Vec<serde_json::Value> = results
-            .iter()
-            .map(|(n, v)| {
-                serde_json::json!({
-                    "name": n, "expr": v.expr, "passed": v.passed,
-                    "measured": v.measured.map(|(l, _)| serde_json::json!({"estimate": l.est, "low": l.lo, "high": l.hi})),
-                    "against": v.measured.map(|(_, r)| serde_json::json!({"estimate": r.est, "low": r.lo, "high": r.hi})),
-                    "parts": v.parts.iter().map(|(t, l, r)| serde_json::json!({
-                        "metric": t,
-                        "measured": {"estimate": l.est, "low": l.lo, "high": l.hi},
-                        "against": {"estimate": r.est, "low": r.lo, "high": r.hi},
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let judge = format!("{:?}", a.judge).to_lowercase();
-        let doc = serde_json::json!({ "judge": judge, "checks": checks, "summary": summary });
-        super::out(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        ))?;
+        let doc = verdicts_json(a.judge, summary, &results);
+        super::out(&format!("{}\n", super::pretty_json(&doc)?))?;
     } else {
-        let mut text = format!(
-            "{}{} — {} games, seed {}, judged on the {}\n{}\n",
-            summary.scenario.title,
-            summary.with_overrides(),
-            crate::report::thousands(summary.games),
-            summary.seed,
-            match a.judge {
-                Judge::Estimate => "estimates",
-                Judge::Interval => "95% intervals",
-            },
-            summary.agents()
-        );
-        for (name, v) in &results {
-            let _ = writeln!(
-                text,
-                "  {}  {name}  {}",
-                if v.passed { "pass" } else { "FAIL" },
-                describe(v)
-            );
-        }
-        let _ = writeln!(text, "{} passed, {failed} failed", results.len() - failed);
-        super::out(&text)?;
+        super::out(&verdicts_text(a.judge, summary, &results))?;
     }
     if failed > 0 {
         let names: Vec<String> = results
@@ -357,4 +317,56 @@ fn judge_all(
         )));
     }
     Ok(())
+}
+
+/// The verdicts as `--json` prints them, with the run's summary.
+fn verdicts_json(
+    judge: Judge,
+    summary: &Summary,
+    results: &[(String, Verdict)],
+) -> serde_json::Value {
+    let val =
+        |v: &crate::stats::Val| serde_json::json!({"estimate": v.est, "low": v.lo, "high": v.hi});
+    let checks: Vec<serde_json::Value> = results
+        .iter()
+        .map(|(n, v)| {
+            serde_json::json!({
+                "name": n, "expr": v.expr, "passed": v.passed,
+                "measured": v.measured.map(|(l, _)| val(&l)),
+                "against": v.measured.map(|(_, r)| val(&r)),
+                "parts": v.parts.iter().map(|(t, l, r)| serde_json::json!({
+                    "metric": t, "measured": val(l), "against": val(r),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let judge = format!("{judge:?}").to_lowercase();
+    serde_json::json!({ "judge": judge, "checks": checks, "summary": summary })
+}
+
+/// The verdicts as the terminal shows them: the run, a line a check, and the count.
+fn verdicts_text(judge: Judge, summary: &Summary, results: &[(String, Verdict)]) -> String {
+    let mut text = format!(
+        "{}{} — {} games, seed {}, judged on the {}\n{}\n",
+        summary.scenario.title,
+        summary.with_overrides(),
+        crate::report::thousands(summary.games),
+        summary.seed,
+        match judge {
+            Judge::Estimate => "estimates",
+            Judge::Interval => "95% intervals",
+        },
+        summary.agents()
+    );
+    for (name, v) in results {
+        let _ = writeln!(
+            text,
+            "  {}  {name}  {}",
+            if v.passed { "pass" } else { "FAIL" },
+            describe(v)
+        );
+    }
+    let failed = results.iter().filter(|(_, v)| !v.passed).count();
+    let _ = writeln!(text, "{} passed, {failed} failed", results.len() - failed);
+    text
 }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::{Args, goal_met};
 use crate::stats::Val;
 use crate::tune::Tuned;
-use crate::tune::{Goal, Method, Param, Whole};
+use crate::tune::{Goal, Method, Param, Sides, Whole};
 
 fn val_json(v: &Val) -> Value {
     json!({ "estimate": v.est, "low": v.lo, "high": v.hi })
@@ -21,15 +21,13 @@ pub(super) fn to_json(a: &Args, r: &Tuned) -> Value {
     let Tuned {
         s,
         refined,
-        first,
         confirm,
-        confirmed,
-        seats,
         interval,
         sides,
         noise,
+        ..
     } = r;
-    let (first, confirm) = (*first, *confirm);
+    let confirm = *confirm;
     let map = |xs: &[f64]| -> Value {
         Value::Object(
             a.param
@@ -68,35 +66,45 @@ pub(super) fn to_json(a: &Args, r: &Tuned) -> Value {
             "values": map(&s.trials[i].values),
             "metric": val_json(&s.trials[i].metric),
         })).collect::<Vec<_>>(),
-        "confirmation": {
-            "first_game": first,
-            "games": confirm,
-            "metric": val_json(confirmed),
-            "goal_met": goal_met(&a.goal, confirmed),
-            // With --rotate-seats: each seat's sole wins at the best value.
-            "seats": seats.iter().enumerate().map(|(i, r)| json!({
-                "seat": i + 1,
-                "win": {"rate": r.rate, "low": r.low, "high": r.high},
-            })).collect::<Vec<_>>(),
-        },
+        "confirmation": confirmation_json(a, r),
         "interval": interval.map(|(lo, hi)| {
             let p = &a.param[0];
             json!({ p.path.clone(): [lo, hi] })
         }),
-        "whole_values": sides.as_ref().map(|w| json!({
-            "crossing": w.crossing,
-            "first_game": first,
-            "games": confirm,
-            "values": w.values.iter().map(|(x, v)| json!({
-                "value": num_json(&a.param[0], *x),
-                "metric": val_json(v),
-                "goal_met": goal_met(&a.goal, v),
-            })).collect::<Vec<_>>(),
-            "verdict": match w.verdict {
-                Whole::Met => "met",
-                Whole::Between => "no_whole_value",
-                Whole::Missed => "missed",
-            },
-        })),
+        "whole_values": sides.as_ref().map(|w| whole_values_json(a, r, w)),
+    })
+}
+
+/// The confirmation run at the best value: its metric, whether the goal is met and, with
+/// `--rotate-seats`, each seat's sole wins.
+fn confirmation_json(a: &Args, r: &Tuned) -> Value {
+    json!({
+        "first_game": r.first,
+        "games": r.confirm,
+        "metric": val_json(&r.confirmed),
+        "goal_met": goal_met(&a.goal, &r.confirmed),
+        "seats": r.seats.iter().enumerate().map(|(i, s)| json!({
+            "seat": i + 1,
+            "win": {"rate": s.rate, "low": s.low, "high": s.high},
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A whole-number parameter's sides of the crossing: each side's metric and the verdict.
+fn whole_values_json(a: &Args, r: &Tuned, w: &Sides) -> Value {
+    json!({
+        "crossing": w.crossing,
+        "first_game": r.first,
+        "games": r.confirm,
+        "values": w.values.iter().map(|(x, v)| json!({
+            "value": num_json(&a.param[0], *x),
+            "metric": val_json(v),
+            "goal_met": goal_met(&a.goal, v),
+        })).collect::<Vec<_>>(),
+        "verdict": match w.verdict {
+            Whole::Met => "met",
+            Whole::Between => "no_whole_value",
+            Whole::Missed => "missed",
+        },
     })
 }
