@@ -7,7 +7,9 @@ use crate::expr::Expr;
 /// A faction's agent.
 #[derive(Debug, Clone)]
 pub struct Agent {
-    /// The policy.
+    /// How it picks among its scored options when it does not search: every decision of a
+    /// non-searching agent, and a searching agent's decisions inside playouts past its
+    /// tree (its rollout policy; [`Agent::look`] says how it searches).
     pub policy: Policy,
     /// Greedy noise (standard deviation), evaluated per decision.
     pub noise: Expr,
@@ -16,7 +18,7 @@ pub struct Agent {
     /// A fixed weight per action for this faction in place of the actions' weight formulas
     /// (a state-blind mix, as `vpsim exploit` searches), under the weighted policy.
     pub mix: Option<Vec<f64>>,
-    /// Decides by lookahead: `policy` is then its rollout policy.
+    /// Decides by a search (lookahead or mcts), with `policy` as its rollout policy.
     pub look: Option<Lookahead>,
     /// Its decisions are counted by action ([`crate::engine::Game::choices`]), so they are
     /// made by the engine, never by a machine-code turn (set by `vpsim exploit`, not by a
