@@ -166,14 +166,10 @@ pub fn describe(m: &Model) -> String {
     faction_lines(m, &mut s);
     state_lines(m, &mut s);
     hidden_lines(m, &mut s);
-    // In file order: the round's phases and the game-end ones as the file lists them.
-    let mut in_file: Vec<(&crate::model::Phase, bool)> = (m.phases.iter().map(|p| (p, false)))
-        .chain(m.end_phases.iter().map(|p| (p, true)))
-        .collect();
-    in_file.sort_by_key(|(p, _)| p.place);
-    let phases: Vec<String> = in_file
-        .into_iter()
-        .map(|(p, at_end)| {
+    let phases: Vec<String> = m
+        .phases_in_file_order()
+        .map(|p| {
+            let at_end = m.end_phases.iter().any(|q| q.place == p.place);
             let kind = match (p.faction, at_end) {
                 (true, true) => " (each faction, once at the game's end)",
                 (false, true) => " (once at the game's end)",
